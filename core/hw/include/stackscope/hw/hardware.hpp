@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The hardware template of one device (MODEL.md §1). Plain aggregates with defaults; units are
+// in the field names. JSON keys are exactly these member names (core/io). Defaults describe an
+// H100-SXM-like GPU so a partially specified device is still physical; presets override all.
+#include <string>
+#include <vector>
+
+#include "stackscope/common/precision.hpp"
+
+namespace stackscope::hw {
+
+struct ComputeDie {
+  int cores = 132;            // SMs / PEs on the die
+  double clock_GHz = 1.83;    // sustained clock under load
+  // Dense matrix-unit FLOP per cycle per core for each precision; 0 = not supported (the
+  // evaluator then runs the op at the next wider supported precision).
+  double matrix_flops_per_cycle_fp16 = 4096;  // also bf16
+  double matrix_flops_per_cycle_fp8 = 8192;   // also int8
+  double matrix_flops_per_cycle_fp4 = 0;
+  double matrix_flops_per_cycle_fp32 = 0;  // 0 -> vector unit
+  double vector_flops_per_cycle = 256;     // fp32 FLOP per cycle per core (FMA = 2)
+  double sram_per_core_KiB = 228;          // scratchpad/L1 per core
+  double sram_bw_bytes_per_cycle_per_core = 128;
+  double shared_buffer_MiB = 50;  // on-die shared SRAM (L2 / global buffer)
+  // Minimum matrix-instruction tile (rows x cols of the output) a core computes at a time;
+  // smaller GEMMs are padded to it (tile quantisation).
+  int mma_tile_m = 64;
+  int mma_tile_n = 128;
+  // Achieved fraction of peak on large, well-shaped GEMMs (calibrated on reference/ rows).
+  double matmul_efficiency = 0.75;
+  // Achieved fraction of peak for attention kernels (FlashAttention-style) over the same peak.
+  double attention_efficiency = 0.6;
+  double kernel_launch_us = 4.0;  // fixed per-operator overhead (launch + sync)
+  double area_per_core_mm2 = 4.0;
+  double die_area_mm2 = 814;
+};
+
+enum class MemoryKind { hbm, stacked_3d, sram_only };
+enum class VerticalLinkKind { tsv, hybrid_bond };
+
+// DRAM timing parameters in nanoseconds (published values in reference/dram-timings.md).
+struct DramTiming {
+  double tRCD_ns = 14;
+  double tRP_ns = 14;
+  double tRAS_ns = 34;
+  double tFAW_ns = 30;
+  double tRRD_ns = 4;
+  double tREFI_ns = 3900;
+  double tRFC_ns = 260;
+  double tWTR_ns = 6;  // write-to-read turnaround
+  double tCCD_ns = 2;  // column-to-column within a bank group
+};
+
+struct VerticalLink {
+  VerticalLinkKind kind = VerticalLinkKind::tsv;
+  double pitch_um = 40;
+  double signal_fraction = 0.5;  // fraction of vertical links carrying data
+  double gbps_per_link = 5.2;
+  double energy_pJ_per_bit = 0.5;
+  double keepout_um2 = 100;  // keep-out area per TSV
+};
+
+// One memory system per device: 2.5D HBM stacks, 3D DRAM stacked on the logic die, or none
+// (SRAM only, e.g. wafer-scale). Peak = stacks x layers_connected x channels_per_layer x
+// bytes_per_transfer x transfers_per_clock x clock (MODEL.md §2).
+struct Memory {
+  MemoryKind kind = MemoryKind::hbm;
+  int stacks = 5;
+  int layers_total = 8;       // DRAM dies per stack
+  int layers_connected = 8;   // dies with active vertical links (3D) / carrying channels (HBM)
+  int channels_per_layer = 4; // independent (pseudo-)channels per connected die
+  int banks_per_channel = 16;
+  double bytes_per_transfer = 4;  // channel data width in bytes
+  double transfers_per_clock = 2; // DDR
+  double clock_MHz = 2616;
+  double row_bytes = 1024;        // page size per channel
+  double sector_bytes = 32;       // minimum access granularity (burst)
+  double cycles_per_sector = 4;   // memory clock cycles to transfer one sector
+  DramTiming timing;
+  double capacity_per_layer_GiB = 2;
+  double reserved_GiB = 0;        // not usable by the model (firmware, runtime, ECC)
+  double round_trip_latency_ns = 400;  // load-to-use latency seen by a core (Little's law)
+  double utilisation_cap = 0.9;   // achievable fraction of peak for ideal streams
+  double energy_pJ_per_bit = 3.9; // DRAM core + I/O per bit read or written
+  VerticalLink vertical;          // used when kind == stacked_3d
+};
+
+// Energy per operation (MODEL.md §8); static power covers leakage and idle.
+struct Energy {
+  double pJ_per_flop_fp16 = 0.3;
+  double pJ_per_flop_fp8 = 0.16;
+  double pJ_per_flop_fp4 = 0.09;
+  double pJ_per_flop_fp32 = 1.0;
+  double sram_pJ_per_byte = 1.0;
+  double noc_pJ_per_bit_per_hop = 0.1;
+  double static_power_W = 100;
+  double tdp_W = 700;
+};
+
+struct Noc {
+  int mesh_x = 1;
+  int mesh_y = 1;
+  double link_GBps = 1000;
+  double hop_latency_ns = 2;
+};
+
+// One device (chip / package). `id` names the preset it came from.
+struct Hardware {
+  std::string id;
+  std::string name;
+  std::string source;  // where the numbers come from
+  ComputeDie compute;
+  Memory memory;
+  Noc noc;
+  Energy energy;
+  double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
+};
+
+// ---- System network (alpha-beta per level here; the full network model is a later issue) ----
+enum class Topology { switch_fabric, ring, mesh2d, torus2d, fully_connected };
+
+// Level 0 is innermost (e.g. NVSwitch inside a node). `size` devices (or level-below groups)
+// form one group at this level; size 0 on the outermost level means "as many as needed".
+struct NetworkLevel {
+  std::string name;
+  Topology topology = Topology::switch_fabric;
+  int size = 8;
+  double link_GBps = 450;       // per device, per direction
+  double latency_us = 2.0;      // per algorithm step (alpha)
+  double efficiency = 0.82;     // achievable fraction of line rate (protocol overhead)
+  double energy_pJ_per_bit = 5;
+  bool in_network_reduction = false;  // switch-side reduction (e.g. NVLS)
+};
+
+struct System {
+  std::string id;
+  std::string name;
+  int devices = 1;
+  std::vector<NetworkLevel> levels;
+};
+
+}  // namespace stackscope::hw

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Project files, presets and JSON output. The only public face of nlohmann/json in the core:
+// JSON stays inside core/io; callers get plain structs and strings.
+//
+// Project JSON (schema_version 1):
+//   { "schema_version": 1, "name": "...",
+//     "hardware": "h100-sxm" | { ...Hardware fields... } | { "base": "h100-sxm", ...overrides },
+//     "system":   "h100-sxm-x8" | {...} | { "base": ..., ... },
+//     "model":    "llama-2-70b" | {...} | { "base": ..., ... },
+//     "workload": { ...Workload fields... },
+//     "parallel": { "tp": 4, "pp": 1, "dp": 1, "ep": 1, "micro_batches": 0 } }
+// Keys are the struct member names; enums are lower-case strings. Unknown keys, wrong types
+// and missing required sections are errors with JSON-pointer paths.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stackscope/common/issue.hpp"
+#include "stackscope/hw/hardware.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/perf/result.hpp"
+#include "stackscope/workload/model.hpp"
+
+namespace stackscope::io {
+
+enum class PresetKind { hardware, system, model, project };
+std::string_view to_string(PresetKind k);
+
+struct PresetInfo {
+  PresetKind kind;
+  std::string id;
+  std::string name;  // human-readable name from the file
+};
+
+// Name-keyed registry of presets. Built explicitly: register_builtins() adds the presets
+// compiled into the binary (presets/ of the source tree); add_file() adds user files.
+// Lookups of unknown ids throw ConfigError listing the known ids.
+class PresetRegistry {
+ public:
+  void register_builtins();
+  // Adds one preset file; kind comes from the file's "kind" key or its folder name.
+  void add_json(PresetKind kind, std::string_view id, std::string json_text);
+
+  std::vector<PresetInfo> list(PresetKind kind) const;
+  bool contains(PresetKind kind, std::string_view id) const;
+
+  hw::Hardware hardware(std::string_view id) const;
+  hw::System system(std::string_view id) const;
+  workload::Model model(std::string_view id) const;
+  perf::Design project(std::string_view id) const;
+
+  // Raw JSON text of a preset (for `base` merging and export).
+  const std::string& json_text(PresetKind kind, std::string_view id) const;
+
+ private:
+  struct Entry {
+    PresetKind kind;
+    std::string id;
+    std::string name;
+    std::string json;
+  };
+  std::vector<Entry> entries_;
+  const Entry& find(PresetKind kind, std::string_view id) const;
+};
+
+// Parse a project document. Structural problems (syntax with line/column, unknown keys, wrong
+// types, unknown preset ids, bad enum strings) throw ConfigError with every issue found.
+// Semantic checks are perf::validate()'s job (run it after applying CLI overrides).
+// Relative routing-trace paths resolve against `base_dir`.
+perf::Design parse_project(std::string_view json_text, const PresetRegistry& presets,
+                           const std::filesystem::path& base_dir = {});
+perf::Design load_project(const std::filesystem::path& file, const PresetRegistry& presets);
+
+// `id_or_file`: a preset id, or a path to a JSON file holding one object of that kind.
+hw::Hardware resolve_hardware(std::string_view id_or_file, const PresetRegistry& presets);
+hw::System resolve_system(std::string_view id_or_file, const PresetRegistry& presets);
+workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry& presets);
+
+// Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
+// {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
+void load_routing_trace(workload::Routing& routing, int experts, const std::filesystem::path& base_dir);
+
+// Serialise a design with every preset inlined (a self-contained, loadable project).
+std::string project_to_json(const perf::Design& design);
+std::string hardware_to_json(const hw::Hardware& hw);
+std::string model_to_json(const workload::Model& m);
+std::string system_to_json(const hw::System& s);
+
+// Write text atomically: temp file in the same directory, then rename.
+void save_text_atomic(const std::filesystem::path& file, std::string_view text);
+
+// The CLI's --json document for one evaluation:
+// { "design": name, "feasible", "reasons": [...], "batch", "metrics": {...},
+//   "memory": {...}, "breakdown": { "prefill": {"time_s", "ops": {...}, "resources": {...}},
+//                                   "decode": {...} } }
+std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent = 2);
+
+}  // namespace stackscope::io

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// What the evaluator returns. Fixed-size value types only, so evaluate() does not allocate.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stackscope::perf {
+
+// Operator classes of the per-operator breakdown.
+enum class OpClass : std::uint8_t {
+  norm,            // RMSNorm/LayerNorm, residual adds
+  qkv_proj,        // Q/K/V (or MLA down/up) projections
+  attention,       // score, softmax, value (FlashAttention-style in prefill; KV read in decode)
+  o_proj,          // attention output projection
+  ffn,             // dense FFN GEMMs + activation
+  router,          // MoE gate GEMM + top-k
+  moe_experts,     // routed experts
+  shared_experts,  // shared experts
+  lm_head,         // final norm + vocabulary projection
+  tp_comm,         // tensor-parallel all-reduce
+  ep_comm,         // expert-parallel dispatch/combine all-to-all
+  pp_comm,         // pipeline stage-to-stage transfer
+  count
+};
+inline constexpr std::size_t kOpClasses = static_cast<std::size_t>(OpClass::count);
+
+// Resources of the per-resource breakdown: each operator's time is charged to the resource
+// that bounds it (compute or memory), its fixed overhead, or the network.
+enum class Resource : std::uint8_t {
+  compute,        // matrix/vector units
+  dram,           // DRAM bandwidth (incl. activation and buffering limits)
+  vertical_link,  // TSV / hybrid-bond bandwidth (3D stacks)
+  noc,            // on-die network
+  interchip,      // system network (collectives, PP transfers)
+  overhead,       // kernel launch / synchronisation
+  count
+};
+inline constexpr std::size_t kResources = static_cast<std::size_t>(Resource::count);
+
+std::string_view to_string(OpClass c);
+std::string_view to_string(Resource r);
+
+// Reasons a design is infeasible (bit flags).
+enum Infeasibility : std::uint32_t {
+  kOk = 0,
+  kMemoryCapacity = 1u << 0,   // weights + KV + activations exceed device memory
+  kZeroBatch = 1u << 1,        // batch auto found no batch that fits
+  kPowerOverTdp = 1u << 2,     // reported; clocks are scaled (cubic law) instead
+};
+std::vector<std::string> describe(std::uint32_t reasons);
+
+struct PhaseBreakdown {
+  double time_s = 0;  // wall time of the phase (prefill pass / one decode step)
+  std::array<double, kOpClasses> op_s{};       // summed time per operator class
+  std::array<double, kResources> resource_s{}; // summed time per bounding resource
+  double flops = 0;        // per device
+  double dram_bytes = 0;   // per device
+  double comm_bytes = 0;   // per device, sent over the system network
+  double energy_J = 0;     // per device, dynamic + static over time_s
+};
+
+struct MemoryFootprint {  // bytes per device (the fullest device)
+  double weights = 0;
+  double kv_cache = 0;
+  double activations = 0;
+  double reserved = 0;
+  double capacity = 0;
+  double total() const { return weights + kv_cache + activations + reserved; }
+};
+
+struct Metrics {
+  double ttft_s = 0;   // prefill of the whole static batch (= first token of every request)
+  double tpot_s = 0;   // decode step seen by one request, at the mean decode context
+  double utps = 0;     // 1 / tpot
+  double stps = 0;     // decode tokens/s over all replicas
+  double e2e_output_tokens_per_s = 0;  // B*output_len*dp / (prefill + (output_len-1) steps)
+  double energy_per_token_j = 0;       // system energy per output token over the static run
+  double power_w = 0;                  // mean power per device over the static run
+  double memory_bytes_per_device = 0;
+};
+
+struct Result {
+  bool feasible = false;
+  std::uint32_t reasons = kOk;
+  int batch = 0;               // requests per replica actually evaluated
+  double clock_scale = 1.0;    // < 1 when the power wall throttled clocks
+  Metrics metrics;
+  MemoryFootprint memory;
+  PhaseBreakdown prefill;
+  PhaseBreakdown decode;
+};
+
+}  // namespace stackscope::perf
