@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Per-operator roofline with tile effects (MODEL.md §3):
+//   t = max(FLOPs_padded / (peak x efficiency x wave_efficiency), DRAM bytes / BW) + t_launch
+// GEMMs are tiled to fit double-buffered per-core SRAM; small dimensions are padded to the
+// matrix-instruction tile (tile quantisation); tiles are spread over cores in waves, with
+// split-K when there are fewer tiles than cores (wave quantisation); DRAM traffic counts the
+// re-reads implied by the on-die reuse tile. Pure functions; SI units.
+#include "stackscope/hw/hardware.hpp"
+
+namespace stackscope::compute {
+
+// Rates an operator runs against: the caller resolves precision and memory pattern.
+struct Rates {
+  double matrix_flops = 0;  // matrix peak at the op's precision, FLOP/s
+  double vector_flops = 0;  // vector peak, FLOP/s
+  double dram_Bps = 0;      // effective DRAM bandwidth for the op's access pattern
+  double launch_s = 0;      // fixed per-operator overhead
+};
+
+struct OpCost {
+  double flops = 0;       // useful FLOPs (not padded)
+  double dram_bytes = 0;  // DRAM traffic
+  double t_compute = 0;
+  double t_memory = 0;
+  double t_overhead = 0;
+  double time = 0;        // max(t_compute, t_memory) + t_overhead
+  bool memory_bound() const { return t_memory > t_compute; }
+};
+
+// Element sizes of a GEMM's operands, bytes.
+struct GemmBytes {
+  double a = 2;  // activations (M x K)
+  double b = 2;  // weights (K x N)
+  double c = 2;  // output (M x N)
+};
+
+// C[M x N] = A[M x K] . B[K x N], repeated `count` times with independent weights (e.g. one
+// per expert, each with its own M). `b_resident` = weights already on die (0 DRAM bytes for B).
+OpCost gemm(const hw::ComputeDie& die, const Rates& rates, double m, double n, double k,
+            const GemmBytes& bytes, double count = 1.0);
+
+// Elementwise/reduction work on the vector unit: flops and DRAM bytes moved.
+OpCost vector_op(const Rates& rates, double flops, double bytes);
+
+// Attention core. Prefill: FlashAttention-style, causal; K/V re-read once per query block
+// that fits per-core SRAM. Decode: every sequence reads its whole KV cache once.
+struct AttentionShape {
+  double sequences = 1;     // independent sequences on this device
+  double q_len = 1;         // query tokens per sequence (input_len in prefill, 1 in decode)
+  double kv_len = 1;        // keys per sequence (context)
+  double heads = 1;         // query heads on this device
+  double qk_dim = 128;      // per-head dim of q.k
+  double v_dim = 128;       // per-head dim of v
+  double kv_bytes_per_token = 0;  // K+V (or latent) cache bytes per token on this device
+  double q_bytes = 2;       // element size of q / output
+  bool causal = true;
+};
+OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficiency,
+                 const AttentionShape& s);
+
+}  // namespace stackscope::compute

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Expert routing statistics (MODEL.md §4). An MoE layer's time under expert parallelism is
+// set by its most loaded device, so the evaluator needs, per layer, how often each expert is
+// chosen. Frequencies f_i are expected selections per token (0 <= f_i <= 1, sum = top_k).
+#include <cstddef>
+
+#include "stackscope/workload/model.hpp"
+
+namespace stackscope::moe {
+
+inline constexpr int kMaxExperts = 1024;
+
+// Number of distinct frequency rows the routing provides (1 unless a per-layer trace is given).
+int frequency_rows(const workload::Routing& routing) noexcept;
+
+// Fills freq[0..experts) for MoE layer `moe_layer` (0-based among MoE layers):
+//  uniform   f_i = k / E
+//  zipf      p_i ~ 1 / rank^s, ranks assigned to experts by a permutation seeded with `seed`
+//  dirichlet p ~ Dirichlet(alpha), sampled with `seed`
+//  trace     the recorded row (rows are reused cyclically if fewer than the MoE layers)
+// then f = k p, water-filled so that no f_i exceeds 1 (a token picks k distinct experts).
+// Deterministic for a given routing; no allocation. experts <= kMaxExperts.
+void expert_frequency(const workload::Routing& routing, int experts, int top_k, int moe_layer,
+                      double* freq) noexcept;
+
+// Expert-parallel load of one layer: experts are placed contiguously, E/ep per rank.
+struct RankLoad {
+  double tokens = 0;          // expected tokens routed to this rank (x top-k selections)
+  double active_experts = 0;  // expected experts on this rank used by at least one token
+};
+
+// Load of the busiest rank (by tokens) for `tokens` tokens in the batch.
+// P(expert i used by >= 1 of T tokens) = 1 - (1 - f_i)^T.
+RankLoad busiest_rank(const double* freq, int experts, int ep, double tokens) noexcept;
+
+// Ratio of the busiest rank's tokens to the mean (1 = perfectly balanced).
+double imbalance(const double* freq, int experts, int ep) noexcept;
+
+}  // namespace stackscope::moe

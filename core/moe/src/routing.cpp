@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/moe/routing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace stackscope::moe {
+namespace {
+
+// Scale probabilities p (sum 1) to k selections with no entry above 1: entries that would
+// exceed 1 are clamped and the excess is spread over the rest proportionally.
+void water_fill(double* f, int n, int k) {
+  double target = k;
+  for (int i = 0; i < n; ++i) f[i] *= target;
+  for (int iter = 0; iter < n; ++iter) {
+    double excess = 0.0, free_mass = 0.0;
+    for (int i = 0; i < n; ++i) {
+      if (f[i] > 1.0) { excess += f[i] - 1.0; f[i] = 1.0; }
+      else if (f[i] < 1.0) free_mass += f[i];
+    }
+    if (excess <= 1e-15 || free_mass <= 0.0) break;
+    const double scale = 1.0 + excess / free_mass;
+    for (int i = 0; i < n; ++i)
+      if (f[i] < 1.0) f[i] *= scale;
+  }
+}
+
+// Deterministic permutation of 0..n-1 from a seed (Fisher-Yates with a splitmix64 stream, so
+// the result does not depend on the standard library's distributions).
+void permutation(int n, std::uint64_t seed, int* out) {
+  for (int i = 0; i < n; ++i) out[i] = i;
+  std::uint64_t x = seed + 0x9E3779B97F4A7C15ull;
+  auto next = [&x]() {
+    std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  };
+  for (int i = n - 1; i > 0; --i) {
+    const int j = static_cast<int>(next() % static_cast<std::uint64_t>(i + 1));
+    std::swap(out[i], out[j]);
+  }
+}
+
+}  // namespace
+
+int frequency_rows(const workload::Routing& routing) noexcept {
+  if (routing.kind == workload::RoutingKind::trace)
+    return std::max<int>(1, static_cast<int>(routing.expert_frequency.size()));
+  return 1;
+}
+
+void expert_frequency(const workload::Routing& r, int experts, int top_k, int moe_layer,
+                      double* f) noexcept {
+  const int n = std::clamp(experts, 1, kMaxExperts);
+  switch (r.kind) {
+    case workload::RoutingKind::uniform:
+      for (int i = 0; i < n; ++i) f[i] = 1.0 / n;
+      break;
+    case workload::RoutingKind::zipf: {
+      int perm[kMaxExperts];
+      permutation(n, r.seed, perm);
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i) sum += 1.0 / std::pow(i + 1.0, r.zipf_s);
+      for (int i = 0; i < n; ++i) f[perm[i]] = 1.0 / std::pow(i + 1.0, r.zipf_s) / sum;
+      break;
+    }
+    case workload::RoutingKind::dirichlet: {
+      // Dirichlet via normalised Gamma(alpha, 1) draws (Devroye 1986, ch. 9.4).
+      std::mt19937_64 gen(r.seed);
+      std::gamma_distribution<double> gamma(r.dirichlet_alpha, 1.0);
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i) { f[i] = gamma(gen) + 1e-300; sum += f[i]; }
+      for (int i = 0; i < n; ++i) f[i] /= sum;
+      break;
+    }
+    case workload::RoutingKind::trace: {
+      if (r.expert_frequency.empty()) {
+        for (int i = 0; i < n; ++i) f[i] = 1.0 / n;
+        break;
+      }
+      const auto& row = r.expert_frequency[static_cast<std::size_t>(moe_layer) %
+                                           r.expert_frequency.size()];
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i) {
+        f[i] = i < static_cast<int>(row.size()) ? std::max(0.0, row[i]) : 0.0;
+        sum += f[i];
+      }
+      if (sum <= 0.0) { for (int i = 0; i < n; ++i) f[i] = 1.0 / n; break; }
+      for (int i = 0; i < n; ++i) f[i] /= sum;
+      break;
+    }
+  }
+  water_fill(f, n, std::clamp(top_k, 1, n));
+}
+
+RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexcept {
+  RankLoad best;
+  ep = std::clamp(ep, 1, std::max(1, experts));
+  const int per_rank = std::max(1, experts / ep);
+  for (int r = 0; r < ep; ++r) {
+    RankLoad load;
+    for (int i = r * per_rank; i < (r + 1) * per_rank && i < experts; ++i) {
+      load.tokens += tokens * f[i];
+      load.active_experts += 1.0 - std::pow(1.0 - std::min(f[i], 1.0), tokens);
+    }
+    if (load.tokens > best.tokens ||
+        (load.tokens == best.tokens && load.active_experts > best.active_experts))
+      best = load;
+  }
+  return best;
+}
+
+double imbalance(const double* f, int experts, int ep) noexcept {
+  ep = std::clamp(ep, 1, std::max(1, experts));
+  double total = 0.0;
+  for (int i = 0; i < experts; ++i) total += f[i];
+  if (total <= 0.0) return 1.0;
+  const RankLoad b = busiest_rank(f, experts, ep, 1.0);
+  return b.tokens / (total / ep);
+}
+
+}  // namespace stackscope::moe

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Energy per operation (MODEL.md §8): FLOPs x pJ/FLOP(precision) + bytes x pJ/B at each level
+// (SRAM, DRAM, vertical link, NoC hops) + static power x time. Network link energy is
+// charged by core/network. SI units (J, W, s).
+#include "stackscope/common/precision.hpp"
+#include "stackscope/hw/hardware.hpp"
+
+namespace stackscope::power_area {
+
+// Per-byte/per-FLOP energies of one device, resolved once per evaluation.
+struct EnergyRates {
+  double matrix_J_per_flop = 0;
+  double vector_J_per_flop = 0;
+  double dram_J_per_byte = 0;      // DRAM core + I/O (+ vertical link for 3D stacks)
+  double sram_J_per_byte = 0;      // each DRAM byte is staged through SRAM twice
+  double noc_J_per_byte = 0;       // average mesh hops from memory controller to core
+  double static_W = 0;
+};
+
+EnergyRates energy_rates(const hw::Hardware& hw, Precision matrix_precision) noexcept;
+
+// Dynamic energy of an operator on one device.
+double op_energy_J(const EnergyRates& e, double matrix_flops, double vector_flops,
+                   double dram_bytes) noexcept;
+
+// Power wall (MODEL.md §8): if power exceeds TDP, clocks scale by (P / TDP)^(-1/3), since
+// dynamic power goes as f V^2 with V proportional to f. Returns 1 when under the TDP.
+double power_wall_clock_scale(double power_W, double tdp_W) noexcept;
+
+}  // namespace stackscope::power_area

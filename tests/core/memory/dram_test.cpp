@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include "stackscope/memory/dram.hpp"
+
+namespace stackscope::memory {
+namespace {
+
+// HBM2 8Gb x128 stack from DRAMsim3 (reference/dram-timings.md): 8 channels x 128 bit,
+// 2 Gb/s per pin (tCK 1 ns, DDR) -> 32 GB/s per channel, 256 GB/s per stack.
+hw::Memory hbm2_stack() {
+  hw::Memory m;
+  m.kind = hw::MemoryKind::hbm;
+  m.stacks = 1;
+  m.layers_total = 4;
+  m.layers_connected = 4;
+  m.channels_per_layer = 2;
+  m.banks_per_channel = 16;
+  m.bytes_per_transfer = 16;
+  m.transfers_per_clock = 2;
+  m.clock_MHz = 1000;
+  m.row_bytes = 1024;  // 64 columns x 128 bit
+  m.sector_bytes = 64;  // BL4 x 128 bit
+  m.cycles_per_sector = 2;
+  m.timing = {14, 14, 34, 30, 4, 3900, 260, 6, 2};
+  m.utilisation_cap = 1.0;
+  return m;
+}
+
+hw::ComputeDie big_die() {
+  hw::ComputeDie d;  // defaults: 132 cores, 228 KiB each -> buffering is not the limit
+  return d;
+}
+
+TEST(Dram, PeakMatchesPublishedHbm2Stack) {
+  const auto bw = effective_bandwidth(hbm2_stack(), big_die(), {});
+  EXPECT_NEAR(bw.peak_Bps, 256e9, 1e6);  // dram-timings.md: 256 GB/s per stack
+}
+
+TEST(Dram, StreamIsRowCycleBoundWithRefreshOnly) {
+  const auto bw = effective_bandwidth(hbm2_stack(), big_die(), {});
+  // Bank interleave hides recharge; refresh costs tRFC/tREFI = 260/3900.
+  EXPECT_DOUBLE_EQ(bw.eta, 1.0);
+  EXPECT_NEAR(bw.refresh_overhead, 260.0 / 3900.0, 1e-12);
+  EXPECT_NEAR(bw.effective_Bps, 256e9 * (1.0 - 260.0 / 3900.0), 1e6);
+}
+
+TEST(Dram, RandomSectorsAreActivationBound) {
+  AccessPattern p;
+  p.kind = PatternKind::random;
+  const auto bw = effective_bandwidth(hbm2_stack(), big_die(), p);
+  // 8 channels x min(4/30ns, 1/4ns) x 64 B = 68.3 GB/s.
+  EXPECT_EQ(bw.bound, DramBound::activation);
+  EXPECT_NEAR(bw.activation_Bps, 8 * (4.0 / 30e-9) * 64, 1e3);
+}
+
+TEST(Dram, RowConflictPaysFullRecharge) {
+  AccessPattern p;
+  p.kind = PatternKind::row_conflict;
+  const auto bw = effective_bandwidth(hbm2_stack(), big_die(), p);
+  // One 64 B sector = 2 cycles = 2 ns, then tRP + tRCD = 28 ns: eta = 2 / 30.
+  EXPECT_NEAR(bw.eta, 2.0 / 30.0, 1e-12);
+}
+
+TEST(Dram, LargerChunksNeverSlower) {
+  double prev = 0;
+  for (double chunk : {64.0, 128.0, 256.0, 512.0, 1024.0, 4096.0}) {
+    AccessPattern p;
+    p.kind = PatternKind::chunk;
+    p.chunk_bytes = chunk;
+    const double bw = effective_bandwidth(hbm2_stack(), big_die(), p).effective_Bps;
+    EXPECT_GE(bw, prev * (1 - 1e-12)) << chunk;
+    prev = bw;
+  }
+}
+
+TEST(Dram, ConnectivityRuleFor3dStacks) {
+  hw::Memory m = hbm2_stack();
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.layers_total = 8;
+  m.row_bytes = 1024;
+  // Half connected or fewer: recharge hidden (DeepStack rule).
+  m.layers_connected = 4;
+  EXPECT_DOUBLE_EQ(effective_bandwidth(m, big_die(), {}).eta, 1.0);
+  // Fully connected: eta = eta_row = row_read / (row_read + tRP + tRCD); row_read = 16 x 2 ns.
+  m.layers_connected = 8;
+  const double eta_row = 32.0 / (32.0 + 28.0);
+  EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, eta_row, 1e-12);
+  // Halfway between: linear.
+  m.layers_connected = 6;
+  EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, 1.0 - 0.5 * (1.0 - eta_row), 1e-12);
+}
+
+TEST(Dram, RefreshDoublesAbove85C) {
+  const auto cool = effective_bandwidth(hbm2_stack(), big_die(), {}, 60.0);
+  const auto hot = effective_bandwidth(hbm2_stack(), big_die(), {}, 90.0);
+  EXPECT_NEAR(hot.refresh_overhead, 2.0 * cool.refresh_overhead, 1e-12);
+  EXPECT_LT(hot.effective_Bps, cool.effective_Bps);
+}
+
+TEST(Dram, SmallBuffersLimitBandwidthByLittlesLaw) {
+  hw::ComputeDie tiny;
+  tiny.cores = 4;
+  tiny.sram_per_core_KiB = 16;
+  hw::Memory m = hbm2_stack();
+  m.round_trip_latency_ns = 500;
+  const auto bw = effective_bandwidth(m, tiny, {});
+  // In flight: 4 x 8 KiB = 32 KiB over 500 ns = 65.5 GB/s < 256 GB/s.
+  EXPECT_EQ(bw.bound, DramBound::buffering);
+  EXPECT_NEAR(bw.buffering_Bps, 4 * 8 * 1024 / 500e-9, 1.0);
+}
+
+TEST(Dram, ReadWriteMixCostsTurnarounds) {
+  AccessPattern reads, mixed;
+  mixed.kind = PatternKind::mix;
+  mixed.read_fraction = 0.5;
+  EXPECT_LT(effective_bandwidth(hbm2_stack(), big_die(), mixed).effective_Bps,
+            effective_bandwidth(hbm2_stack(), big_die(), reads).effective_Bps);
+}
+
+TEST(Dram, ParsePattern) {
+  std::string err;
+  EXPECT_EQ(parse_pattern("stream", &err)->kind, PatternKind::stream);
+  EXPECT_EQ(parse_pattern("row-conflict", &err)->kind, PatternKind::row_conflict);
+  EXPECT_DOUBLE_EQ(parse_pattern("chunk:4096", &err)->chunk_bytes, 4096);
+  EXPECT_DOUBLE_EQ(parse_pattern("mix:0.7", &err)->read_fraction, 0.7);
+  EXPECT_FALSE(parse_pattern("mix:1.5", &err));
+  EXPECT_NE(err.find("[0, 1]"), std::string::npos);
+  EXPECT_FALSE(parse_pattern("chunk:abc", &err));
+  EXPECT_FALSE(parse_pattern("sequential", &err));
+  EXPECT_NE(err.find("allowed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stackscope::memory

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+#include "stackscope/perf/evaluator.hpp"
+#include "test_designs.hpp"
+
+namespace stackscope::perf {
+namespace {
+
+double sum(const auto& a) { return std::accumulate(a.begin(), a.end(), 0.0); }
+
+TEST(Evaluator, MetricsFollowTheirDefinitions) {
+  const auto d = testing::small_dense();
+  const auto r = evaluate(d);
+  ASSERT_TRUE(r.feasible);
+  const auto& m = r.metrics;
+  EXPECT_NEAR(m.utps, 1.0 / m.tpot_s, 1e-9);
+  EXPECT_NEAR(m.stps, d.workload.batch / m.tpot_s, 1e-6);
+  const double total = m.ttft_s + (d.workload.output_len - 1) * m.tpot_s;
+  EXPECT_NEAR(m.e2e_output_tokens_per_s, d.workload.batch * d.workload.output_len / total, 1e-6);
+  EXPECT_GT(m.energy_per_token_j, 0.0);
+  EXPECT_GT(m.power_w, d.hardware.energy.static_power_W);
+}
+
+TEST(Evaluator, BreakdownsAddUpToPhaseTime) {
+  for (const auto& d : {testing::small_dense(), testing::moe_ep8(), testing::deepseek_v3_32()}) {
+    const auto r = evaluate(d);
+    for (const auto* p : {&r.prefill, &r.decode}) {
+      EXPECT_NEAR(sum(p->op_s) / p->time_s, 1.0, 1e-9) << d.name;
+      EXPECT_NEAR(sum(p->resource_s) / p->time_s, 1.0, 1e-9) << d.name;
+    }
+  }
+}
+
+TEST(Evaluator, Batch1DecodeIsMemoryBound) {
+  auto d = testing::small_dense();
+  d.workload.batch = 1;
+  const auto r = evaluate(d);
+  const auto& res = r.decode.resource_s;
+  EXPECT_GT(res[static_cast<int>(Resource::dram)], res[static_cast<int>(Resource::compute)]);
+  // Every weight byte is read once per step: DRAM bytes >= model bytes (bf16).
+  EXPECT_GT(r.decode.dram_bytes, 6.7e9 * 2 * 0.99);
+}
+
+TEST(Evaluator, LongPromptPrefillIsComputeBound) {
+  auto d = testing::small_dense();
+  d.workload.input_len = 4096;
+  const auto r = evaluate(d);
+  const auto& res = r.prefill.resource_s;
+  EXPECT_GT(res[static_cast<int>(Resource::compute)], res[static_cast<int>(Resource::dram)]);
+}
+
+TEST(Evaluator, BatchAutoIsTheLargestThatFits) {
+  auto d = testing::small_dense();
+  d.workload.batch_auto = true;
+  const auto r = evaluate(d);
+  ASSERT_GT(r.batch, 1);
+  EXPECT_LE(memory_footprint(d, r.batch).total(), memory_footprint(d, r.batch).capacity);
+  EXPECT_GT(memory_footprint(d, r.batch + 1).total(), memory_footprint(d, r.batch).capacity);
+  EXPECT_EQ(max_batch_that_fits(d), r.batch);
+}
+
+TEST(Evaluator, OversizedBatchIsInfeasibleWithReason) {
+  auto d = testing::small_dense();
+  d.workload.batch = 100000;
+  const auto r = evaluate(d);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_TRUE(r.reasons & kMemoryCapacity);
+}
+
+TEST(Evaluator, PowerWallThrottlesClocks) {
+  auto d = testing::small_dense();
+  d.workload.batch = 64;
+  const auto free = evaluate(d);
+  d.hardware.energy.tdp_W = free.metrics.power_w / 2;
+  const auto capped = evaluate(d);
+  EXPECT_LT(capped.clock_scale, 1.0);
+  EXPECT_NEAR(capped.clock_scale, std::pow(2.0, -1.0 / 3.0), 1e-9);
+  EXPECT_TRUE(capped.reasons & kPowerOverTdp);
+  EXPECT_GE(capped.metrics.ttft_s, free.metrics.ttft_s);
+}
+
+TEST(Evaluator, SkewedRoutingSlowsExpertParallelDecode) {
+  auto d = testing::moe_ep8();
+  const auto uniform = evaluate(d);
+  d.workload.routing.kind = workload::RoutingKind::zipf;
+  d.workload.routing.zipf_s = 1.5;
+  const auto skewed = evaluate(d);
+  EXPECT_GT(skewed.decode.op_s[static_cast<int>(OpClass::moe_experts)],
+            uniform.decode.op_s[static_cast<int>(OpClass::moe_experts)]);
+}
+
+TEST(Evaluator, TensorParallelismCutsLatency) {
+  auto d = testing::small_dense();
+  d.workload.batch = 1;
+  const auto one = evaluate(d);
+  d.system = testing::nvswitch(4);
+  d.parallel.tp = 4;
+  const auto four = evaluate(d);
+  EXPECT_LT(four.metrics.tpot_s, one.metrics.tpot_s);
+  EXPECT_GT(four.decode.op_s[static_cast<int>(OpClass::tp_comm)], 0.0);
+  EXPECT_LT(four.memory.weights, one.memory.weights / 3.5);
+}
+
+TEST(Evaluator, PipelineParallelismSplitsWeightsAndAddsHops) {
+  auto d = testing::small_dense();
+  d.system = testing::nvswitch(2);
+  d.parallel.pp = 2;
+  d.workload.batch = 8;
+  const auto r = evaluate(d);
+  const auto base = evaluate(testing::small_dense());
+  EXPECT_GT(r.decode.op_s[static_cast<int>(OpClass::pp_comm)], 0.0);
+  EXPECT_LT(r.memory.weights, base.memory.weights * 0.6);
+}
+
+TEST(Evaluator, DeepSeekV3DesignIsFeasibleAndMlaCacheIsSmall) {
+  const auto d = testing::deepseek_v3_32();
+  const auto r = evaluate(d);
+  EXPECT_TRUE(r.feasible) << r.memory.total() / 1e9 << " GB of " << r.memory.capacity / 1e9;
+  // 671B FP8 weights over 16 EP ranks x 2 TP: experts dominate, ~21-25 GB per device.
+  EXPECT_GT(r.memory.weights, 15e9);
+  EXPECT_LT(r.memory.weights, 30e9);
+  EXPECT_GT(r.decode.op_s[static_cast<int>(OpClass::ep_comm)], 0.0);
+}
+
+TEST(Evaluator, DeterministicAndThreadSafe) {
+  const auto d = testing::deepseek_v3_32();
+  const auto a = evaluate(d);
+  Result b, c;
+  std::thread t1([&] { b = evaluate(d); });
+  std::thread t2([&] { c = evaluate(d); });
+  t1.join();
+  t2.join();
+  EXPECT_EQ(a.metrics.tpot_s, b.metrics.tpot_s);
+  EXPECT_EQ(a.metrics.ttft_s, c.metrics.ttft_s);
+  EXPECT_EQ(a.decode.op_s, c.decode.op_s);
+}
+
+}  // namespace
+}  // namespace stackscope::perf
