@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `dram`: the DRAM model's effective bandwidth of one device memory for one access pattern.
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "commands.hpp"
+#include "stackscope/cli/text.hpp"
+#include "stackscope/common/issue.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/memory/dram.hpp"
+
+namespace stackscope::cli {
+namespace {
+
+constexpr double kGB = 1e9;  // bandwidths in decimal GB/s, as datasheets quote them
+
+std::vector<OptionSpec> dram_options() {
+  return {
+      {"--memory", "ID|FILE", "hardware preset id or hardware JSON file (its memory is used)"},
+      {"--pattern", "P", "stream | random | chunk:BYTES | mix:READ_FRACTION | row-conflict"},
+      {"--temperature", "C", "DRAM temperature in deg C (refresh doubles above 85; default 50)"},
+      {"--json", "", "print the result as JSON"},
+      {"--help", "", "show this help"},
+  };
+}
+
+std::string_view kind_name(hw::MemoryKind k) {
+  switch (k) {
+    case hw::MemoryKind::hbm: return "2.5D HBM";
+    case hw::MemoryKind::stacked_3d: return "3D-stacked DRAM";
+    case hw::MemoryKind::sram_only: return "on-die SRAM only";
+  }
+  return "?";
+}
+
+int run_dram(std::span<const std::string> args, Context& ctx) {
+  static const std::vector<OptionSpec> options = dram_options();
+  const ParsedArgs a = parse_args("dram", args, options, 0);
+  if (a.has("--help")) {
+    print_command_help(make_dram_command(), ctx.out);
+    return kExitOk;
+  }
+  const auto memory_arg = a.get("--memory");
+  if (!memory_arg) {
+    throw CliError("dram: --memory is required (allowed: a hardware preset id or JSON file; "
+                   "see 'stackscope-cli presets --kind hardware')");
+  }
+  const std::string pattern_text = a.get("--pattern").value_or("stream");
+  std::string pattern_error;
+  const auto pattern = memory::parse_pattern(pattern_text, &pattern_error);
+  if (!pattern) throw CliError("--pattern: " + pattern_error);
+  const double temperature_C =
+      a.has("--temperature") ? parse_double("--temperature", *a.get("--temperature"), -40, 150)
+                             : 50.0;
+
+  hw::Hardware hardware;
+  try {
+    hardware = io::resolve_hardware(*memory_arg, ctx.presets);
+  } catch (const ConfigError& e) {
+    std::vector<std::string> lines;
+    for (const auto& issue : e.issues())
+      lines.push_back("--memory '" + *memory_arg + "': " + format_issue(issue));
+    if (lines.empty()) lines.push_back("--memory '" + *memory_arg + "': " + e.what());
+    throw CliError(std::move(lines));
+  }
+
+  const memory::DramBandwidth bw =
+      memory::effective_bandwidth(hardware.memory, hardware.compute, *pattern, temperature_C);
+
+  if (a.has("--json")) {
+    nlohmann::ordered_json j;
+    j["memory"] = hardware.id;
+    j["name"] = hardware.name;
+    j["pattern"] = pattern_text;
+    j["temperature_C"] = temperature_C;
+    j["effective_GBps"] = bw.effective_Bps / kGB;
+    j["peak_GBps"] = bw.peak_Bps / kGB;
+    j["eta"] = bw.eta;
+    j["row_limited_GBps"] = bw.row_limited_Bps / kGB;
+    j["activation_GBps"] = bw.activation_Bps / kGB;
+    j["buffering_GBps"] = bw.buffering_Bps / kGB;
+    j["sram_GBps"] = bw.sram_Bps / kGB;
+    j["refresh_overhead"] = bw.refresh_overhead;
+    j["bound"] = std::string(memory::to_string(bw.bound));
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+
+  const auto& m = hardware.memory;
+  ctx.out << "memory       " << hardware.name << " (" << hardware.id << "): " << kind_name(m.kind)
+          << ", " << m.stacks << " stack(s) x " << m.layers_connected << "/" << m.layers_total
+          << " layers connected\n"
+          << "pattern      " << pattern_text << "\n"
+          << "temperature  " << fixed(temperature_C, 0) << " deg C\n\n";
+  Table t({"quantity", "value", "unit"}, "lrl");
+  t.row({"peak bandwidth", readable(bw.peak_Bps / kGB), "GB/s"});
+  t.row({"row-cycle efficiency (eta)", fixed(bw.eta, 3), ""});
+  t.row({"row-cycle limit", readable(bw.row_limited_Bps / kGB), "GB/s"});
+  t.row({"activation-rate limit (tFAW/tRRD)", readable(bw.activation_Bps / kGB), "GB/s"});
+  t.row({"buffering limit (Little's law)", readable(bw.buffering_Bps / kGB), "GB/s"});
+  t.row({"SRAM staging limit", readable(bw.sram_Bps / kGB), "GB/s"});
+  t.row({"refresh overhead", fixed(100.0 * bw.refresh_overhead, 2), "%"});
+  t.row({"effective bandwidth", readable(bw.effective_Bps / kGB), "GB/s"});
+  ctx.out << t.str();
+  const double frac = bw.peak_Bps > 0 ? bw.effective_Bps / bw.peak_Bps : 0;
+  ctx.out << "\nbound by     " << memory::to_string(bw.bound) << " (" << fixed(100.0 * frac, 1)
+          << " % of peak)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command make_dram_command() {
+  Command c;
+  c.name = "dram";
+  c.synopsis = "dram --memory ID|FILE --pattern PATTERN [--temperature C] [--json]";
+  c.summary = "effective DRAM bandwidth of a device memory for an access pattern";
+  c.description =
+      "Runs the transaction-aware DRAM model (row cycle with the layer-connectivity rule,\n"
+      "activation-rate cap, Little's-law buffering, SRAM staging, refresh) for the memory of a\n"
+      "hardware preset or file, and prints each limit and the effective bandwidth.";
+  c.options = dram_options();
+  c.run = run_dram;
+  return c;
+}
+
+}  // namespace stackscope::cli

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Factories of the built-in commands (private to the CLI library).
+#include "stackscope/cli/command.hpp"
+
+namespace stackscope::cli {
+
+Command make_evaluate_command();
+Command make_dram_command();
+Command make_presets_command();
+Command make_validate_project_command();
+
+}  // namespace stackscope::cli

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <ostream>
+
+#include "commands.hpp"
+#include "stackscope/cli/command.hpp"
+#include "stackscope/common/issue.hpp"
+#include "stackscope/io/project.hpp"
+
+namespace stackscope::cli {
+
+std::string_view version() { return STACKSCOPE_VERSION; }
+
+void CommandRegistry::add(Command command) {
+  // Re-registering a name replaces it, so a caller can override a builtin on purpose.
+  auto it = std::find_if(commands_.begin(), commands_.end(),
+                         [&](const Command& c) { return c.name == command.name; });
+  if (it != commands_.end()) {
+    *it = std::move(command);
+  } else {
+    commands_.push_back(std::move(command));
+  }
+}
+
+const Command* CommandRegistry::find(std::string_view name) const {
+  for (const auto& c : commands_)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string CommandRegistry::known_names() const {
+  std::vector<std::string> names;
+  for (const auto& c : commands_) names.push_back(c.name);
+  std::sort(names.begin(), names.end());
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+void register_builtins(CommandRegistry& registry) {
+  registry.add(make_evaluate_command());
+  registry.add(make_dram_command());
+  registry.add(make_presets_command());
+  registry.add(make_validate_project_command());
+}
+
+void print_command_help(const Command& command, std::ostream& out) {
+  out << "usage: stackscope-cli " << command.synopsis << "\n\n" << command.description << "\n";
+  if (command.options.empty()) return;
+  out << "\noptions:\n";
+  std::size_t w = 0;
+  for (const auto& o : command.options) {
+    w = std::max(w, o.name.size() + (o.value_name.empty() ? 0 : o.value_name.size() + 1));
+  }
+  for (const auto& o : command.options) {
+    std::string left = o.name + (o.value_name.empty() ? "" : " " + o.value_name);
+    out << "  " << left << std::string(w - left.size() + 2, ' ') << o.help << "\n";
+  }
+}
+
+namespace {
+
+void print_usage(const CommandRegistry& registry, std::ostream& out) {
+  out << "stackscope-cli " << version()
+      << " - design-space exploration of LLM-inference hardware (headless)\n\n"
+      << "usage: stackscope-cli <command> [options]\n"
+      << "       stackscope-cli help <command> | --help | --version\n\ncommands:\n";
+  std::size_t w = 0;
+  for (const auto& c : registry.all()) w = std::max(w, c.name.size());
+  for (const auto& c : registry.all()) {
+    out << "  " << c.name << std::string(w - c.name.size() + 2, ' ') << c.summary << "\n";
+  }
+  out << "\nRun 'stackscope-cli help <command>' for the options of one command.\n";
+}
+
+int dispatch(const CommandRegistry& registry, std::span<const std::string> args,
+             std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    print_usage(registry, err);
+    err << "error: no command given (allowed: " << registry.known_names() << ")\n";
+    return kExitBadInput;
+  }
+  const std::string& name = args[0];
+  if (name == "--version" || name == "version") {
+    out << "stackscope-cli " << version() << "\n";
+    return kExitOk;
+  }
+  if (name == "--help" || name == "-h" || name == "help") {
+    if (args.size() >= 2) {
+      const Command* c = registry.find(args[1]);
+      if (c == nullptr) {
+        throw CliError("help: unknown command '" + args[1] + "' (allowed: " +
+                       registry.known_names() + ")");
+      }
+      print_command_help(*c, out);
+    } else {
+      print_usage(registry, out);
+    }
+    return kExitOk;
+  }
+  const Command* command = registry.find(name);
+  if (command == nullptr) {
+    throw CliError("unknown command '" + name + "' (allowed: " + registry.known_names() + ")");
+  }
+  // Presets are registered per run, explicitly (no global registry).
+  io::PresetRegistry presets;
+  presets.register_builtins();
+  Context ctx{out, err, presets};
+  return command->run(args.subspan(1), ctx);
+}
+
+}  // namespace
+
+int run(const CommandRegistry& registry, std::span<const std::string> args, std::ostream& out,
+        std::ostream& err) {
+  try {
+    return dispatch(registry, args, out, err);
+  } catch (const CliError& e) {
+    for (const auto& line : e.lines()) err << "error: " << line << "\n";
+  } catch (const ConfigError& e) {
+    for (const auto& issue : e.issues()) err << "error: " << format_issue(issue) << "\n";
+    if (e.issues().empty()) err << "error: " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    err << "error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    err << "error: out of memory\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    // Anything else is a bug on our side, but the user still gets one line, not an abort.
+    err << "error: internal: " << e.what() << "\n";
+    return kExitInternal;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace stackscope::cli

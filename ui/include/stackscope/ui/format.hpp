@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Number formatting shared by the views, so every panel shows a quantity the same way.
+#include <QColor>
+#include <QString>
+
+#include "stackscope/perf/result.hpp"
+
+namespace stackscope::ui {
+
+// 3-4 significant digits, thousands grouped ("12,345", "812.4", "3.27", "0.0412").
+QString readable(double value);
+// Value and unit, "n/a" for non-finite values.
+QString withUnit(double value, const QString& unit);
+
+// One colour per resource, fixed, so the chart and legends agree across views.
+QColor resourceColor(perf::Resource r);
+// "Compute", "DRAM", "Vertical links", ... for legends.
+QString resourceLabel(perf::Resource r);
+
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+}  // namespace stackscope::ui

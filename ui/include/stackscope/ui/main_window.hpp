@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The first workbench window: a header naming the design, a what-if form, the Summary of key
+// metrics, the per-resource time breakdown and the throughput/interactivity curve. Every edit
+// re-evaluates the design (debounced 50 ms; one evaluation is sub-millisecond, so it runs on
+// the UI thread).
+#include <QMainWindow>
+#include <QStringList>
+#include <QTimer>
+#include <memory>
+#include <optional>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/perf/result.hpp"
+
+class QLabel;
+
+namespace stackscope::ui {
+
+class BreakdownChart;
+class DesignEditor;
+class DevicePanel;
+class SummaryPanel;
+class ThroughputPlot;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  // Registers the builtin presets and opens the builtin project preset "default".
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Loads a project file; on failure keeps the current design and returns the reason.
+  bool openProject(const QString& file, QString* error);
+  bool saveProject(const QString& file, QString* error);
+  void setDesign(const perf::Design& design);
+
+  // Re-evaluates at once (the debounced path calls this too).
+  void evaluateNow();
+  const perf::Design& design() const { return design_; }
+  const std::optional<perf::Result>& result() const { return result_; }
+
+  // Renders the window and each view to DIR/<view>.png. Returns the files written; on
+  // failure an empty list and the reason.
+  QStringList saveScreenshots(const QString& dir, QString* error);
+
+ private:
+  void buildUi();
+  void buildMenus();
+  void updateHeader();
+  void openDialog();
+  void saveAsDialog();
+  void about();
+
+  std::unique_ptr<io::PresetRegistry> presets_;
+  perf::Design design_;
+  std::optional<perf::Result> result_;
+  QString file_;
+  QString startupError_;
+
+  QLabel* title_ = nullptr;
+  QLabel* subtitle_ = nullptr;
+  DesignEditor* editor_ = nullptr;
+  DevicePanel* device_ = nullptr;
+  SummaryPanel* summary_ = nullptr;
+  BreakdownChart* chart_ = nullptr;
+  ThroughputPlot* plot_ = nullptr;
+  QTimer debounce_;
+};
+
+}  // namespace stackscope::ui

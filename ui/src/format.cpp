@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/ui/format.hpp"
+
+#include <QLocale>
+#include <cmath>
+
+namespace stackscope::ui {
+
+namespace {
+
+// "700.0" -> "700", "1.830" -> "1.83": trailing zeros carry no information on screen.
+QString trimmed(QString s) {
+  if (!s.contains(QChar('.'))) return s;
+  while (s.endsWith(QChar('0'))) s.chop(1);
+  if (s.endsWith(QChar('.'))) s.chop(1);
+  return s;
+}
+
+}  // namespace
+
+QString readable(double value) {
+  if (!std::isfinite(value)) return QStringLiteral("n/a");
+  // English grouping regardless of the system locale: numbers are copied into reports.
+  static const QLocale c(QLocale::English, QLocale::UnitedStates);
+  const double a = std::fabs(value);
+  if (a == 0) return QStringLiteral("0");
+  if (a >= 1000) return c.toString(value, 'f', 0);
+  if (a >= 100) return trimmed(c.toString(value, 'f', 1));
+  if (a >= 10) return trimmed(c.toString(value, 'f', 2));
+  if (a >= 0.01) return trimmed(c.toString(value, 'f', 3));
+  return c.toString(value, 'g', 3);
+}
+
+QString withUnit(double value, const QString& unit) {
+  if (!std::isfinite(value)) return QStringLiteral("n/a");
+  return readable(value) + QChar(' ') + unit;
+}
+
+QColor resourceColor(perf::Resource r) {
+  switch (r) {
+    case perf::Resource::compute: return QColor(0x4C, 0x72, 0xB0);
+    case perf::Resource::dram: return QColor(0xDD, 0x84, 0x52);
+    case perf::Resource::vertical_link: return QColor(0x81, 0x72, 0xB3);
+    case perf::Resource::noc: return QColor(0x93, 0x78, 0x60);
+    case perf::Resource::interchip: return QColor(0x55, 0xA8, 0x68);
+    case perf::Resource::overhead: return QColor(0x8C, 0x8C, 0x8C);
+    case perf::Resource::count: break;
+  }
+  return Qt::black;
+}
+
+QString resourceLabel(perf::Resource r) {
+  switch (r) {
+    case perf::Resource::compute: return QStringLiteral("Compute");
+    case perf::Resource::dram: return QStringLiteral("DRAM");
+    case perf::Resource::vertical_link: return QStringLiteral("Vertical links");
+    case perf::Resource::noc: return QStringLiteral("On-die NoC");
+    case perf::Resource::interchip: return QStringLiteral("Inter-chip network");
+    case perf::Resource::overhead: return QStringLiteral("Launch/sync overhead");
+    case perf::Resource::count: break;
+  }
+  return QStringLiteral("?");
+}
+
+}  // namespace stackscope::ui

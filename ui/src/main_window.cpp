@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/ui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QSvgRenderer>
+#include <QVBoxLayout>
+#include <exception>
+
+#include "stackscope/common/issue.hpp"
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/validate.hpp"
+#include "stackscope/ui/breakdown_chart.hpp"
+#include "stackscope/ui/design_editor.hpp"
+#include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/summary_panel.hpp"
+#include "stackscope/ui/throughput_plot.hpp"
+
+// Resources of a static library are registered by hand (the linker may drop the
+// initialiser otherwise); Q_INIT_RESOURCE must be used outside any namespace.
+static void initStackScopeResources() { Q_INIT_RESOURCE(stackscope); }
+
+namespace stackscope::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString describeError(const std::exception& e) {
+  if (const auto* ce = dynamic_cast<const ConfigError*>(&e)) return qs(format_issues(ce->issues()));
+  return QString::fromLocal8Bit(e.what());
+}
+
+QPixmap renderIcon(int size) {
+  QSvgRenderer svg(QStringLiteral(":/stackscope/stackscope.svg"));
+  QPixmap pm(size, size);
+  pm.fill(Qt::transparent);
+  QPainter p(&pm);
+  svg.render(&p);
+  return pm;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), presets_(std::make_unique<io::PresetRegistry>()) {
+  initStackScopeResources();
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowIcon(QIcon(renderIcon(256)));
+  if (QFile qss(QStringLiteral(":/stackscope/stackscope.qss")); qss.open(QIODevice::ReadOnly))
+    setStyleSheet(QString::fromUtf8(qss.readAll()));
+  try {
+    presets_->register_builtins();
+    design_ = presets_->project("default");
+  } catch (const std::exception& e) {
+    startupError_ = describeError(e);
+  }
+  buildUi();
+  buildMenus();
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(50);
+  connect(&debounce_, &QTimer::timeout, this, &MainWindow::evaluateNow);
+  connect(editor_, &DesignEditor::edited, this, [this] {
+    setWindowModified(true);
+    debounce_.start();
+  });
+  resize(1440, 940);
+  setDesign(design_);
+  if (!startupError_.isEmpty()) statusBar()->showMessage(tr("Presets: %1").arg(startupError_));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildUi() {
+  auto* central = new QWidget(this);
+  auto* outer = new QVBoxLayout(central);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->setSpacing(0);
+
+  auto* header = new QFrame(central);
+  header->setObjectName(QStringLiteral("header"));
+  auto* hbox = new QHBoxLayout(header);
+  hbox->setContentsMargins(16, 10, 16, 10);
+  hbox->setSpacing(12);
+  auto* icon = new QLabel(header);
+  icon->setPixmap(renderIcon(40));
+  hbox->addWidget(icon);
+  auto* titles = new QVBoxLayout();
+  titles->setSpacing(2);
+  title_ = new QLabel(header);
+  title_->setObjectName(QStringLiteral("designTitle"));
+  subtitle_ = new QLabel(header);
+  subtitle_->setObjectName(QStringLiteral("designSubtitle"));
+  subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  titles->addWidget(title_);
+  titles->addWidget(subtitle_);
+  hbox->addLayout(titles, 1);
+  outer->addWidget(header);
+
+  auto* body = new QWidget(central);
+  auto* bodyBox = new QHBoxLayout(body);
+  bodyBox->setContentsMargins(8, 4, 4, 4);
+  auto* split = new QSplitter(Qt::Horizontal, body);
+  bodyBox->addWidget(split);
+  split->setObjectName(QStringLiteral("mainSplitter"));
+  split->setChildrenCollapsible(false);
+
+  auto* leftCol = new QWidget(split);
+  auto* leftBox = new QVBoxLayout(leftCol);
+  leftBox->setContentsMargins(0, 4, 4, 4);
+  auto* left = new QGroupBox(tr("What if…"), leftCol);
+  leftBox->addWidget(left);
+  left->setObjectName(QStringLiteral("editorBox"));
+  auto* lbox = new QVBoxLayout(left);
+  left->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+  editor_ = new DesignEditor(*presets_, left);
+  lbox->addWidget(editor_);
+  auto* hint = new QLabel(tr("Every change re-evaluates the design. Batch 0 = the largest batch "
+                             "that fits device memory."),
+                          left);
+  hint->setObjectName(QStringLiteral("hint"));
+  hint->setWordWrap(true);
+  lbox->addWidget(hint);
+  auto* deviceBox = new QGroupBox(tr("Device at a glance"), leftCol);
+  deviceBox->setObjectName(QStringLiteral("deviceBox"));
+  auto* dbox = new QVBoxLayout(deviceBox);
+  device_ = new DevicePanel(deviceBox);
+  dbox->addWidget(device_);
+  leftBox->addWidget(deviceBox);
+  leftBox->addStretch(1);
+  left->setMinimumWidth(380);
+
+  auto* right = new QWidget(split);
+  auto* rbox = new QVBoxLayout(right);
+  rbox->setContentsMargins(4, 4, 4, 4);
+  rbox->setSpacing(12);
+  auto* summaryBox = new QGroupBox(tr("Summary"), right);
+  summaryBox->setObjectName(QStringLiteral("summaryBox"));
+  auto* sbox = new QVBoxLayout(summaryBox);
+  summary_ = new SummaryPanel(summaryBox);
+  sbox->addWidget(summary_);
+  rbox->addWidget(summaryBox);
+
+  auto* charts = new QSplitter(Qt::Horizontal, right);
+  charts->setChildrenCollapsible(false);
+  chart_ = new BreakdownChart(charts);
+  plot_ = new ThroughputPlot(charts);
+  charts->addWidget(chart_);
+  charts->addWidget(plot_);
+  charts->setStretchFactor(0, 1);
+  charts->setStretchFactor(1, 1);
+  rbox->addWidget(charts, 1);
+
+  split->addWidget(leftCol);
+  split->addWidget(right);
+  split->setStretchFactor(0, 0);
+  split->setStretchFactor(1, 1);
+  outer->addWidget(body, 1);
+  setCentralWidget(central);
+  statusBar()->setSizeGripEnabled(true);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  QAction* saveAs = file->addAction(tr("Save Project &As…"), this, &MainWindow::saveAsDialog);
+  saveAs->setShortcut(QKeySequence::SaveAs);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About StackScope"), this, &MainWindow::about);
+}
+
+void MainWindow::setDesign(const perf::Design& design) {
+  design_ = design;
+  editor_->setBase(design_);
+  setWindowModified(false);
+  evaluateNow();
+}
+
+void MainWindow::evaluateNow() {
+  debounce_.stop();
+  QElapsedTimer timer;
+  timer.start();
+  std::vector<Issue> issues;
+  try {
+    design_ = editor_->compose();
+    issues = perf::validate(design_);
+  } catch (const ConfigError& e) {
+    issues = e.issues();
+  }
+  if (!issues.empty()) {
+    result_.reset();
+    summary_->showIssues(issues);
+    chart_->clear();
+    plot_->clear();
+    statusBar()->showMessage(tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
+  } else {
+    result_ = perf::evaluate(design_);
+    const double evalMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
+    summary_->showResult(design_, *result_);
+    chart_->showResult(*result_);
+    plot_->showDesign(design_, result_->batch);
+    statusBar()->showMessage(tr("Evaluated in %1 ms (batch sweep: %2 points)")
+                                 .arg(QString::number(evalMs, 'f', 2))
+                                 .arg(plot_->pointCount()));
+  }
+  device_->showDesign(design_);
+  updateHeader();
+}
+
+void MainWindow::updateHeader() {
+  const auto& d = design_;
+  title_->setText(d.name.empty() ? tr("Untitled design") : qs(d.name));
+  const auto& p = d.parallel;
+  const auto& n = d.workload.numerics;
+  QString sub = tr("%1 × %2  ·  %3  ·  %4  ·  TP %5 · PP %6 · DP %7 · EP %8")
+                    .arg(qs(d.hardware.name.empty() ? d.hardware.id : d.hardware.name))
+                    .arg(d.system.devices)
+                    .arg(qs(d.model.name.empty() ? d.model.id : d.model.name))
+                    .arg(n.weights == n.activations && n.weights == n.kv_cache
+                             ? QString::fromLatin1(to_string(n.weights).data())
+                             : tr("mixed precision"))
+                    .arg(p.tp)
+                    .arg(p.pp)
+                    .arg(p.dp)
+                    .arg(p.ep);
+  sub += file_.isEmpty() ? tr("  ·  builtin project") : QStringLiteral("  ·  ") + file_;
+  subtitle_->setText(sub);
+  setWindowTitle(tr("%1[*] — StackScope").arg(title_->text()));
+}
+
+bool MainWindow::openProject(const QString& file, QString* error) {
+  try {
+    const perf::Design d = io::load_project(file.toStdString(), *presets_);
+    file_ = QFileInfo(file).absoluteFilePath();
+    setDesign(d);
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = describeError(e);
+    return false;
+  }
+}
+
+bool MainWindow::saveProject(const QString& file, QString* error) {
+  try {
+    io::save_text_atomic(file.toStdString(), io::project_to_json(design_));
+    file_ = QFileInfo(file).absoluteFilePath();
+    setWindowModified(false);
+    updateHeader();
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = describeError(e);
+    return false;
+  }
+}
+
+void MainWindow::openDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open project"), QFileInfo(file_).path(),
+                                                 tr("StackScope projects (*.json);;All files (*)"));
+  if (f.isEmpty()) return;
+  QString err;
+  if (!openProject(f, &err)) QMessageBox::warning(this, tr("Cannot open project"), err);
+}
+
+void MainWindow::saveAsDialog() {
+  QString suggested = file_;
+  if (suggested.isEmpty()) suggested = QDir::home().filePath(QStringLiteral("project.json"));
+  const QString f = QFileDialog::getSaveFileName(this, tr("Save project as"), suggested,
+                                                 tr("StackScope projects (*.json)"));
+  if (f.isEmpty()) return;
+  QString err;
+  if (!saveProject(f, &err)) QMessageBox::warning(this, tr("Cannot save project"), err);
+}
+
+void MainWindow::about() {
+  QMessageBox::about(
+      this, tr("About StackScope"),
+      tr("<h3>StackScope %1</h3>"
+         "<p>Design-space exploration of LLM-inference hardware: 3D DRAM-stacked accelerators, "
+         "wafer-scale chips and near-memory MoE accelerators.</p>"
+         "<p>Licensed under the GNU General Public License v3.0 or later. "
+         "Built with Qt %2, Qt Charts and QCustomPlot.</p>")
+          .arg(QStringLiteral(STACKSCOPE_VERSION), QString::fromLatin1(qVersion())));
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
+  if (!QDir().mkpath(dir)) {
+    if (error) *error = tr("cannot create directory %1").arg(dir);
+    return {};
+  }
+  if (!isVisible()) show();
+  // Let layouts settle and charts paint before grabbing.
+  for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  const QList<QPair<QString, QWidget*>> views = {
+      {QStringLiteral("main-window"), this},
+      {QStringLiteral("summary"), summary_},
+      {QStringLiteral("editor"), editor_},
+      {QStringLiteral("breakdown"), chart_},
+      {QStringLiteral("throughput"), plot_},
+  };
+  QStringList written;
+  for (const auto& [name, widget] : views) {
+    const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
+    if (!widget->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+  }
+  return written;
+}
+
+}  // namespace stackscope::ui

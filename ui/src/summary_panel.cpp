@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/ui/summary_panel.hpp"
+
+#include <QFrame>
+#include <QGridLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStyle>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "stackscope/ui/format.hpp"
+
+namespace stackscope::ui {
+
+SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("summaryPanel"));
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  outer->setSpacing(10);
+
+  banner_ = new QLabel(this);
+  banner_->setObjectName(QStringLiteral("feasibilityBanner"));
+  banner_->setWordWrap(true);
+  banner_->setTextFormat(Qt::RichText);
+  outer->addWidget(banner_);
+
+  grid_ = new QGridLayout();
+  grid_->setHorizontalSpacing(10);
+  grid_->setVerticalSpacing(10);
+  outer->addLayout(grid_);
+  auto add = [&](int r, int c, const char* key, const QString& title, const QString& tip) {
+    return addCard(r, c, QString::fromLatin1(key), title, tip);
+  };
+  // Rows: latency, throughput, efficiency, then memory across the whole width.
+  ttft_ = add(0, 0, "ttft", tr("TTFT · time to first token"),
+              tr("Prefill of the whole static batch: every request gets its first token."));
+  tpot_ = add(0, 1, "tpot", tr("TPOT · time per output token"),
+              tr("One decode step seen by a request, at the mean decode context."));
+  utps_ = add(0, 2, "utps", tr("UTPS · tokens/s per user"), tr("1 / TPOT"));
+  stps_ = add(1, 0, "stps", tr("STPS · system decode tokens/s"),
+              tr("Decode tokens per second over all replicas."));
+  e2e_ = add(1, 1, "e2e", tr("End-to-end output tokens/s"),
+             tr("B requests prefilled, then decoded for output_len steps, over all devices."));
+  perDevice_ = add(1, 2, "per_device", tr("End-to-end tokens/s per device"),
+                   tr("End-to-end output tokens/s divided by the device count."));
+  energy_ = add(2, 0, "energy", tr("Energy per output token"),
+                tr("System energy over the static run divided by the output tokens."));
+  power_ = add(2, 1, "power", tr("Power per device"),
+               tr("Mean power of one device over the static run."));
+  batch_ = add(2, 2, "batch", tr("Batch per replica"),
+               tr("Requests per model replica actually evaluated."));
+  memory_ = add(3, 0, "memory", tr("Memory per device · used / capacity"),
+                tr("Weights + KV cache + activations + reserved, on the fullest device."));
+  memoryBar_ = new QProgressBar(this);
+  memoryBar_->setObjectName(QStringLiteral("memoryBar"));
+  memoryBar_->setRange(0, 1000);
+  memoryBar_->setTextVisible(false);
+  memoryBar_->setFixedHeight(8);
+  if (auto* box = qobject_cast<QVBoxLayout*>(memory_.value->parentWidget()->layout()))
+    box->insertWidget(2, memoryBar_);
+  // The memory card spans the row: its breakdown line is long.
+  grid_->addWidget(memory_.value->parentWidget(), 3, 0, 1, 3);
+  for (int c = 0; c < 3; ++c) grid_->setColumnStretch(c, 1);
+  outer->addStretch(1);
+  clearMetrics();
+}
+
+SummaryPanel::Card SummaryPanel::addCard(int row, int col, const QString& key,
+                                         const QString& title, const QString& tip) {
+  auto* frame = new QFrame(this);
+  frame->setObjectName(QStringLiteral("metricCard"));
+  frame->setToolTip(tip);
+  auto* box = new QVBoxLayout(frame);
+  box->setContentsMargins(12, 8, 12, 8);
+  box->setSpacing(2);
+  auto* t = new QLabel(title, frame);
+  t->setObjectName(QStringLiteral("metricTitle"));
+  Card card;
+  card.value = new QLabel(frame);
+  card.value->setObjectName(QStringLiteral("metric_") + key);
+  card.value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  card.detail = new QLabel(frame);
+  card.detail->setObjectName(QStringLiteral("metricDetail"));
+  card.detail->setWordWrap(true);
+  box->addWidget(t);
+  box->addWidget(card.value);
+  box->addWidget(card.detail);
+  grid_->addWidget(frame, row, col);
+  return card;
+}
+
+void SummaryPanel::clearMetrics() {
+  for (Card* c : {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_,
+                  &memory_, &batch_}) {
+    c->value->setText(QStringLiteral("—"));
+    c->detail->clear();
+  }
+  memoryBar_->setValue(0);
+}
+
+void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r) {
+  const auto& m = r.metrics;
+  const int devices = std::max(1, design.system.devices);
+  ttft_.value->setText(withUnit(m.ttft_s * 1e3, tr("ms")));
+  ttft_.detail->setText(tr("%1 prompt tokens × %2 requests").arg(design.workload.input_len).arg(r.batch));
+  tpot_.value->setText(withUnit(m.tpot_s * 1e3, tr("ms")));
+  tpot_.detail->setText(tr("%1 output tokens per request").arg(design.workload.output_len));
+  utps_.value->setText(withUnit(m.utps, tr("tok/s")));
+  utps_.detail->setText(tr("per user (interactivity)"));
+  stps_.value->setText(withUnit(m.stps, tr("tok/s")));
+  stps_.detail->setText(tr("%1 replica(s), decode only").arg(design.parallel.dp));
+  e2e_.value->setText(withUnit(m.e2e_output_tokens_per_s, tr("tok/s")));
+  e2e_.detail->setText(tr("prefill + %1 decode steps").arg(std::max(0, design.workload.output_len - 1)));
+  perDevice_.value->setText(withUnit(m.e2e_output_tokens_per_s / devices, tr("tok/s")));
+  perDevice_.detail->setText(tr("over %1 device(s)").arg(devices));
+  energy_.value->setText(withUnit(m.energy_per_token_j, tr("J")));
+  energy_.detail->setText(tr("system energy / output token"));
+  power_.value->setText(withUnit(m.power_w, tr("W")));
+  power_.detail->setText(r.clock_scale < 1.0
+                             ? tr("clocks throttled to %1 % by the power limit")
+                                   .arg(std::lround(100.0 * r.clock_scale))
+                             : tr("TDP %1 W").arg(readable(design.hardware.energy.tdp_W)));
+  batch_.value->setText(QString::number(r.batch));
+  batch_.detail->setText(design.workload.batch_auto ? tr("auto: largest batch that fits memory")
+                                                    : tr("requests per replica"));
+  const auto& mem = r.memory;
+  memory_.value->setText(tr("%1 / %2 GiB").arg(readable(mem.total() / kGiB), readable(mem.capacity / kGiB)));
+  memory_.detail->setText(tr("weights %1 · KV cache %2 · activations %3 · reserved %4 GiB")
+                              .arg(readable(mem.weights / kGiB), readable(mem.kv_cache / kGiB),
+                                   readable(mem.activations / kGiB), readable(mem.reserved / kGiB)));
+  const double used = mem.capacity > 0 ? mem.total() / mem.capacity : 0;
+  memoryBar_->setValue(static_cast<int>(std::clamp(used, 0.0, 1.0) * 1000));
+  memoryBar_->setProperty("over", used > 1.0);
+  memoryBar_->style()->unpolish(memoryBar_);
+  memoryBar_->style()->polish(memoryBar_);
+
+  if (r.feasible) {
+    banner_->setProperty("state", QStringLiteral("ok"));
+    banner_->setText(tr("<b>Feasible</b> — fits in memory at batch %1 per replica.").arg(r.batch));
+  } else {
+    QString reasons;
+    for (const auto& s : perf::describe(r.reasons))
+      reasons += QStringLiteral("<br>• ") + QString::fromStdString(s).toHtmlEscaped();
+    banner_->setProperty("state", QStringLiteral("bad"));
+    banner_->setText(tr("<b>Infeasible</b> (metrics are still shown to rank near-misses):") + reasons);
+  }
+  banner_->style()->unpolish(banner_);
+  banner_->style()->polish(banner_);
+}
+
+void SummaryPanel::showIssues(const std::vector<Issue>& issues) {
+  clearMetrics();
+  QString text = tr("<b>The design is not valid</b> — fix these to evaluate it:");
+  for (const auto& i : issues)
+    text += QStringLiteral("<br>• ") + QString::fromStdString(format_issue(i)).toHtmlEscaped();
+  banner_->setProperty("state", QStringLiteral("warn"));
+  banner_->setText(text);
+  banner_->style()->unpolish(banner_);
+  banner_->style()->polish(banner_);
+}
+
+}  // namespace stackscope::ui
