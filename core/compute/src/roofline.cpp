@@ -109,6 +109,7 @@ OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficienc
     // KV heads shared by several query heads are read once per group; kv_bytes_per_token is
     // already per device and per layer.
   }
+  if (s.q_len <= 1) kv_passes = std::max(1.0, s.kv_reads);
   c.dram_bytes = q_out + s.sequences * s.kv_len * s.kv_bytes_per_token * kv_passes;
   c.t_compute = c.flops / (rates.matrix_flops * efficiency);
   c.t_memory = c.dram_bytes / rates.dram_Bps;

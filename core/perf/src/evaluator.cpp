@@ -74,10 +74,14 @@ void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vect
                                       c.dram_bytes);
 }
 
-void charge_comm(Block& b, OpClass cls, const network::CollectiveCost& c) {
-  b.op[static_cast<std::size_t>(cls)] += c.time_s;
+// A collective is a kernel too: it pays the per-operator launch/sync overhead on top of its
+// network time.
+void charge_comm(Block& b, OpClass cls, const network::CollectiveCost& c, const Ctx& ctx) {
+  const double launch = ctx.stream.launch_s;
+  b.op[static_cast<std::size_t>(cls)] += c.time_s + launch;
   b.res[static_cast<std::size_t>(Resource::interchip)] += c.time_s;
-  b.time += c.time_s;
+  b.res[static_cast<std::size_t>(Resource::overhead)] += launch;
+  b.time += c.time_s + launch;
   b.comm_bytes += c.bytes_per_device;
   b.energy += c.energy_J;
 }
@@ -150,6 +154,8 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, c.tp);
   s.q_bytes = c.a_bytes;
   s.causal = true;
+  if (c.die.decode_kv_read_per_query_head && m.attention != workload::AttentionKind::mla)
+    s.kv_reads = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
   charge_op(b, OpClass::attention,
             compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s), c, false);
 
@@ -161,7 +167,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   const double v_dim =
       m.attention == workload::AttentionKind::mla ? m.mla.v_head_dim : static_cast<double>(m.head_dim);
   charge_op(b, OpClass::o_proj, gemm(c, tokens, h, heads * v_dim), c, false);
-  if (c.tp > 1 && !m.parallel_attention) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens));
+  if (c.tp > 1 && !m.parallel_attention) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens), c);
   return b;
 }
 
@@ -181,7 +187,7 @@ Block dense_ffn_block(const Ctx& c, double tokens) {
   Block b;
   if (!c.d.model.parallel_attention) add_norm(b, c, tokens);
   add_ffn(b, c, OpClass::ffn, tokens, c.d.model.ffn_dim, 1.0);
-  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens));
+  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens), c);
   return b;
 }
 
@@ -201,8 +207,7 @@ Block moe_block(const Ctx& c, double tokens_dev, double tokens_group, const doub
             true);
   const double dispatch = tokens_dev * e.top_k * h * c.comm_bytes;
   if (c.ep > 1) {
-    charge_comm(b, OpClass::ep_comm,
-                network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp));
+    charge_comm(b, OpClass::ep_comm, network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp), c);
   }
   const moe::RankLoad load = moe::busiest_rank(freq, e.experts, c.ep, tokens_group);
   if (load.active_experts > 0 && load.tokens > 0) {
@@ -214,10 +219,9 @@ Block moe_block(const Ctx& c, double tokens_dev, double tokens_group, const doub
     add_ffn(b, c, OpClass::shared_experts, tokens_dev, sdim * e.shared_experts, 1.0);
   }
   if (c.ep > 1) {
-    charge_comm(b, OpClass::ep_comm,
-                network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp));
+    charge_comm(b, OpClass::ep_comm, network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp), c);
   }
-  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens_dev));
+  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens_dev), c);
   return b;
 }
 
@@ -232,9 +236,8 @@ Block lm_head_block(const Ctx& c, double seqs) {
                           bytes),
             c, false);
   if (c.tp > 1) {
-    charge_comm(b, OpClass::tp_comm,
-                network::collective(c.d.system, Collective::all_gather,
-                                    seqs * static_cast<double>(m.vocab) * 4.0, c.tp, 1));
+    charge_comm(b, OpClass::tp_comm, network::collective(c.d.system, Collective::all_gather,
+                                    seqs * static_cast<double>(m.vocab) * 4.0, c.tp, 1), c);
   }
   return b;
 }
@@ -273,9 +276,8 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
     if (st.lm_head) b.add(head, 1.0);
     if (c.pp > 1) {
       const double bytes = tokens_dev * m.hidden * c.comm_bytes;
-      charge_comm(b, OpClass::pp_comm,
-                  network::collective(c.d.system, Collective::point_to_point, bytes, 2,
-                                      c.tp * c.ep));
+      charge_comm(b, OpClass::pp_comm, network::collective(c.d.system, Collective::point_to_point, bytes, 2,
+                                      c.tp * c.ep), c);
     }
     if (b.time > worst.time) worst = b;
   }

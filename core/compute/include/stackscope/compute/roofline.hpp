@@ -54,6 +54,8 @@ struct AttentionShape {
   double v_dim = 128;       // per-head dim of v
   double kv_bytes_per_token = 0;  // K+V (or latent) cache bytes per token on this device
   double q_bytes = 2;       // element size of q / output
+  double kv_reads = 1;      // times the KV cache is read in decode (query heads per KV head
+                            // when the kernel does not share KV across a GQA group)
   bool causal = true;
 };
 OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficiency,

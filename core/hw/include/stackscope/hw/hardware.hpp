@@ -31,6 +31,10 @@ struct ComputeDie {
   double matmul_efficiency = 0.75;
   // Achieved fraction of peak for attention kernels (FlashAttention-style) over the same peak.
   double attention_efficiency = 0.6;
+  // Decode attention reads each KV head once per query head that uses it, instead of once per
+  // GQA group: true for kernels without GQA packing (TensorRT-LLM <= 0.6 masked MHA), false
+  // for XQA / FlashDecoding-style kernels that share a KV tile across its query heads.
+  bool decode_kv_read_per_query_head = false;
   double kernel_launch_us = 4.0;  // fixed per-operator overhead (launch + sync)
   double area_per_core_mm2 = 4.0;
   double die_area_mm2 = 814;

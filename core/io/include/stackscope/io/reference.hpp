@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Public measurements to check the model against (../shared/reference/measured-gpu.json).
+// Each row names a hardware preset, model preset, precision, plan and workload; the model's
+// prediction for the row's metric is compared with the measured value.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "stackscope/io/project.hpp"
+
+namespace stackscope::io {
+
+struct MeasuredRow {
+  std::string id;
+  std::string source;
+  std::string hardware;
+  int devices = 1;
+  std::string model;
+  std::string precision;
+  int tp = 1;
+  int pp = 1;
+  int batch = 1;
+  int input_len = 1;
+  int output_len = 1;
+  std::string metric;  // e2e_output_tokens_per_s_per_device | ttft_s
+  double value = 0;
+};
+
+// Reads the rows; throws ConfigError naming the row and field on malformed input.
+std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file);
+
+// The design a row describes: its hardware and model presets, every tensor in the row's
+// precision, the row's plan on `<hardware>-x8` (NVSwitch) or `single` for one device.
+perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& presets);
+
+struct RowCheck {
+  MeasuredRow row;
+  double predicted = 0;
+  double error = 0;  // (predicted - measured) / measured
+};
+
+// Evaluates every row. Throws ConfigError if a row's design does not validate.
+std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
+                                          const PresetRegistry& presets);
+
+// Fixed-width table of the checks plus mean absolute percentage error, p90 and max.
+std::string format_checks(const std::vector<RowCheck>& checks);
+double mean_abs_error(const std::vector<RowCheck>& checks);
+
+}  // namespace stackscope::io

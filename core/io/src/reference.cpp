@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/io/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/validate.hpp"
+
+namespace stackscope::io {
+namespace {
+
+using nlohmann::json;
+
+Precision parse_precision(const std::string& s, const std::string& where) {
+  for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8,
+                      Precision::int8, Precision::fp4})
+    if (to_string(p) == s) return p;
+  throw ConfigError({{where, "unknown precision", s, "fp32, fp16, bf16, fp8, int8, fp4"}});
+}
+
+template <typename T>
+T field(const json& row, const char* key, const std::string& where) {
+  if (!row.contains(key))
+    throw ConfigError({{where + "/" + key, "missing field", "", "required"}});
+  try {
+    return row.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw ConfigError({{where + "/" + key, "wrong type", row.at(key).dump(), "see the file's other rows"}});
+  }
+}
+
+}  // namespace
+
+std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw ConfigError({{file.string(), "cannot open file", "", "a readable JSON file"}});
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw ConfigError({{file.string(), std::string("invalid JSON: ") + e.what(), "", ""}});
+  }
+  if (!doc.contains("rows") || !doc["rows"].is_array())
+    throw ConfigError({{"/rows", "missing array of rows", "", "array"}});
+  std::vector<MeasuredRow> rows;
+  for (std::size_t i = 0; i < doc["rows"].size(); ++i) {
+    const json& j = doc["rows"][i];
+    const std::string where = "/rows/" + std::to_string(i);
+    MeasuredRow r;
+    r.id = field<std::string>(j, "id", where);
+    r.source = j.value("source", "");
+    r.hardware = field<std::string>(j, "hardware", where);
+    r.devices = field<int>(j, "devices", where);
+    r.model = field<std::string>(j, "model", where);
+    r.precision = field<std::string>(j, "precision", where);
+    r.tp = field<int>(j, "tp", where);
+    r.pp = field<int>(j, "pp", where);
+    r.batch = field<int>(j, "batch", where);
+    r.input_len = field<int>(j, "input_len", where);
+    r.output_len = field<int>(j, "output_len", where);
+    r.metric = field<std::string>(j, "metric", where);
+    r.value = field<double>(j, "value", where);
+    if (r.metric != "e2e_output_tokens_per_s_per_device" && r.metric != "ttft_s")
+      throw ConfigError({{where + "/metric", "unknown metric", r.metric,
+                          "e2e_output_tokens_per_s_per_device, ttft_s"}});
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& presets) {
+  perf::Design d;
+  d.name = row.id;
+  d.hardware = presets.hardware(row.hardware);
+  d.model = presets.model(row.model);
+  const std::string sys = row.hardware + "-x8";
+  d.system = row.devices > 1 && presets.contains(PresetKind::system, sys)
+                 ? presets.system(sys)
+                 : presets.system("single");
+  d.system.devices = row.devices;
+  const Precision p = parse_precision(row.precision, row.id + "/precision");
+  d.workload.numerics = {p, p, p};
+  d.workload.batch = row.batch;
+  d.workload.input_len = row.input_len;
+  d.workload.output_len = row.output_len;
+  d.parallel.tp = row.tp;
+  d.parallel.pp = row.pp;
+  d.parallel.dp = row.devices / (row.tp * row.pp);
+  return d;
+}
+
+std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
+                                          const PresetRegistry& presets) {
+  std::vector<RowCheck> out;
+  for (const auto& row : rows) {
+    const perf::Design d = design_for_row(row, presets);
+    auto issues = perf::validate(d);
+    if (!issues.empty()) {
+      for (auto& i : issues) i.path = row.id + i.path;
+      throw ConfigError(std::move(issues));
+    }
+    const perf::Result r = perf::evaluate(d);
+    RowCheck c{row, 0, 0};
+    if (row.metric == "ttft_s")
+      c.predicted = r.metrics.ttft_s;
+    else
+      c.predicted = r.metrics.e2e_output_tokens_per_s / row.devices;
+    c.error = (c.predicted - row.value) / row.value;
+    out.push_back(c);
+  }
+  return out;
+}
+
+double mean_abs_error(const std::vector<RowCheck>& checks) {
+  if (checks.empty()) return 0;
+  double s = 0;
+  for (const auto& c : checks) s += std::abs(c.error);
+  return s / checks.size();
+}
+
+std::string format_checks(const std::vector<RowCheck>& checks) {
+  std::ostringstream os;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-44s %-36s %12s %12s %8s\n", "row", "metric", "measured",
+                "model", "error");
+  os << line;
+  std::vector<double> abs_err;
+  for (const auto& c : checks) {
+    std::snprintf(line, sizeof line, "%-44s %-36s %12.4g %12.4g %+7.1f%%\n", c.row.id.c_str(),
+                  c.row.metric.c_str(), c.row.value, c.predicted, 100 * c.error);
+    os << line;
+    abs_err.push_back(std::abs(c.error));
+  }
+  std::sort(abs_err.begin(), abs_err.end());
+  if (!abs_err.empty()) {
+    const double p90 = abs_err[static_cast<std::size_t>(std::ceil(0.9 * abs_err.size())) - 1];
+    std::snprintf(line, sizeof line, "rows %zu  MAPE %.1f%%  p90 %.1f%%  max %.1f%%\n",
+                  abs_err.size(), 100 * mean_abs_error(checks), 100 * p90, 100 * abs_err.back());
+    os << line;
+  }
+  return os.str();
+}
+
+}  // namespace stackscope::io

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Evaluations per second of full design points (issue 2: a DeepSeek-V3 design point must
+// evaluate in well under a millisecond).
+#include <benchmark/benchmark.h>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/evaluator.hpp"
+
+namespace {
+
+using namespace stackscope;
+
+perf::Design project(const char* id) {
+  io::PresetRegistry presets;
+  presets.register_builtins();
+  return presets.project(id);
+}
+
+void evaluate_project(benchmark::State& state, const char* id) {
+  const perf::Design d = project(id);
+  for (auto _ : state) {
+    perf::Result r = perf::evaluate(d);
+    benchmark::DoNotOptimize(r);
+  }
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void BM_DeepSeekV3_DeepStack(benchmark::State& s) { evaluate_project(s, "deepseek-v3-deepstack"); }
+void BM_Llama70B_H100_TP4(benchmark::State& s) { evaluate_project(s, "default"); }
+BENCHMARK(BM_DeepSeekV3_DeepStack);
+BENCHMARK(BM_Llama70B_H100_TP4);
+
+}  // namespace
+
+BENCHMARK_MAIN();
