@@ -29,8 +29,6 @@ constexpr double kMinCommBytes = 2.0;
 // Embedding and LM head stay 16-bit in FP8/FP4 deployments (TensorRT-LLM quantisation
 // excludes lm_head by default).
 constexpr double kMinEmbeddingBytes = 2.0;
-// Most distinct MoE routing rows costed individually (a trace has one per MoE layer).
-constexpr int kMaxRows = 256;
 
 // Cost of a block of operators on one device, summed.
 struct Block {
@@ -254,16 +252,17 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   const Block dense = dense_ffn_block(c, tokens_dev);
   const Block head = lm_head_block(c, seqs_dev);
 
-  // MoE rows: one per distinct routing row (cycled over MoE layers).
-  static_assert(moe::kMaxExperts >= 1);
-  std::array<Block, kMaxRows> moe_rows;
+  // MoE layers: one routing row for synthetic distributions (costed once); a trace has a row
+  // per MoE layer, costed where the layer sits (each MoE layer is in exactly one stage).
   const bool has_moe = parallel::is_moe(m);
-  const int rows = has_moe ? std::min(kMaxRows, moe::frequency_rows(c.d.workload.routing)) : 0;
-  for (int r = 0; r < rows; ++r) {
-    double freq[moe::kMaxExperts];
-    moe::expert_frequency(c.d.workload.routing, m.moe.experts, m.moe.top_k, r, freq);
-    moe_rows[r] = moe_block(c, tokens_dev, tokens_group, freq);
-  }
+  const int rows = has_moe ? moe::frequency_rows(c.d.workload.routing) : 0;
+  double freq[moe::kMaxExperts];
+  auto moe_layer = [&](int row) {
+    moe::expert_frequency(c.d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
+    return moe_block(c, tokens_dev, tokens_group, freq);
+  };
+  Block moe_single;
+  if (rows == 1) moe_single = moe_layer(0);
 
   Block worst;
   worst.time = -1;
@@ -272,7 +271,11 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
     Block b;
     b.add(attn, st.dense + st.moe);
     b.add(dense, st.dense);
-    for (int j = 0; j < st.moe; ++j) b.add(moe_rows[(st.first_moe + j) % std::max(1, rows)], 1.0);
+    if (rows == 1) {
+      b.add(moe_single, st.moe);
+    } else {
+      for (int j = 0; j < st.moe; ++j) b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
+    }
     if (st.lm_head) b.add(head, 1.0);
     if (c.pp > 1) {
       const double bytes = tokens_dev * m.hidden * c.comm_bytes;
