@@ -152,8 +152,10 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, c.tp);
   s.q_bytes = c.a_bytes;
   s.causal = true;
-  if (c.die.decode_kv_read_per_query_head && m.attention != workload::AttentionKind::mla)
-    s.kv_reads = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
+  if (m.attention != workload::AttentionKind::mla) {
+    const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
+    s.kv_reads = 1.0 + (group - 1.0) * c.die.decode_kv_reread_fraction;
+  }
   charge_op(b, OpClass::attention,
             compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s), c, false);
 

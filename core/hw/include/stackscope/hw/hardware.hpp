@@ -31,10 +31,11 @@ struct ComputeDie {
   double matmul_efficiency = 0.75;
   // Achieved fraction of peak for attention kernels (FlashAttention-style) over the same peak.
   double attention_efficiency = 0.6;
-  // Decode attention reads each KV head once per query head that uses it, instead of once per
-  // GQA group: true for kernels without GQA packing (TensorRT-LLM <= 0.6 masked MHA), false
-  // for XQA / FlashDecoding-style kernels that share a KV tile across its query heads.
-  bool decode_kv_read_per_query_head = false;
+  // Decode attention without GQA packing (TensorRT-LLM <= 0.6 masked MHA) reads a KV head
+  // once per query head of its group; this is the fraction of those re-reads that miss the
+  // on-die cache and go to DRAM: 0 = one read per group (XQA / FlashDecoding-style kernels),
+  // 1 = every query head re-reads from DRAM. Reads per KV head = 1 + (group - 1) x fraction.
+  double decode_kv_reread_fraction = 0.0;
   double kernel_launch_us = 4.0;  // fixed per-operator overhead (launch + sync)
   double area_per_core_mm2 = 4.0;
   double die_area_mm2 = 814;
