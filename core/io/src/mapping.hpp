@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Private to core/io: the one table of JSON keys per config struct. Keys are exactly the member
+// names. describe() is used for both reading and writing, so the two cannot drift apart; a
+// member added to a shared struct must be added here (tests/io checks the member counts).
+#include <array>
+#include <utility>
+
+#include "json_detail.hpp"
+#include "stackscope/hw/hardware.hpp"
+#include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/workload/model.hpp"
+
+namespace stackscope::io::detail {
+
+// Matches T and const T, so one describe() serves the reader (mutable) and the writer (const).
+template <class S, class T>
+concept Is = std::same_as<std::remove_const_t<S>, T>;
+
+template <>
+struct EnumTable<Precision> {
+  static constexpr std::string_view what = "precision";
+  static constexpr std::array<std::pair<Precision, std::string_view>, 6> entries{{
+      {Precision::fp32, "fp32"},
+      {Precision::fp16, "fp16"},
+      {Precision::bf16, "bf16"},
+      {Precision::fp8, "fp8"},
+      {Precision::int8, "int8"},
+      {Precision::fp4, "fp4"},
+  }};
+};
+
+template <>
+struct EnumTable<hw::MemoryKind> {
+  static constexpr std::string_view what = "memory kind";
+  static constexpr std::array<std::pair<hw::MemoryKind, std::string_view>, 3> entries{{
+      {hw::MemoryKind::hbm, "hbm"},
+      {hw::MemoryKind::stacked_3d, "stacked_3d"},
+      {hw::MemoryKind::sram_only, "sram_only"},
+  }};
+};
+
+template <>
+struct EnumTable<hw::VerticalLinkKind> {
+  static constexpr std::string_view what = "vertical link kind";
+  static constexpr std::array<std::pair<hw::VerticalLinkKind, std::string_view>, 2> entries{{
+      {hw::VerticalLinkKind::tsv, "tsv"},
+      {hw::VerticalLinkKind::hybrid_bond, "hybrid_bond"},
+  }};
+};
+
+// Topology::switch_fabric is spelled "switch" in files (`switch` is a C++ keyword).
+template <>
+struct EnumTable<hw::Topology> {
+  static constexpr std::string_view what = "topology";
+  static constexpr std::array<std::pair<hw::Topology, std::string_view>, 5> entries{{
+      {hw::Topology::switch_fabric, "switch"},
+      {hw::Topology::ring, "ring"},
+      {hw::Topology::mesh2d, "mesh2d"},
+      {hw::Topology::torus2d, "torus2d"},
+      {hw::Topology::fully_connected, "fully_connected"},
+  }};
+};
+
+template <>
+struct EnumTable<workload::AttentionKind> {
+  static constexpr std::string_view what = "attention kind";
+  static constexpr std::array<std::pair<workload::AttentionKind, std::string_view>, 3> entries{{
+      {workload::AttentionKind::mha, "mha"},
+      {workload::AttentionKind::gqa, "gqa"},
+      {workload::AttentionKind::mla, "mla"},
+  }};
+};
+
+template <>
+struct EnumTable<workload::FfnKind> {
+  static constexpr std::string_view what = "ffn kind";
+  static constexpr std::array<std::pair<workload::FfnKind, std::string_view>, 2> entries{{
+      {workload::FfnKind::swiglu, "swiglu"},
+      {workload::FfnKind::gelu, "gelu"},
+  }};
+};
+
+template <>
+struct EnumTable<workload::RoutingKind> {
+  static constexpr std::string_view what = "routing kind";
+  static constexpr std::array<std::pair<workload::RoutingKind, std::string_view>, 4> entries{{
+      {workload::RoutingKind::uniform, "uniform"},
+      {workload::RoutingKind::zipf, "zipf"},
+      {workload::RoutingKind::dirichlet, "dirichlet"},
+      {workload::RoutingKind::trace, "trace"},
+  }};
+};
+
+template <class V, Is<hw::ComputeDie> S>
+void describe(V& v, S& c) {
+  v("cores", c.cores);
+  v("clock_GHz", c.clock_GHz);
+  v("matrix_flops_per_cycle_fp16", c.matrix_flops_per_cycle_fp16);
+  v("matrix_flops_per_cycle_fp8", c.matrix_flops_per_cycle_fp8);
+  v("matrix_flops_per_cycle_fp4", c.matrix_flops_per_cycle_fp4);
+  v("matrix_flops_per_cycle_fp32", c.matrix_flops_per_cycle_fp32);
+  v("vector_flops_per_cycle", c.vector_flops_per_cycle);
+  v("sram_per_core_KiB", c.sram_per_core_KiB);
+  v("sram_bw_bytes_per_cycle_per_core", c.sram_bw_bytes_per_cycle_per_core);
+  v("shared_buffer_MiB", c.shared_buffer_MiB);
+  v("mma_tile_m", c.mma_tile_m);
+  v("mma_tile_n", c.mma_tile_n);
+  v("matmul_efficiency", c.matmul_efficiency);
+  v("attention_efficiency", c.attention_efficiency);
+  v("decode_kv_reread_fraction", c.decode_kv_reread_fraction);
+  v("kernel_launch_us", c.kernel_launch_us);
+  v("area_per_core_mm2", c.area_per_core_mm2);
+  v("die_area_mm2", c.die_area_mm2);
+}
+
+template <class V, Is<hw::DramTiming> S>
+void describe(V& v, S& t) {
+  v("tRCD_ns", t.tRCD_ns);
+  v("tRP_ns", t.tRP_ns);
+  v("tRAS_ns", t.tRAS_ns);
+  v("tFAW_ns", t.tFAW_ns);
+  v("tRRD_ns", t.tRRD_ns);
+  v("tREFI_ns", t.tREFI_ns);
+  v("tRFC_ns", t.tRFC_ns);
+  v("tWTR_ns", t.tWTR_ns);
+  v("tCCD_ns", t.tCCD_ns);
+}
+
+template <class V, Is<hw::VerticalLink> S>
+void describe(V& v, S& l) {
+  v("kind", l.kind);
+  v("pitch_um", l.pitch_um);
+  v("signal_fraction", l.signal_fraction);
+  v("gbps_per_link", l.gbps_per_link);
+  v("energy_pJ_per_bit", l.energy_pJ_per_bit);
+  v("keepout_um2", l.keepout_um2);
+}
+
+template <class V, Is<hw::Memory> S>
+void describe(V& v, S& m) {
+  v("kind", m.kind);
+  v("stacks", m.stacks);
+  v("layers_total", m.layers_total);
+  v("layers_connected", m.layers_connected);
+  v("channels_per_layer", m.channels_per_layer);
+  v("banks_per_channel", m.banks_per_channel);
+  v("bytes_per_transfer", m.bytes_per_transfer);
+  v("transfers_per_clock", m.transfers_per_clock);
+  v("clock_MHz", m.clock_MHz);
+  v("row_bytes", m.row_bytes);
+  v("sector_bytes", m.sector_bytes);
+  v("cycles_per_sector", m.cycles_per_sector);
+  v("timing", m.timing);
+  v("capacity_per_layer_GiB", m.capacity_per_layer_GiB);
+  v("reserved_GiB", m.reserved_GiB);
+  v("round_trip_latency_ns", m.round_trip_latency_ns);
+  v("utilisation_cap", m.utilisation_cap);
+  v("energy_pJ_per_bit", m.energy_pJ_per_bit);
+  v("vertical", m.vertical);
+}
+
+template <class V, Is<hw::Energy> S>
+void describe(V& v, S& e) {
+  v("pJ_per_flop_fp16", e.pJ_per_flop_fp16);
+  v("pJ_per_flop_fp8", e.pJ_per_flop_fp8);
+  v("pJ_per_flop_fp4", e.pJ_per_flop_fp4);
+  v("pJ_per_flop_fp32", e.pJ_per_flop_fp32);
+  v("sram_pJ_per_byte", e.sram_pJ_per_byte);
+  v("noc_pJ_per_bit_per_hop", e.noc_pJ_per_bit_per_hop);
+  v("static_power_W", e.static_power_W);
+  v("tdp_W", e.tdp_W);
+}
+
+template <class V, Is<hw::Noc> S>
+void describe(V& v, S& n) {
+  v("mesh_x", n.mesh_x);
+  v("mesh_y", n.mesh_y);
+  v("link_GBps", n.link_GBps);
+  v("hop_latency_ns", n.hop_latency_ns);
+}
+
+template <class V, Is<hw::Hardware> S>
+void describe(V& v, S& h) {
+  v("id", h.id);
+  v("name", h.name);
+  v("source", h.source);
+  v("compute", h.compute);
+  v("memory", h.memory);
+  v("noc", h.noc);
+  v("energy", h.energy);
+  v("runtime_reserved_GiB", h.runtime_reserved_GiB);
+}
+
+template <class V, Is<hw::NetworkLevel> S>
+void describe(V& v, S& l) {
+  v("name", l.name);
+  v("topology", l.topology);
+  v("size", l.size);
+  v("link_GBps", l.link_GBps);
+  v("latency_us", l.latency_us);
+  v("efficiency", l.efficiency);
+  v("energy_pJ_per_bit", l.energy_pJ_per_bit);
+  v("in_network_reduction", l.in_network_reduction);
+}
+
+template <class V, Is<hw::System> S>
+void describe(V& v, S& s) {
+  v("id", s.id);
+  v("name", s.name);
+  v("devices", s.devices);
+  v("levels", s.levels);
+}
+
+template <class V, Is<workload::Mla> S>
+void describe(V& v, S& m) {
+  v("q_lora_rank", m.q_lora_rank);
+  v("kv_lora_rank", m.kv_lora_rank);
+  v("qk_nope_head_dim", m.qk_nope_head_dim);
+  v("qk_rope_head_dim", m.qk_rope_head_dim);
+  v("v_head_dim", m.v_head_dim);
+}
+
+template <class V, Is<workload::Moe> S>
+void describe(V& v, S& m) {
+  v("experts", m.experts);
+  v("top_k", m.top_k);
+  v("shared_experts", m.shared_experts);
+  v("expert_ffn_dim", m.expert_ffn_dim);
+  v("shared_expert_ffn_dim", m.shared_expert_ffn_dim);
+  v("first_dense_layers", m.first_dense_layers);
+}
+
+template <class V, Is<workload::Model> S>
+void describe(V& v, S& m) {
+  v("id", m.id);
+  v("name", m.name);
+  v("source", m.source);
+  v("layers", m.layers);
+  v("hidden", m.hidden);
+  v("heads", m.heads);
+  v("kv_heads", m.kv_heads);
+  v("head_dim", m.head_dim);
+  v("ffn_dim", m.ffn_dim);
+  v("vocab", m.vocab);
+  v("attention", m.attention);
+  v("ffn", m.ffn);
+  v("parallel_attention", m.parallel_attention);
+  v("tied_embeddings", m.tied_embeddings);
+  v("mla", m.mla);
+  v("moe", m.moe);
+}
+
+// expert_frequency is derived data (loaded from `trace`), never read from or written to JSON.
+template <class V, Is<workload::Routing> S>
+void describe(V& v, S& r) {
+  v("kind", r.kind);
+  v("zipf_s", r.zipf_s);
+  v("dirichlet_alpha", r.dirichlet_alpha);
+  v("seed", r.seed);
+  v("trace", r.trace);
+}
+
+template <class V, Is<workload::Numerics> S>
+void describe(V& v, S& n) {
+  v("weights", n.weights);
+  v("activations", n.activations);
+  v("kv_cache", n.kv_cache);
+}
+
+template <class V, Is<workload::Workload> S>
+void describe(V& v, S& w) {
+  v("batch", w.batch);
+  v("batch_auto", w.batch_auto);
+  v("input_len", w.input_len);
+  v("output_len", w.output_len);
+  v("numerics", w.numerics);
+  v("routing", w.routing);
+}
+
+template <class V, Is<parallel::Plan> S>
+void describe(V& v, S& p) {
+  v("tp", p.tp);
+  v("pp", p.pp);
+  v("dp", p.dp);
+  v("ep", p.ep);
+  v("micro_batches", p.micro_batches);
+}
+
+template <class T>
+void ObjectReader::operator()(std::string_view key, T& member) {
+  known_.emplace_back(key);
+  auto it = object_.find(std::string(key));
+  if (it != object_.end()) read_value(*it, child_path(path_, key), member, issues_);
+}
+
+template <class T>
+void ObjectWriter::operator()(std::string_view key, const T& member) {
+  object[std::string(key)] = write_value(member);
+}
+
+template <Described T>
+void read_value(const Json& j, const std::string& path, T& out, Issues& issues) {
+  if (!j.is_object()) {
+    issues.push_back({path, "expected object, got " + type_text(j), value_text(j), "object"});
+    return;
+  }
+  ObjectReader reader(j, path, issues);
+  describe(reader, out);
+  reader.finish();
+}
+
+template <Described T>
+void read_value(const Json& j, const std::string& path, std::vector<T>& out, Issues& issues) {
+  if (!j.is_array()) {
+    issues.push_back({path, "expected array, got " + type_text(j), value_text(j), "array"});
+    return;
+  }
+  std::vector<T> items(j.size());
+  for (std::size_t i = 0; i < j.size(); ++i) read_value(j[i], child_path(path, i), items[i], issues);
+  out = std::move(items);
+}
+
+template <Described T>
+Json write_value(const T& v) {
+  ObjectWriter writer;
+  describe(writer, v);
+  return std::move(writer.object);
+}
+
+template <Described T>
+Json write_value(const std::vector<T>& v) {
+  Json a = Json::array();
+  for (const auto& item : v) a.push_back(write_value(item));
+  return a;
+}
+
+// Reads `j` (an object) into a default-constructed T. `extra_keys` are accepted and ignored.
+template <Described T>
+T read_object(const Json& j, const std::string& path, Issues& issues,
+              std::initializer_list<std::string_view> extra_keys = {}) {
+  T out{};
+  if (!j.is_object()) {
+    issues.push_back({path, "expected object, got " + type_text(j), value_text(j), "object"});
+    return out;
+  }
+  ObjectReader reader(j, path, issues);
+  reader.allow(extra_keys);
+  describe(reader, out);
+  reader.finish();
+  return out;
+}
+
+}  // namespace stackscope::io::detail

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "sections.hpp"
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+namespace stackscope::io::detail {
+
+namespace {
+
+// Schema migrations in the style of Tiled's format versioning: kMigrations[i] rewrites a
+// document (project or preset of the given kind) from schema_version i+1 to i+2, so an old file
+// is upgraded step by step before parsing. Adding schema_version N+1 means appending one entry.
+using Migration = void (*)(Json& doc, PresetKind kind);
+constexpr std::array<Migration, perf::kSchemaVersion - 1> kMigrations{};
+static_assert(kMigrations.size() == perf::kSchemaVersion - 1,
+              "every schema_version step needs a migration");
+
+}  // namespace
+
+bool check_metadata_and_migrate(Json& doc, PresetKind kind, const std::string& path,
+                                bool version_required, Issues& issues) {
+  bool ok = true;
+  const std::string kind_name(to_string(kind));
+  if (auto it = doc.find("kind"); it != doc.end()) {
+    if (!it->is_string() || it->get_ref<const std::string&>() != kind_name) {
+      issues.push_back({child_path(path, "kind"), "file is not a " + kind_name + " description",
+                        value_text(*it), "\"" + kind_name + "\""});
+      ok = false;
+    }
+  }
+  const std::string allowed_versions =
+      perf::kSchemaVersion == 1 ? std::string("1")
+                                : "integer in [1, " + std::to_string(perf::kSchemaVersion) + "]";
+  auto it = doc.find("schema_version");
+  if (it == doc.end()) {
+    if (version_required) {
+      issues.push_back({child_path(path, "schema_version"), "missing schema_version", "",
+                        allowed_versions});
+      ok = false;
+    }
+    return ok;
+  }
+  const std::string vpath = child_path(path, "schema_version");
+  int version = 0;
+  Issues type_issues;
+  read_value(*it, vpath, version, type_issues);
+  if (!type_issues.empty()) {
+    issues.push_back({vpath, "schema_version must be an integer", value_text(*it),
+                      allowed_versions});
+    return false;
+  }
+  if (version > perf::kSchemaVersion) {
+    issues.push_back({vpath,
+                      "written by a newer StackScope (schema_version " + std::to_string(version) +
+                          "; this build reads up to " + std::to_string(perf::kSchemaVersion) + ")",
+                      std::to_string(version), allowed_versions});
+    return false;
+  }
+  if (version < 1) {
+    issues.push_back({vpath, "invalid schema_version", std::to_string(version), allowed_versions});
+    return false;
+  }
+  for (int v = version; v < perf::kSchemaVersion; ++v) kMigrations[static_cast<std::size_t>(v - 1)](doc, kind);
+  if (version < perf::kSchemaVersion) doc["schema_version"] = perf::kSchemaVersion;
+  return ok;
+}
+
+void deep_merge(Json& base, const Json& patch) {
+  for (const auto& [key, value] : patch.items()) {
+    auto it = base.find(key);
+    if (it != base.end() && it->is_object() && value.is_object())
+      deep_merge(*it, value);
+    else
+      base[key] = value;
+  }
+}
+
+Issue unknown_preset_issue(const PresetRegistry& presets, PresetKind kind, std::string_view id,
+                           const std::string& path) {
+  std::vector<std::string> ids;
+  for (const auto& info : presets.list(kind)) ids.push_back(info.id);
+  return {path, "unknown " + std::string(to_string(kind)) + " preset '" + std::string(id) + "'",
+          "\"" + std::string(id) + "\"",
+          ids.empty() ? std::string("no presets of this kind are registered")
+                      : "one of: " + join(ids)};
+}
+
+namespace {
+
+std::optional<Json> load_preset(const PresetRegistry& presets, PresetKind kind,
+                                std::string_view id, const std::string& path, Issues& issues) {
+  if (!presets.contains(kind, id)) {
+    issues.push_back(unknown_preset_issue(presets, kind, id, path));
+    return std::nullopt;
+  }
+  const std::string where = std::string(to_string(kind)) + " preset '" + std::string(id) + "'";
+  auto doc = parse_json_text(presets.json_text(kind, id), where, path, issues);
+  if (!doc) return std::nullopt;
+  if (!doc->is_object()) {
+    issues.push_back({path, where + " is not a JSON object", value_text(*doc), "object"});
+    return std::nullopt;
+  }
+  if (!check_metadata_and_migrate(*doc, kind, path, false, issues)) return std::nullopt;
+  return doc;
+}
+
+}  // namespace
+
+std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kind,
+                                               const std::string& path,
+                                               const PresetRegistry& presets, Issues& issues) {
+  if (value.is_string()) {
+    const auto& id = value.get_ref<const std::string&>();
+    auto doc = load_preset(presets, kind, id, path, issues);
+    if (!doc) return std::nullopt;
+    return ResolvedSection{std::move(*doc), id};
+  }
+  if (!value.is_object()) {
+    issues.push_back({path,
+                      "expected a " + std::string(to_string(kind)) +
+                          " preset id (string) or an object, got " + type_text(value),
+                      value_text(value), "preset id, object, or {\"base\": id, ...overrides}"});
+    return std::nullopt;
+  }
+  auto base = value.find("base");
+  if (base == value.end()) {
+    Json doc = value;
+    if (!check_metadata_and_migrate(doc, kind, path, false, issues)) return std::nullopt;
+    return ResolvedSection{std::move(doc), {}};
+  }
+  if (!base->is_string()) {
+    issues.push_back({child_path(path, "base"), "expected preset id string, got " + type_text(*base),
+                      value_text(*base), "a " + std::string(to_string(kind)) + " preset id"});
+    return std::nullopt;
+  }
+  const auto& id = base->get_ref<const std::string&>();
+  auto doc = load_preset(presets, kind, id, child_path(path, "base"), issues);
+  if (!doc) return std::nullopt;
+  Json patch = value;
+  patch.erase("base");
+  // The overrides live in the enclosing document, whose version was already checked.
+  deep_merge(*doc, patch);
+  if (!check_metadata_and_migrate(*doc, kind, path, false, issues)) return std::nullopt;
+  return ResolvedSection{std::move(*doc), id};
+}
+
+hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  auto h = read_object<hw::Hardware>(s.doc, path, issues, {"kind", "schema_version", "notes"});
+  if (h.id.empty()) h.id = s.preset_id;
+  return h;
+}
+
+hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  auto sys =
+      read_object<hw::System>(s.doc, path, issues, {"kind", "schema_version", "notes", "source"});
+  if (sys.id.empty()) sys.id = s.preset_id;
+  return sys;
+}
+
+workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  auto m = read_object<workload::Model>(s.doc, path, issues, {"kind", "schema_version", "notes"});
+  if (m.id.empty()) m.id = s.preset_id;
+  return m;
+}
+
+std::string read_text_file(const std::filesystem::path& file, const std::string& path) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    std::error_code ec;
+    const bool exists = std::filesystem::exists(file, ec);
+    throw ConfigError({{path, exists ? "cannot read file '" + file.string() + "'"
+                                     : "file not found: '" + file.string() + "'",
+                        "", ""}});
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw ConfigError({{path, "error reading file '" + file.string() + "'", "", ""}});
+  return std::move(ss).str();
+}
+
+}  // namespace stackscope::io::detail

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Private to core/io: preset/section resolution shared by the registry and the project parser.
+// A section is a preset id ("h100-sxm"), an inline object, or {"base": "<id>", ...overrides}.
+#include <optional>
+#include <string>
+
+#include "mapping.hpp"
+#include "stackscope/io/project.hpp"
+
+namespace stackscope::io::detail {
+
+// Checks "kind" (must equal `kind` if present) and "schema_version" (1..kSchemaVersion;
+// required for projects) and migrates an older document in place to the current version.
+// Returns false if the document cannot be interpreted.
+bool check_metadata_and_migrate(Json& doc, PresetKind kind, const std::string& path,
+                                bool version_required, Issues& issues);
+
+// Recursively overrides `base` with `patch`: objects merge key by key, everything else
+// (numbers, strings, arrays such as system.levels) is replaced.
+void deep_merge(Json& base, const Json& patch);
+
+// Issue for an unknown preset id, listing the known ids of that kind.
+Issue unknown_preset_issue(const PresetRegistry& presets, PresetKind kind, std::string_view id,
+                           const std::string& path);
+
+struct ResolvedSection {
+  Json doc;               // merged, migrated object ready for read_object
+  std::string preset_id;  // preset it came from ("" for inline objects)
+};
+
+// Resolves `value` (id string | object | object with "base") into one object.
+std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kind,
+                                               const std::string& path,
+                                               const PresetRegistry& presets, Issues& issues);
+
+hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues);
+hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues);
+workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues);
+
+// Whole-file text helper: throws ConfigError naming the file when it cannot be read.
+std::string read_text_file(const std::filesystem::path& file, const std::string& path);
+
+}  // namespace stackscope::io::detail

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Semantic validation of a design (see validate.hpp). Paths are JSON pointers into the
+// project file written by core/io (keys = member names), so the GUI can show an issue beside
+// its field and the CLI can print it.
+#include "stackscope/perf/validate.hpp"
+
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "stackscope/common/units.hpp"
+#include "stackscope/perf/evaluator.hpp"
+
+namespace stackscope::perf {
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string num(int v) { return std::to_string(v); }
+
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / units::kGiB);
+  return buf;
+}
+
+class Checker {
+ public:
+  std::vector<Issue> issues;
+
+  void add(std::string path, std::string message, std::string value, std::string allowed) {
+    issues.push_back({std::move(path), std::move(message), std::move(value), std::move(allowed)});
+  }
+
+  // Sizes and counts: integer >= min.
+  bool at_least(const std::string& path, int v, int min = 1) {
+    if (v >= min) return true;
+    add(path, min == 1 ? "must be at least 1" : "must be at least " + num(min), num(v),
+        "integer >= " + num(min));
+    return false;
+  }
+
+  bool positive(const std::string& path, double v) {
+    if (std::isfinite(v) && v > 0) return true;
+    add(path, std::isfinite(v) ? "must be positive" : "must be a finite number", num(v),
+        "finite number > 0");
+    return false;
+  }
+
+  bool non_negative(const std::string& path, double v) {
+    if (std::isfinite(v) && v >= 0) return true;
+    add(path, std::isfinite(v) ? "must not be negative" : "must be a finite number", num(v),
+        "finite number >= 0");
+    return false;
+  }
+
+  // Achieved fractions of a peak: 0 would make times infinite, > 1 would beat the peak.
+  bool fraction(const std::string& path, double v) {
+    if (std::isfinite(v) && v > 0 && v <= 1) return true;
+    add(path, "must be a fraction in (0, 1]", num(v), "number in (0, 1]");
+    return false;
+  }
+};
+
+void check_compute(Checker& c, const hw::ComputeDie& d) {
+  const std::string p = "/hardware/compute";
+  c.at_least(p + "/cores", d.cores);
+  c.positive(p + "/clock_GHz", d.clock_GHz);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp16", d.matrix_flops_per_cycle_fp16);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp8", d.matrix_flops_per_cycle_fp8);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp4", d.matrix_flops_per_cycle_fp4);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp32", d.matrix_flops_per_cycle_fp32);
+  // The vector unit is the fallback for every unsupported matrix precision.
+  c.positive(p + "/vector_flops_per_cycle", d.vector_flops_per_cycle);
+  c.positive(p + "/sram_per_core_KiB", d.sram_per_core_KiB);
+  c.positive(p + "/sram_bw_bytes_per_cycle_per_core", d.sram_bw_bytes_per_cycle_per_core);
+  c.non_negative(p + "/shared_buffer_MiB", d.shared_buffer_MiB);
+  c.at_least(p + "/mma_tile_m", d.mma_tile_m);
+  c.at_least(p + "/mma_tile_n", d.mma_tile_n);
+  c.fraction(p + "/matmul_efficiency", d.matmul_efficiency);
+  c.fraction(p + "/attention_efficiency", d.attention_efficiency);
+  c.non_negative(p + "/kernel_launch_us", d.kernel_launch_us);
+  c.positive(p + "/area_per_core_mm2", d.area_per_core_mm2);
+  c.positive(p + "/die_area_mm2", d.die_area_mm2);
+}
+
+void check_memory(Checker& c, const hw::Memory& m) {
+  const std::string p = "/hardware/memory";
+  c.non_negative(p + "/reserved_GiB", m.reserved_GiB);
+  // SRAM-only devices (wafer-scale) have no DRAM: its fields are unused.
+  if (m.kind == hw::MemoryKind::sram_only) return;
+  c.at_least(p + "/stacks", m.stacks);
+  const bool total_ok = c.at_least(p + "/layers_total", m.layers_total);
+  if (c.at_least(p + "/layers_connected", m.layers_connected) && total_ok &&
+      m.layers_connected > m.layers_total) {
+    c.add(p + "/layers_connected", "more connected layers than layers in the stack",
+          num(m.layers_connected), "integer in [1, layers_total = " + num(m.layers_total) + "]");
+  }
+  c.at_least(p + "/channels_per_layer", m.channels_per_layer);
+  c.at_least(p + "/banks_per_channel", m.banks_per_channel);
+  c.positive(p + "/bytes_per_transfer", m.bytes_per_transfer);
+  c.positive(p + "/transfers_per_clock", m.transfers_per_clock);
+  c.positive(p + "/clock_MHz", m.clock_MHz);
+  const bool row_ok = c.positive(p + "/row_bytes", m.row_bytes);
+  if (c.positive(p + "/sector_bytes", m.sector_bytes) && row_ok && m.sector_bytes > m.row_bytes)
+    c.add(p + "/sector_bytes", "a sector cannot be larger than a row", num(m.sector_bytes),
+          "number in (0, row_bytes = " + num(m.row_bytes) + "]");
+  c.positive(p + "/cycles_per_sector", m.cycles_per_sector);
+  const std::string t = p + "/timing";
+  c.positive(t + "/tRCD_ns", m.timing.tRCD_ns);
+  c.positive(t + "/tRP_ns", m.timing.tRP_ns);
+  c.positive(t + "/tRAS_ns", m.timing.tRAS_ns);
+  c.positive(t + "/tFAW_ns", m.timing.tFAW_ns);
+  c.positive(t + "/tRRD_ns", m.timing.tRRD_ns);
+  const bool refi_ok = c.positive(t + "/tREFI_ns", m.timing.tREFI_ns);
+  // Refresh overhead is tRFC/tREFI; at >= 1 the device would do nothing but refresh.
+  if (c.non_negative(t + "/tRFC_ns", m.timing.tRFC_ns) && refi_ok &&
+      m.timing.tRFC_ns >= m.timing.tREFI_ns)
+    c.add(t + "/tRFC_ns", "refresh would take the whole refresh interval", num(m.timing.tRFC_ns),
+          "number in [0, tREFI_ns = " + num(m.timing.tREFI_ns) + ")");
+  c.non_negative(t + "/tWTR_ns", m.timing.tWTR_ns);
+  c.non_negative(t + "/tCCD_ns", m.timing.tCCD_ns);
+  c.positive(p + "/capacity_per_layer_GiB", m.capacity_per_layer_GiB);
+  c.non_negative(p + "/round_trip_latency_ns", m.round_trip_latency_ns);
+  c.fraction(p + "/utilisation_cap", m.utilisation_cap);
+  c.non_negative(p + "/energy_pJ_per_bit", m.energy_pJ_per_bit);
+  if (m.kind == hw::MemoryKind::stacked_3d) {
+    const std::string v = p + "/vertical";
+    c.positive(v + "/pitch_um", m.vertical.pitch_um);
+    c.fraction(v + "/signal_fraction", m.vertical.signal_fraction);
+    c.positive(v + "/gbps_per_link", m.vertical.gbps_per_link);
+    c.non_negative(v + "/energy_pJ_per_bit", m.vertical.energy_pJ_per_bit);
+    c.non_negative(v + "/keepout_um2", m.vertical.keepout_um2);
+  }
+}
+
+void check_hardware(Checker& c, const hw::Hardware& h) {
+  check_compute(c, h.compute);
+  check_memory(c, h.memory);
+  const std::string n = "/hardware/noc";
+  c.at_least(n + "/mesh_x", h.noc.mesh_x);
+  c.at_least(n + "/mesh_y", h.noc.mesh_y);
+  c.positive(n + "/link_GBps", h.noc.link_GBps);
+  c.non_negative(n + "/hop_latency_ns", h.noc.hop_latency_ns);
+  const std::string e = "/hardware/energy";
+  c.non_negative(e + "/pJ_per_flop_fp16", h.energy.pJ_per_flop_fp16);
+  c.non_negative(e + "/pJ_per_flop_fp8", h.energy.pJ_per_flop_fp8);
+  c.non_negative(e + "/pJ_per_flop_fp4", h.energy.pJ_per_flop_fp4);
+  c.non_negative(e + "/pJ_per_flop_fp32", h.energy.pJ_per_flop_fp32);
+  c.non_negative(e + "/sram_pJ_per_byte", h.energy.sram_pJ_per_byte);
+  c.non_negative(e + "/noc_pJ_per_bit_per_hop", h.energy.noc_pJ_per_bit_per_hop);
+  const bool tdp_ok = c.positive(e + "/tdp_W", h.energy.tdp_W);
+  // The power wall scales clocks (cubic law), which cannot remove static power.
+  if (c.non_negative(e + "/static_power_W", h.energy.static_power_W) && tdp_ok &&
+      h.energy.static_power_W >= h.energy.tdp_W)
+    c.add(e + "/static_power_W", "static power alone reaches the TDP",
+          num(h.energy.static_power_W), "number in [0, tdp_W = " + num(h.energy.tdp_W) + ")");
+  c.non_negative("/hardware/runtime_reserved_GiB", h.runtime_reserved_GiB);
+}
+
+void check_system(Checker& c, const hw::System& s) {
+  const bool devices_ok = c.at_least("/system/devices", s.devices);
+  double capacity = 1;
+  bool unbounded = false;
+  for (std::size_t i = 0; i < s.levels.size(); ++i) {
+    const auto& l = s.levels[i];
+    const std::string p = "/system/levels/" + std::to_string(i);
+    const bool outermost = i + 1 == s.levels.size();
+    if (outermost && l.size == 0) {
+      unbounded = true;  // "as many as needed"
+    } else if (l.size < 1) {
+      c.add(p + "/size", outermost ? "must be at least 1, or 0 for 'as many as needed'"
+                                   : "must be at least 1 (only the outermost level may be 0)",
+            num(l.size), outermost ? "integer >= 0" : "integer >= 1");
+      unbounded = true;  // capacity unknown; do not pile a second issue on it
+    } else {
+      capacity *= l.size;
+    }
+    c.positive(p + "/link_GBps", l.link_GBps);
+    c.non_negative(p + "/latency_us", l.latency_us);
+    c.fraction(p + "/efficiency", l.efficiency);
+    c.non_negative(p + "/energy_pJ_per_bit", l.energy_pJ_per_bit);
+  }
+  if (devices_ok && !unbounded && capacity < s.devices) {
+    c.add(s.levels.empty() ? "/system/devices" : "/system/levels",
+          s.levels.empty()
+              ? "no network levels connect the " + num(s.devices) + " devices"
+              : "the network levels connect at most " + num(capacity) + " devices, not " +
+                    num(s.devices),
+          num(s.devices),
+          "product of level sizes >= devices (or outermost size 0 = as many as needed)");
+  }
+}
+
+bool is_moe(const workload::Model& m) { return m.moe.experts > 0; }
+
+void check_model(Checker& c, const workload::Model& m, const parallel::Plan& plan) {
+  const std::string p = "/model";
+  c.at_least(p + "/layers", m.layers);
+  c.at_least(p + "/hidden", m.hidden);
+  const bool heads_ok = c.at_least(p + "/heads", m.heads);
+  const bool kv_ok = c.at_least(p + "/kv_heads", m.kv_heads);
+  c.at_least(p + "/head_dim", m.head_dim);
+  c.at_least(p + "/vocab", m.vocab);
+  const bool moe = is_moe(m);
+  // Pure-MoE models (no leading dense layers) never use the dense FFN size.
+  const bool dense_ffn_used = !moe || m.moe.first_dense_layers > 0;
+  if (dense_ffn_used)
+    c.at_least(p + "/ffn_dim", m.ffn_dim);
+  else
+    c.at_least(p + "/ffn_dim", m.ffn_dim, 0);
+
+  const int tp = plan.tp;
+  const bool tp_ok = tp >= 1;
+  using workload::AttentionKind;
+  if (heads_ok && kv_ok) {
+    if (m.attention == AttentionKind::mha && m.kv_heads != m.heads)
+      c.add(p + "/kv_heads", "multi-head attention has one KV head per query head",
+            num(m.kv_heads), "heads = " + num(m.heads) + " (use attention \"gqa\" for fewer)");
+    if (m.attention == AttentionKind::gqa && m.heads % m.kv_heads != 0)
+      c.add(p + "/kv_heads", "query heads must divide evenly into KV-head groups", num(m.kv_heads),
+            "a divisor of heads = " + num(m.heads));
+  }
+  if (heads_ok && tp_ok && m.heads % tp != 0)
+    c.add("/parallel/tp", "tensor parallelism splits attention heads: heads % tp != 0", num(tp),
+          "a divisor of heads = " + num(m.heads));
+  // KV heads are split over TP ranks, or replicated when tp > kv_heads (Megatron GQA).
+  // MLA's latent KV is shared by all heads, so kv_heads does not constrain tp.
+  if (kv_ok && tp_ok && m.attention != AttentionKind::mla && m.kv_heads % tp != 0 &&
+      tp % m.kv_heads != 0)
+    c.add("/parallel/tp", "KV heads can be neither split nor replicated evenly over tp ranks",
+          num(tp), "a divisor or multiple of kv_heads = " + num(m.kv_heads));
+  if (dense_ffn_used && tp_ok && m.ffn_dim >= 1 && m.ffn_dim % tp != 0)
+    c.add("/parallel/tp", "tensor parallelism splits FFN columns: ffn_dim % tp != 0", num(tp),
+          "a divisor of ffn_dim = " + num(m.ffn_dim));
+
+  if (m.attention == AttentionKind::mla) {
+    const std::string a = p + "/mla";
+    c.at_least(a + "/q_lora_rank", m.mla.q_lora_rank, 0);
+    c.at_least(a + "/kv_lora_rank", m.mla.kv_lora_rank);
+    c.at_least(a + "/qk_nope_head_dim", m.mla.qk_nope_head_dim);
+    c.at_least(a + "/qk_rope_head_dim", m.mla.qk_rope_head_dim);
+    c.at_least(a + "/v_head_dim", m.mla.v_head_dim);
+  }
+
+  const std::string e = p + "/moe";
+  c.at_least(e + "/experts", m.moe.experts, 0);
+  if (!moe) return;
+  if (m.moe.top_k < 1 || m.moe.top_k > m.moe.experts)
+    c.add(e + "/top_k", "each token must select between 1 and all experts", num(m.moe.top_k),
+          "integer in [1, experts = " + num(m.moe.experts) + "]");
+  c.at_least(e + "/shared_experts", m.moe.shared_experts, 0);
+  if (c.at_least(e + "/expert_ffn_dim", m.moe.expert_ffn_dim) && tp_ok &&
+      m.moe.expert_ffn_dim % tp != 0)
+    c.add("/parallel/tp", "each expert is split tp ways: expert_ffn_dim % tp != 0", num(tp),
+          "a divisor of expert_ffn_dim = " + num(m.moe.expert_ffn_dim));
+  if (c.at_least(e + "/shared_expert_ffn_dim", m.moe.shared_expert_ffn_dim, 0) && tp_ok &&
+      m.moe.shared_experts > 0 && m.moe.shared_expert_ffn_dim % tp != 0)
+    c.add("/parallel/tp", "shared experts are split tp ways: shared_expert_ffn_dim % tp != 0",
+          num(tp), "a divisor of shared_expert_ffn_dim = " + num(m.moe.shared_expert_ffn_dim));
+  if (m.layers >= 1 && (m.moe.first_dense_layers < 0 || m.moe.first_dense_layers >= m.layers))
+    c.add(e + "/first_dense_layers", "an MoE model needs at least one MoE layer",
+          num(m.moe.first_dense_layers), "integer in [0, layers - 1 = " + num(m.layers - 1) + "]");
+}
+
+void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m,
+                const hw::System& s) {
+  const bool ok = c.at_least("/parallel/tp", plan.tp) & c.at_least("/parallel/pp", plan.pp) &
+                  c.at_least("/parallel/dp", plan.dp) & c.at_least("/parallel/ep", plan.ep);
+  c.at_least("/parallel/micro_batches", plan.micro_batches, 0);
+  if (!ok) return;
+  const long long product =
+      1LL * plan.tp * plan.pp * plan.dp * plan.ep;  // long long: no overflow on silly inputs
+  if (product != s.devices)
+    c.add("/parallel",
+          "tp x pp x dp x ep = " + num(plan.tp) + " x " + num(plan.pp) + " x " + num(plan.dp) +
+              " x " + num(plan.ep) + " = " + std::to_string(product) +
+              " does not match system.devices = " + num(s.devices),
+          std::to_string(product), "tp x pp x dp x ep == system.devices = " + num(s.devices));
+  if (m.layers >= 1 && plan.pp > m.layers)
+    c.add("/parallel/pp", "more pipeline stages than layers", num(plan.pp),
+          "integer in [1, layers = " + num(m.layers) + "]");
+  if (plan.ep > 1 && !is_moe(m))
+    c.add("/parallel/ep", "expert parallelism needs an MoE model (model.moe.experts > 0)",
+          num(plan.ep), "1 for a dense model");
+  if (plan.ep > 1 && is_moe(m) && m.moe.experts % plan.ep != 0)
+    c.add("/parallel/ep", "experts must spread evenly over ep ranks: experts % ep != 0",
+          num(plan.ep), "a divisor of experts = " + num(m.moe.experts));
+}
+
+void check_workload(Checker& c, const workload::Workload& w, const workload::Model& m) {
+  const std::string p = "/workload";
+  if (!w.batch_auto) c.at_least(p + "/batch", w.batch);
+  c.at_least(p + "/input_len", w.input_len);
+  c.at_least(p + "/output_len", w.output_len);
+  // Routing only matters for MoE models.
+  if (!is_moe(m)) return;
+  const auto& r = w.routing;
+  const std::string rp = p + "/routing";
+  using workload::RoutingKind;
+  if (r.kind == RoutingKind::zipf) c.positive(rp + "/zipf_s", r.zipf_s);
+  if (r.kind == RoutingKind::dirichlet) c.positive(rp + "/dirichlet_alpha", r.dirichlet_alpha);
+  if (r.kind != RoutingKind::trace) return;
+  const auto& f = r.expert_frequency;
+  const int moe_layers = m.layers - std::max(0, m.moe.first_dense_layers);
+  if (f.empty()) {
+    c.add(rp + "/trace", "routing kind 'trace' but no expert frequencies were loaded",
+          "\"" + r.trace + "\"", "a routing trace file (reference/moe-traces format)");
+    return;
+  }
+  if (f.size() != 1 && static_cast<int>(f.size()) != moe_layers)
+    c.add(rp + "/trace", "the trace has " + std::to_string(f.size()) + " layers, the model " +
+                             num(moe_layers) + " MoE layers",
+          std::to_string(f.size()), "1 or " + num(moe_layers) + " layers");
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const auto& row = f[i];
+    const std::string at = " (trace layer " + std::to_string(i) + ")";
+    if (static_cast<int>(row.size()) != m.moe.experts) {
+      c.add(rp + "/trace", "wrong number of experts" + at, std::to_string(row.size()),
+            "experts = " + num(m.moe.experts));
+      return;
+    }
+    double sum = 0;
+    bool finite = true;
+    for (double v : row) {
+      finite = finite && std::isfinite(v) && v >= 0;
+      sum += v;
+    }
+    if (!finite) {
+      c.add(rp + "/trace", "expert frequencies must be finite and >= 0" + at, "", ">= 0");
+      return;
+    }
+    // Each token selects top_k experts, so the fractions of tokens per expert sum to top_k.
+    if (std::abs(sum - m.moe.top_k) > 1e-6 * std::max(1, m.moe.top_k)) {
+      c.add(rp + "/trace", "expert frequencies sum to " + num(sum) + " instead of top_k" + at,
+            num(sum), "top_k = " + num(m.moe.top_k));
+      return;
+    }
+  }
+}
+
+void check_memory_fit(Checker& c, const Design& d) {
+  if (d.workload.batch_auto) return;  // evaluate() picks the batch and flags kZeroBatch
+  const MemoryFootprint f = memory_footprint(d, d.workload.batch);
+  if (!(f.total() > f.capacity)) return;
+  const int fits = max_batch_that_fits(d);
+  const std::string need = "batch " + num(d.workload.batch) + " needs " + gib(f.total()) +
+                           " per device (weights " + gib(f.weights) + ", KV cache " +
+                           gib(f.kv_cache) + ", activations " + gib(f.activations) +
+                           ", reserved " + gib(f.reserved) + ") but a device holds " +
+                           gib(f.capacity);
+  if (fits >= 1)
+    c.add("/workload/batch", need + "; the largest batch that fits is " + num(fits),
+          num(d.workload.batch), "integer in [1, " + num(fits) + "] (or batch_auto)");
+  else
+    c.add("/workload/batch",
+          need + "; not even batch 1 fits: add devices, use more tp/pp/ep, or a smaller "
+                 "precision",
+          num(d.workload.batch), "no batch fits this design");
+}
+
+}  // namespace
+
+std::vector<Issue> validate(const Design& d) {
+  Checker c;
+  check_hardware(c, d.hardware);
+  check_system(c, d.system);
+  check_model(c, d.model, d.parallel);
+  check_plan(c, d.parallel, d.model, d.system);
+  check_workload(c, d.workload, d.model);
+  // The footprint model assumes everything above holds (e.g. no division by tp = 0).
+  if (c.issues.empty()) check_memory_fit(c, d);
+  return std::move(c.issues);
+}
+
+}  // namespace stackscope::perf

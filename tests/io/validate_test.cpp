@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// perf::validate(): every semantic check names the project-JSON path of the field and the
+// allowed range. Designs are built in code (no JSON), so this links only core_perf.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/validate.hpp"
+
+namespace stackscope::perf {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// The struct defaults: an H100-like device running a Llama-2-7B-shaped model at batch 1.
+Design baseline() { return Design{}; }
+
+// A 4-device MoE design (8 experts, top-2, GQA 32/8) that validates.
+Design moe_design() {
+  Design d;
+  d.system.devices = 4;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.system.levels[0].size = 4;
+  d.model.attention = workload::AttentionKind::gqa;
+  d.model.kv_heads = 8;
+  d.model.ffn_dim = 0;
+  d.model.moe.experts = 8;
+  d.model.moe.top_k = 2;
+  d.model.moe.expert_ffn_dim = 14336;
+  d.parallel.tp = 2;
+  d.parallel.ep = 2;
+  return d;
+}
+
+Issue only_issue(const Design& d, const std::string& path) {
+  const auto issues = validate(d);
+  EXPECT_EQ(issues.size(), 1u) << format_issues(issues);
+  auto it = std::find_if(issues.begin(), issues.end(), [&](auto& i) { return i.path == path; });
+  if (it == issues.end()) {
+    ADD_FAILURE() << "no issue at " << path << "; got:\n" << format_issues(issues);
+    return {};
+  }
+  return *it;
+}
+
+TEST(Validate, DefaultsAndTheMoeExampleAreValid) {
+  EXPECT_TRUE(validate(baseline()).empty()) << format_issues(validate(baseline()));
+  EXPECT_TRUE(validate(moe_design()).empty()) << format_issues(validate(moe_design()));
+}
+
+TEST(Validate, SizesMustBeAtLeastOne) {
+  const std::vector<std::pair<std::string, void (*)(Design&)>> cases = {
+      {"/hardware/compute/cores", [](Design& d) { d.hardware.compute.cores = 0; }},
+      {"/hardware/compute/mma_tile_n", [](Design& d) { d.hardware.compute.mma_tile_n = -1; }},
+      {"/hardware/memory/stacks", [](Design& d) { d.hardware.memory.stacks = 0; }},
+      {"/hardware/memory/channels_per_layer",
+       [](Design& d) { d.hardware.memory.channels_per_layer = 0; }},
+      {"/hardware/memory/banks_per_channel",
+       [](Design& d) { d.hardware.memory.banks_per_channel = 0; }},
+      {"/hardware/noc/mesh_x", [](Design& d) { d.hardware.noc.mesh_x = 0; }},
+      {"/model/layers", [](Design& d) { d.model.layers = 0; }},
+      {"/model/hidden", [](Design& d) { d.model.hidden = -4096; }},
+      {"/model/head_dim", [](Design& d) { d.model.head_dim = 0; }},
+      {"/model/vocab", [](Design& d) { d.model.vocab = 0; }},
+      {"/model/ffn_dim", [](Design& d) { d.model.ffn_dim = 0; }},
+      {"/system/devices", [](Design& d) { d.system.devices = 0; }},
+      {"/workload/input_len", [](Design& d) { d.workload.input_len = 0; }},
+      {"/workload/output_len", [](Design& d) { d.workload.output_len = 0; }},
+      {"/workload/batch", [](Design& d) { d.workload.batch = 0; }},
+  };
+  for (const auto& [path, mutate] : cases) {
+    Design d = baseline();
+    mutate(d);
+    const auto issues = validate(d);
+    auto it = std::find_if(issues.begin(), issues.end(), [&](auto& i) { return i.path == path; });
+    ASSERT_NE(it, issues.end()) << path << ":\n" << format_issues(issues);
+    EXPECT_EQ(it->allowed, "integer >= 1") << path;
+    EXPECT_TRUE(contains(format_issue(*it), "allowed: integer >= 1")) << format_issue(*it);
+  }
+}
+
+TEST(Validate, RatesMustBePositiveAndFinite) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {0.0, -1.0, nan, inf}) {
+    Design d = baseline();
+    d.hardware.compute.clock_GHz = bad;
+    const auto i = only_issue(d, "/hardware/compute/clock_GHz");
+    EXPECT_EQ(i.allowed, "finite number > 0");
+  }
+  Design d = baseline();
+  d.hardware.memory.clock_MHz = -5;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/clock_MHz").value, "-5");
+  d = baseline();
+  d.hardware.memory.timing.tFAW_ns = nan;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/timing/tFAW_ns").message, "must be a finite number");
+  d = baseline();
+  d.hardware.memory.reserved_GiB = -1;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/reserved_GiB").allowed, "finite number >= 0");
+}
+
+TEST(Validate, FractionsMustBeInZeroOne) {
+  const std::vector<std::pair<std::string, void (*)(Design&, double)>> cases = {
+      {"/hardware/compute/matmul_efficiency",
+       [](Design& d, double v) { d.hardware.compute.matmul_efficiency = v; }},
+      {"/hardware/compute/attention_efficiency",
+       [](Design& d, double v) { d.hardware.compute.attention_efficiency = v; }},
+      {"/hardware/memory/utilisation_cap",
+       [](Design& d, double v) { d.hardware.memory.utilisation_cap = v; }},
+      {"/hardware/memory/vertical/signal_fraction",
+       [](Design& d, double v) {
+         d.hardware.memory.kind = hw::MemoryKind::stacked_3d;
+         d.hardware.memory.vertical.signal_fraction = v;
+       }},
+      {"/system/levels/0/efficiency",
+       [](Design& d, double v) {
+         d.system.levels = {hw::NetworkLevel{}};
+         d.system.levels[0].efficiency = v;
+       }},
+  };
+  for (const auto& [path, set] : cases) {
+    for (double bad : {0.0, 1.5, -0.1, std::numeric_limits<double>::quiet_NaN()}) {
+      Design d = baseline();
+      set(d, bad);
+      EXPECT_EQ(only_issue(d, path).allowed, "number in (0, 1]") << path << " = " << bad;
+    }
+    Design d = baseline();
+    set(d, 1.0);
+    EXPECT_TRUE(validate(d).empty()) << path;
+  }
+}
+
+TEST(Validate, LayersConnectedWithinTheStack) {
+  Design d = baseline();
+  d.hardware.memory.layers_connected = 9;
+  const auto i = only_issue(d, "/hardware/memory/layers_connected");
+  EXPECT_EQ(i.allowed, "integer in [1, layers_total = 8]");
+  d.hardware.memory.layers_connected = 0;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/layers_connected").allowed, "integer >= 1");
+}
+
+TEST(Validate, SramOnlyDevicesIgnoreDramFields) {
+  Design d = baseline();
+  d.hardware.memory.kind = hw::MemoryKind::sram_only;
+  d.hardware.memory.stacks = 0;
+  d.hardware.memory.clock_MHz = 0;
+  // The model does not fit in on-die SRAM; that is the only issue left.
+  const auto issues = validate(d);
+  for (const auto& i : issues) EXPECT_EQ(i.path, "/workload/batch") << format_issue(i);
+}
+
+TEST(Validate, DeviceCountMustMatchThePlan) {
+  Design d = baseline();
+  d.parallel.tp = 2;
+  d.parallel.pp = 2;
+  const auto i = only_issue(d, "/parallel");
+  EXPECT_TRUE(contains(i.message, "tp x pp x dp x ep = 2 x 2 x 1 x 1 = 4")) << i.message;
+  EXPECT_TRUE(contains(i.message, "system.devices = 1")) << i.message;
+  EXPECT_EQ(i.allowed, "tp x pp x dp x ep == system.devices = 1");
+}
+
+TEST(Validate, HeadsMustSplitOverTp) {
+  Design d = baseline();
+  d.system.devices = 3;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.parallel.tp = 3;
+  const auto issues = validate(d);
+  const auto heads = std::find_if(issues.begin(), issues.end(),
+                                  [](auto& i) { return contains(i.message, "heads % tp"); });
+  ASSERT_NE(heads, issues.end()) << format_issues(issues);
+  EXPECT_EQ(heads->path, "/parallel/tp");
+  EXPECT_EQ(heads->value, "3");
+  EXPECT_EQ(heads->allowed, "a divisor of heads = 32");
+  // 32 kv heads and ffn 11008 are not divisible by 3 either: all reported.
+  EXPECT_EQ(std::count_if(issues.begin(), issues.end(),
+                          [](auto& i) { return i.path == "/parallel/tp"; }),
+            3);
+}
+
+TEST(Validate, GqaAndKvHeadSplits) {
+  Design d = moe_design();
+  d.model.kv_heads = 5;
+  EXPECT_EQ(validate(d).front().path, "/model/kv_heads");
+  EXPECT_TRUE(contains(validate(d).front().allowed, "a divisor of heads = 32"));
+  // tp = 4 > kv_heads = 2: each KV head replicated twice, allowed.
+  d = moe_design();
+  d.model.kv_heads = 2;
+  d.parallel = {4, 1, 1, 1, 0};
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  // MHA means kv_heads == heads.
+  d = baseline();
+  d.model.kv_heads = 8;
+  EXPECT_TRUE(contains(only_issue(d, "/model/kv_heads").allowed, "heads = 32"));
+}
+
+TEST(Validate, MoeChecks) {
+  Design d = moe_design();
+  d.model.moe.top_k = 9;
+  EXPECT_EQ(only_issue(d, "/model/moe/top_k").allowed, "integer in [1, experts = 8]");
+  d.model.moe.top_k = 0;
+  EXPECT_EQ(only_issue(d, "/model/moe/top_k").allowed, "integer in [1, experts = 8]");
+
+  d = moe_design();
+  d.model.moe.expert_ffn_dim = 14335;
+  EXPECT_EQ(only_issue(d, "/parallel/tp").allowed, "a divisor of expert_ffn_dim = 14335");
+
+  d = moe_design();
+  d.system.devices = 3;
+  d.system.levels[0].size = 3;
+  d.parallel = {1, 1, 1, 3, 0};
+  EXPECT_EQ(only_issue(d, "/parallel/ep").allowed, "a divisor of experts = 8");
+
+  d = baseline();  // dense
+  d.system.devices = 2;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.parallel.ep = 2;
+  EXPECT_TRUE(contains(only_issue(d, "/parallel/ep").message, "needs an MoE model"));
+
+  d = moe_design();
+  d.model.ffn_dim = 14336;
+  d.model.moe.first_dense_layers = 32;
+  EXPECT_EQ(only_issue(d, "/model/moe/first_dense_layers").allowed,
+            "integer in [0, layers - 1 = 31]");
+  // With leading dense layers the dense FFN size matters again.
+  d.model.ffn_dim = 0;
+  d.model.moe.first_dense_layers = 1;
+  EXPECT_EQ(only_issue(d, "/model/ffn_dim").allowed, "integer >= 1");
+}
+
+TEST(Validate, PipelineStagesAtMostLayers) {
+  Design d = baseline();
+  d.model.layers = 2;
+  d.system.devices = 4;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.parallel.pp = 4;
+  EXPECT_EQ(only_issue(d, "/parallel/pp").allowed, "integer in [1, layers = 2]");
+}
+
+TEST(Validate, MlaRanks) {
+  Design d = baseline();
+  d.model.attention = workload::AttentionKind::mla;
+  d.model.mla.kv_lora_rank = 0;
+  EXPECT_EQ(only_issue(d, "/model/mla/kv_lora_rank").allowed, "integer >= 1");
+  d.model.mla.kv_lora_rank = 512;
+  d.model.mla.q_lora_rank = -1;
+  EXPECT_EQ(only_issue(d, "/model/mla/q_lora_rank").allowed, "integer >= 0");
+  d.model.mla.q_lora_rank = 0;  // queries projected directly: allowed
+  d.model.kv_heads = 7;         // MLA does not use kv_heads for the tp split
+  d.model.attention = workload::AttentionKind::mla;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+}
+
+TEST(Validate, NetworkLevels) {
+  Design d = baseline();
+  d.system.devices = 16;
+  d.parallel.dp = 16;
+  EXPECT_TRUE(contains(only_issue(d, "/system/devices").message, "no network levels"));
+
+  d.system.levels = {hw::NetworkLevel{}, hw::NetworkLevel{}};
+  d.system.levels[0].size = 8;
+  d.system.levels[1].size = 0;  // outermost: as many as needed
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.system.levels[1].size = 2;
+  EXPECT_TRUE(validate(d).empty());
+  d.system.levels[1].size = 1;
+  EXPECT_TRUE(contains(only_issue(d, "/system/levels").message, "at most 8 devices, not 16"));
+  d.system.levels[0].size = 0;  // only the outermost may be 0
+  d.system.levels[1].size = 0;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/size").allowed, "integer >= 1");
+  d.system.levels[0].size = 8;
+  d.system.levels[1].link_GBps = 0;
+  EXPECT_EQ(only_issue(d, "/system/levels/1/link_GBps").allowed, "finite number > 0");
+}
+
+TEST(Validate, RoutingParameters) {
+  Design d = moe_design();
+  d.workload.routing.kind = workload::RoutingKind::zipf;
+  d.workload.routing.zipf_s = 0;
+  EXPECT_EQ(only_issue(d, "/workload/routing/zipf_s").allowed, "finite number > 0");
+  d = moe_design();
+  d.workload.routing.kind = workload::RoutingKind::dirichlet;
+  d.workload.routing.dirichlet_alpha = -1;
+  EXPECT_EQ(only_issue(d, "/workload/routing/dirichlet_alpha").allowed, "finite number > 0");
+
+  d = moe_design();
+  auto& r = d.workload.routing;
+  r.kind = workload::RoutingKind::trace;
+  EXPECT_TRUE(contains(only_issue(d, "/workload/routing/trace").message, "no expert frequencies"));
+  r.expert_frequency = {std::vector<double>(8, 0.25)};  // one row for all layers
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  r.expert_frequency.assign(32, std::vector<double>(8, 0.25));  // one row per MoE layer
+  EXPECT_TRUE(validate(d).empty());
+  r.expert_frequency.assign(31, std::vector<double>(8, 0.25));
+  EXPECT_EQ(only_issue(d, "/workload/routing/trace").allowed, "1 or 32 layers");
+  r.expert_frequency.assign(1, std::vector<double>(7, 2.0 / 7));
+  EXPECT_EQ(only_issue(d, "/workload/routing/trace").allowed, "experts = 8");
+  r.expert_frequency.assign(1, std::vector<double>(8, 0.5));
+  EXPECT_EQ(only_issue(d, "/workload/routing/trace").allowed, "top_k = 2");
+  // Routing is irrelevant to dense models.
+  d = baseline();
+  d.workload.routing.kind = workload::RoutingKind::trace;
+  EXPECT_TRUE(validate(d).empty());
+}
+
+TEST(Validate, BatchMustFitMemory) {
+  Design d = baseline();
+  const int fits = max_batch_that_fits(d);
+  ASSERT_GT(fits, 1);
+  d.workload.batch = fits;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.workload.batch = fits + 1;
+  const auto i = only_issue(d, "/workload/batch");
+  EXPECT_EQ(i.value, std::to_string(fits + 1));
+  EXPECT_EQ(i.allowed, "integer in [1, " + std::to_string(fits) + "] (or batch_auto)");
+  EXPECT_TRUE(contains(i.message, "largest batch that fits is " + std::to_string(fits)));
+  EXPECT_TRUE(contains(i.message, "GiB")) << i.message;
+  // batch_auto picks the batch itself.
+  d.workload.batch_auto = true;
+  d.workload.batch = 0;
+  EXPECT_TRUE(validate(d).empty());
+}
+
+TEST(Validate, NothingFitsSaysSo) {
+  Design d = baseline();
+  d.hardware.memory.capacity_per_layer_GiB = 0.01;  // 0.4 GiB for a 13 GB model
+  const auto i = only_issue(d, "/workload/batch");
+  EXPECT_TRUE(contains(i.message, "not even batch 1 fits")) << i.message;
+}
+
+TEST(Validate, MemoryCheckRunsOnlyOnSaneDesigns) {
+  Design d = baseline();
+  d.workload.batch = 1000000;
+  d.hardware.compute.cores = 0;
+  const auto issues = validate(d);
+  ASSERT_EQ(issues.size(), 1u) << format_issues(issues);
+  EXPECT_EQ(issues[0].path, "/hardware/compute/cores");
+}
+
+TEST(Validate, AllIssuesAreReturnedAtOnce) {
+  Design d = baseline();
+  d.hardware.compute.cores = 0;
+  d.model.vocab = 0;
+  d.workload.output_len = -1;
+  d.parallel.tp = 0;
+  const auto issues = validate(d);
+  std::set<std::string> paths;
+  for (const auto& i : issues) paths.insert(i.path);
+  for (const char* p : {"/hardware/compute/cores", "/model/vocab", "/workload/output_len",
+                        "/parallel/tp"})
+    EXPECT_TRUE(paths.count(p)) << p << "\n" << format_issues(issues);
+  for (const auto& i : issues) EXPECT_FALSE(i.allowed.empty()) << format_issue(i);
+}
+
+TEST(ResultNames, AreStableAndUnique) {
+  std::set<std::string_view> ops;
+  for (std::size_t i = 0; i < kOpClasses; ++i) ops.insert(to_string(static_cast<OpClass>(i)));
+  EXPECT_EQ(ops.size(), kOpClasses);
+  EXPECT_FALSE(ops.count("unknown"));
+  EXPECT_EQ(to_string(OpClass::moe_experts), "moe_experts");
+  std::set<std::string_view> res;
+  for (std::size_t i = 0; i < kResources; ++i) res.insert(to_string(static_cast<Resource>(i)));
+  EXPECT_EQ(res.size(), kResources);
+  EXPECT_EQ(to_string(Resource::vertical_link), "vertical_link");
+  EXPECT_TRUE(describe(kOk).empty());
+  EXPECT_EQ(describe(kMemoryCapacity | kZeroBatch | kPowerOverTdp).size(), 3u);
+  const auto unknown = describe(1u << 20);
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_TRUE(contains(unknown[0], "bit 20"));
+}
+
+}  // namespace
+}  // namespace stackscope::perf
