@@ -58,8 +58,11 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
     hardware = io::resolve_hardware(*memory_arg, ctx.presets);
   } catch (const ConfigError& e) {
     std::vector<std::string> lines;
-    for (const auto& issue : e.issues())
-      lines.push_back("--memory '" + *memory_arg + "': " + format_issue(issue));
+    for (const auto& issue : e.issues()) {
+      std::string text = format_issue(issue);
+      if (issue.path.empty() || issue.path == "/") text.erase(0, text.find(": ") + 2);
+      lines.push_back("--memory '" + *memory_arg + "': " + text);
+    }
     if (lines.empty()) lines.push_back("--memory '" + *memory_arg + "': " + e.what());
     throw CliError(std::move(lines));
   }

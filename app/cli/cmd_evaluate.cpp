@@ -50,6 +50,13 @@ Precision parse_precision(std::string_view text) {
                  "' (allowed: fp16, bf16, fp8, fp4)");
 }
 
+// An issue about the whole argument has path "/" or none; "--model 'x': /: ..." reads badly.
+std::string issue_text(const Issue& issue) {
+  std::string s = format_issue(issue);
+  if (issue.path.empty() || issue.path == "/") s.erase(0, s.find(": ") + 2);
+  return s;
+}
+
 // Resolving a preset id or file: ConfigError issues get the option as context.
 template <typename F>
 auto resolve(std::string_view option, const std::string& value, F&& f) {
@@ -58,7 +65,7 @@ auto resolve(std::string_view option, const std::string& value, F&& f) {
   } catch (const ConfigError& e) {
     std::vector<std::string> lines;
     for (const auto& issue : e.issues())
-      lines.push_back(std::string(option) + " '" + value + "': " + format_issue(issue));
+      lines.push_back(std::string(option) + " '" + value + "': " + issue_text(issue));
     if (lines.empty()) lines.push_back(std::string(option) + " '" + value + "': " + e.what());
     throw CliError(std::move(lines));
   }
@@ -109,7 +116,12 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
       d.workload.batch_auto = true;
     } else {
       d.workload.batch_auto = false;
-      d.workload.batch = static_cast<int>(parse_int("--batch", *v, 1, kMaxBatch));
+      try {
+        d.workload.batch = static_cast<int>(parse_int("--batch", *v, 1, kMaxBatch));
+      } catch (const CliError&) {
+        throw CliError("--batch: expected 'auto' or an integer, got '" + *v +
+                       "' (allowed: auto, or integer 1.." + std::to_string(kMaxBatch) + ")");
+      }
     }
   }
   if (auto v = a.get("--input-len"))

@@ -78,9 +78,8 @@ void print_usage(const CommandRegistry& registry, std::ostream& out) {
 int dispatch(const CommandRegistry& registry, std::span<const std::string> args,
              std::ostream& out, std::ostream& err) {
   if (args.empty()) {
-    print_usage(registry, err);
-    err << "error: no command given (allowed: " << registry.known_names() << ")\n";
-    return kExitBadInput;
+    throw CliError("no command given (allowed: " + registry.known_names() +
+                   "); 'stackscope-cli --help' lists them");
   }
   const std::string& name = args[0];
   if (name == "--version" || name == "version") {

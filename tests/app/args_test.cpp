@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Strict parsing of command-line values: whole string, range, clear messages.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "stackscope/cli/args.hpp"
+
+namespace stackscope::cli {
+namespace {
+
+std::string int_error(std::string_view text) {
+  try {
+    parse_int("--n", text, 1, 100);
+  } catch (const CliError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST(ParseInt, AcceptsWholeIntegersInRange) {
+  EXPECT_EQ(parse_int("--n", "1", 1, 100), 1);
+  EXPECT_EQ(parse_int("--n", "100", 1, 100), 100);
+  EXPECT_EQ(parse_int("--n", "42", 1, 100), 42);
+}
+
+TEST(ParseInt, RejectsJunkWithOptionValueAndRange) {
+  for (const char* bad : {"", "abc", "12abc", "1.5", " 12", "12 ", "0x10", "1e3", "+5"}) {
+    const std::string msg = int_error(bad);
+    EXPECT_NE(msg.find("--n: not an integer"), std::string::npos) << bad << " -> " << msg;
+    EXPECT_NE(msg.find("allowed: integer 1..100"), std::string::npos) << msg;
+  }
+}
+
+TEST(ParseInt, RejectsOutOfRange) {
+  for (const char* bad : {"0", "-1", "101", "99999999999999999999999"}) {
+    const std::string msg = int_error(bad);
+    EXPECT_NE(msg.find("--n: out of range"), std::string::npos) << bad << " -> " << msg;
+  }
+}
+
+TEST(ParseDouble, RangeAndFiniteness) {
+  EXPECT_DOUBLE_EQ(parse_double("--t", "85.5", -40, 150), 85.5);
+  EXPECT_THROW(parse_double("--t", "nan", -40, 150), CliError);
+  EXPECT_THROW(parse_double("--t", "inf", -40, 150), CliError);
+  EXPECT_THROW(parse_double("--t", "200", -40, 150), CliError);
+  EXPECT_THROW(parse_double("--t", "85C", -40, 150), CliError);
+}
+
+const std::vector<OptionSpec> kOptions = {
+    {"--tp", "N", "degree"}, {"--json", "", "json"}, {"--help", "", "help"}};
+
+TEST(ParseArgs, ValuesFlagsAndPositionals) {
+  const std::vector<std::string> args = {"p.json", "--tp", "4", "--json"};
+  const ParsedArgs a = parse_args("cmd", args, kOptions, 1);
+  ASSERT_EQ(a.positional.size(), 1u);
+  EXPECT_EQ(a.positional[0], "p.json");
+  EXPECT_EQ(a.get("--tp").value_or(""), "4");
+  EXPECT_TRUE(a.has("--json"));
+  EXPECT_FALSE(a.has("--help"));
+}
+
+TEST(ParseArgs, EqualsFormAndShortHelp) {
+  const std::vector<std::string> args = {"--tp=8", "-h"};
+  const ParsedArgs a = parse_args("cmd", args, kOptions, 0);
+  EXPECT_EQ(a.get("--tp").value_or(""), "8");
+  EXPECT_TRUE(a.has("--help"));
+}
+
+TEST(ParseArgs, Errors) {
+  auto fails = [](std::vector<std::string> args, std::string_view expect) {
+    try {
+      parse_args("cmd", args, kOptions, 1);
+    } catch (const CliError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+      return;
+    }
+    ADD_FAILURE() << "no error for " << expect;
+  };
+  fails({"--bogus"}, "unknown option '--bogus' (allowed: --tp, --json, --help)");
+  fails({"--tp"}, "option --tp needs a value");
+  fails({"--tp", "--json"}, "option --tp needs a value");
+  fails({"--tp", "1", "--tp", "2"}, "given more than once");
+  fails({"--json=yes"}, "takes no value");
+  fails({"a.json", "b.json"}, "unexpected argument 'b.json'");
+}
+
+}  // namespace
+}  // namespace stackscope::cli

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# cmake -DGUI=<stackscope> -DOUT=<dir> -P check_screenshots.cmake
+# Runs `stackscope --screenshots OUT` and checks each view's PNG exists and is not trivially
+# small (an empty or unpainted widget compresses to a few hundred bytes).
+file(REMOVE_RECURSE "${OUT}")
+execute_process(COMMAND "${GUI}" --screenshots "${OUT}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "stackscope --screenshots exited '${rc}'\n${out}\n${err}")
+endif()
+foreach(view main-window summary editor breakdown throughput)
+  set(png "${OUT}/${view}.png")
+  if(NOT EXISTS "${png}")
+    message(FATAL_ERROR "missing screenshot ${png}")
+  endif()
+  file(SIZE "${png}" size)
+  if(size LESS 5000)
+    message(FATAL_ERROR "screenshot ${png} is only ${size} bytes: the view looks empty")
+  endif()
+  file(READ "${png}" magic LIMIT 8 HEX)
+  if(NOT magic STREQUAL "89504e470d0a1a0a")
+    message(FATAL_ERROR "${png} is not a PNG file")
+  endif()
+  message(STATUS "${view}.png: ${size} bytes")
+endforeach()

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The first window: opens the default project, shows metrics, re-evaluates on edits, reports
+// invalid designs instead of stale numbers, and saves/opens projects.
+#include <QComboBox>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "stackscope/ui/main_window.hpp"
+
+using stackscope::ui::MainWindow;
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private:
+  static QLabel* label(MainWindow& w, const char* name) {
+    auto* l = w.findChild<QLabel*>(QString::fromLatin1(name));
+    if (!l) qFatal("no label %s", name);
+    return l;
+  }
+
+ private Q_SLOTS:
+  void opensDefaultProjectWithMetrics() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.result().has_value());
+    QVERIFY(!label(w, "designTitle")->text().isEmpty());
+    for (const char* name : {"metric_ttft", "metric_tpot", "metric_utps", "metric_stps",
+                             "metric_e2e", "metric_energy", "metric_power", "metric_memory"}) {
+      const QString text = label(w, name)->text();
+      QVERIFY2(!text.isEmpty() && text != QStringLiteral("—"), name);
+    }
+    // Units are part of the values.
+    QVERIFY(label(w, "metric_ttft")->text().endsWith(QStringLiteral(" ms")));
+    QVERIFY(label(w, "metric_stps")->text().endsWith(QStringLiteral(" tok/s")));
+    QVERIFY(label(w, "metric_energy")->text().endsWith(QStringLiteral(" J")));
+    QVERIFY(label(w, "metric_memory")->text().endsWith(QStringLiteral(" GiB")));
+  }
+
+  void batchEditReevaluates() {
+    MainWindow w;
+    w.show();
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    QVERIFY(batch);
+    QLabel* stps = label(w, "metric_stps");
+    const QString before = stps->text();
+    const int start = w.result()->batch;
+    batch->setValue(start > 2 ? start / 2 : start + 1);
+    // Debounced by 50 ms: the label changes shortly after, not synchronously.
+    QTRY_VERIFY_WITH_TIMEOUT(stps->text() != before, 2000);
+    QCOMPARE(w.design().workload.batch, batch->value());
+    QCOMPARE(w.result()->batch, batch->value());
+  }
+
+  void invalidDesignShowsIssuesNotStaleNumbers() {
+    MainWindow w;
+    w.show();
+    auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tpSpin"));
+    QVERIFY(tp);
+    tp->setValue(3);  // divides no model's head count in the presets
+    QTRY_VERIFY_WITH_TIMEOUT(!w.result().has_value(), 2000);
+    QCOMPARE(label(w, "metric_stps")->text(), QStringLiteral("—"));
+    QVERIFY(label(w, "feasibilityBanner")->text().contains(QStringLiteral("/parallel/tp")));
+    tp->setValue(4);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result().has_value(), 2000);
+  }
+
+  void hardwareComboSwitchesDevice() {
+    MainWindow w;
+    w.show();
+    auto* hw = w.findChild<QComboBox*>(QStringLiteral("hardwareCombo"));
+    QVERIFY(hw);
+    const int h200 = hw->findData(QStringLiteral("h200"));
+    QVERIFY(h200 >= 0);
+    const QString before = label(w, "deviceCapacity")->text();
+    hw->setCurrentIndex(h200);
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.design().hardware.id), QStringLiteral("h200"), 2000);
+    QVERIFY(label(w, "deviceCapacity")->text() != before);
+  }
+
+  void saveAndOpenRoundTrip() {
+    MainWindow w;
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("saved.json"));
+    QString error;
+    QVERIFY2(w.saveProject(file, &error), qPrintable(error));
+    const double stps = w.result()->metrics.stps;
+    MainWindow other;
+    QVERIFY2(other.openProject(file, &error), qPrintable(error));
+    QCOMPARE(QString::fromStdString(other.design().name), QString::fromStdString(w.design().name));
+    QVERIFY(other.result().has_value());
+    QCOMPARE(other.result()->metrics.stps, stps);
+    QVERIFY(label(other, "designSubtitle")->text().contains(QStringLiteral("saved.json")));
+  }
+
+  void openBadFileKeepsDesignAndExplains() {
+    MainWindow w;
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("bad.json"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{ \"schema_version\": 1, ");
+    f.close();
+    const std::string name = w.design().name;
+    QString error;
+    QVERIFY(!w.openProject(file, &error));
+    QVERIFY(!error.isEmpty());
+    QCOMPARE(w.design().name, name);
+    QVERIFY(!w.openProject(dir.filePath(QStringLiteral("missing.json")), &error));
+  }
+
+  void screenshotsWriteEveryView() {
+    MainWindow w;
+    QTemporaryDir dir;
+    QString error;
+    const QStringList files = w.saveScreenshots(dir.path(), &error);
+    QVERIFY2(!files.isEmpty(), qPrintable(error));
+    QCOMPARE(files.size(), 5);
+    for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
