@@ -298,8 +298,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-// The known key closest to `key` (case-insensitive), if it is close enough to be a typo.
-std::string suggestion(const std::string& key, const std::vector<std::string>& known) {
+}  // namespace
+
+std::string suggest_key(const std::string& key, const std::vector<std::string>& known) {
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& k : known) {
@@ -321,15 +322,13 @@ std::string suggestion(const std::string& key, const std::vector<std::string>& k
   return {};
 }
 
-}  // namespace
-
 void ObjectReader::finish() {
   std::vector<std::string> all = known_;
   all.insert(all.end(), extra_.begin(), extra_.end());
   for (const auto& [key, value] : object_.items()) {
     if (std::find(all.begin(), all.end(), key) != all.end()) continue;
     std::string message = "unknown key '" + key + "'";
-    if (auto s = suggestion(key, all); !s.empty()) message += "; did you mean '" + s + "'?";
+    if (auto s = suggest_key(key, all); !s.empty()) message += "; did you mean '" + s + "'?";
     issues_.push_back({child_path(path_, key), message, value_text(value), "known keys: " + join(all)});
   }
 }

@@ -29,6 +29,9 @@ std::string child_path(const std::string& parent, std::size_t index);
 std::string value_text(const Json& j);
 // "string", "integer", "number", "boolean", "null", "array", "object".
 std::string type_text(const Json& j);
+// The known key closest to `key` (case-insensitive edit distance, or a prefix), if it is
+// close enough to be a typo; "" otherwise.
+std::string suggest_key(const std::string& key, const std::vector<std::string>& known);
 // "a, b, c".
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include <algorithm>
 #include <system_error>
 
 #include "sections.hpp"
@@ -16,11 +17,6 @@ constexpr std::string_view kProjectKeys[] = {"schema_version", "name",     "hard
                                              "model",          "workload", "parallel", "kind",
                                              "id",             "source",   "notes"};
 
-std::string known_project_keys() {
-  std::vector<std::string> keys(std::begin(kProjectKeys), std::end(kProjectKeys));
-  return "known keys: " + detail::join(keys);
-}
-
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {
   auto it = root.find(std::string(key));
@@ -32,10 +28,6 @@ const Json* require_section(const Json& root, std::string_view key, std::string_
   }
   return &*it;
 }
-
-}  // namespace
-
-namespace {
 
 // `where` names the text in syntax-error messages ("project" or the file name).
 perf::Design parse_project_text(std::string_view json_text, std::string_view where,
@@ -54,10 +46,14 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
   if (!detail::check_metadata_and_migrate(root, PresetKind::project, "", true, issues))
     throw ConfigError(std::move(issues));
 
+  const std::vector<std::string> known(std::begin(kProjectKeys), std::end(kProjectKeys));
   for (const auto& [key, value] : root.items()) {
-    if (std::find(std::begin(kProjectKeys), std::end(kProjectKeys), key) == std::end(kProjectKeys))
-      issues.push_back({detail::child_path("", key), "unknown key '" + key + "'",
-                        detail::value_text(value), known_project_keys()});
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string message = "unknown key '" + key + "'";
+    if (auto s = detail::suggest_key(key, known); !s.empty())
+      message += "; did you mean '" + s + "'?";
+    issues.push_back({detail::child_path("", key), message, detail::value_text(value),
+                      "known keys: " + detail::join(known)});
   }
 
   perf::Design design;
