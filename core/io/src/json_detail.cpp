@@ -100,8 +100,10 @@ std::optional<Json> parse_json_text(std::string_view text, std::string_view wher
   Issues duplicates;
   auto pointer = [&stack]() {
     std::string p;
-    for (const auto& f : stack)
-      p += f.is_object ? "/" + escape_pointer_token(f.key) : "/" + std::to_string(f.next_index - 1);
+    for (const auto& f : stack) {
+      p += '/';
+      p += f.is_object ? escape_pointer_token(f.key) : std::to_string(f.next_index - 1);
+    }
     return p;
   };
   auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
