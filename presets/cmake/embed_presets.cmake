@@ -28,8 +28,8 @@ foreach(rel IN LISTS files)
     set(bytes "0x00,")  # zero-length arrays are ill-formed; the view below uses size 0
   endif()
   string(APPEND arrays "// ${rel}\nconst unsigned char k${index}[] = {\n${bytes}\n};\n")
-  string(APPEND entries
-         "      {\"${rel}\", std::string_view(reinterpret_cast<const char*>(k${index}), ${size})},\n")
+  set(view "std::string_view(reinterpret_cast<const char*>(k${index}), ${size})")
+  string(APPEND entries "      {\"${rel}\", ${view}},\n")
   math(EXPR index "${index} + 1")
 endforeach()
 

@@ -92,8 +92,8 @@ TEST(Presets, RegisterBuiltinsRegistersEveryFileByFolder) {
   const auto all = builtins();
   ASSERT_FALSE(all.empty());
   std::size_t total = 0;
-  for (auto kind : {PresetKind::hardware, PresetKind::system, PresetKind::model,
-                    PresetKind::project}) {
+  for (auto kind :
+       {PresetKind::hardware, PresetKind::system, PresetKind::model, PresetKind::project}) {
     const auto list = r.list(kind);
     total += list.size();
     for (std::size_t i = 1; i < list.size(); ++i) EXPECT_LT(list[i - 1].id, list[i].id);

@@ -85,14 +85,14 @@ TEST(Project, BaseMergesOverridesRecursively) {
       R"({"base": "test-gpu", "name": "Faster", "compute": {"clock_GHz": 2.0},
           "memory": {"timing": {"tRFC_ns": 300}}})");
   // Arrays are replaced, not merged element by element.
-  doc["system"] = ordered_json::parse(
-      R"({"base": "test-x4", "levels": [{"topology": "ring", "size": 4}]})");
+  doc["system"] =
+      ordered_json::parse(R"({"base": "test-x4", "levels": [{"topology": "ring", "size": 4}]})");
   const auto d = parse_project(doc.dump(), r);
   EXPECT_EQ(d.hardware.id, "test-gpu");
   EXPECT_EQ(d.hardware.name, "Faster");
-  EXPECT_EQ(d.hardware.compute.cores, 8);                 // from the preset
-  EXPECT_DOUBLE_EQ(d.hardware.compute.clock_GHz, 2.0);    // overridden
-  EXPECT_EQ(d.hardware.memory.stacks, 2);                 // sibling of an override, kept
+  EXPECT_EQ(d.hardware.compute.cores, 8);               // from the preset
+  EXPECT_DOUBLE_EQ(d.hardware.compute.clock_GHz, 2.0);  // overridden
+  EXPECT_EQ(d.hardware.memory.stacks, 2);               // sibling of an override, kept
   EXPECT_DOUBLE_EQ(d.hardware.memory.timing.tRFC_ns, 300);
   EXPECT_DOUBLE_EQ(d.hardware.memory.timing.tRP_ns, hw::DramTiming{}.tRP_ns);
   EXPECT_EQ(d.system.devices, 4);
@@ -274,7 +274,10 @@ TEST(Project, PresetMetadataKeysAreAllowed) {
   doc["source"] = "test";
   doc["notes"] = "free text";
   doc["hardware"] = {{"kind", "hardware"}, {"schema_version", 1}, {"notes", "n"}};
-  doc["system"] = {{"kind", "system"}, {"source", "s"}, {"notes", "n"}, {"devices", 4},
+  doc["system"] = {{"kind", "system"},
+                   {"source", "s"},
+                   {"notes", "n"},
+                   {"devices", 4},
                    {"levels", {{{"size", 4}}}}};
   doc["model"] = {{"base", "test-dense"}, {"notes", "n"}, {"source", "paper"}};
   doc["workload"]["notes"] = "n";
@@ -360,9 +363,7 @@ TEST(Project, DuplicateKeysAreErrors) {
 TEST(Project, LoadProjectReadsFilesAndResolvesTracesBesideThem) {
   testing::TempDir dir("io-load");
   std::filesystem::create_directories(dir.path() / "traces");
-  {
-    std::ofstream(dir.path() / "traces" / "t.json") << R"({"0": [[0, 1], [1, 2]]})";
-  }
+  { std::ofstream(dir.path() / "traces" / "t.json") << R"({"0": [[0, 1], [1, 2]]})"; }
   auto doc = minimal_project();
   doc["model"] = "test-moe";
   doc["parallel"] = {{"tp", 1}, {"ep", 4}};
@@ -381,9 +382,9 @@ TEST(Project, LoadProjectReadsFilesAndResolvesTracesBesideThem) {
   EXPECT_TRUE(contains(issue_at(parse_issues(doc, r), "/workload/routing/trace").message,
                        "needs a trace file"));
   doc["workload"]["routing"]["trace"] = "traces/none.json";
-  EXPECT_TRUE(contains(
-      issue_at(parse_issues(doc.dump(), r, dir.path()), "/workload/routing/trace").message,
-      "file not found"));
+  EXPECT_TRUE(
+      contains(issue_at(parse_issues(doc.dump(), r, dir.path()), "/workload/routing/trace").message,
+               "file not found"));
 
   try {
     (void)load_project(dir.path() / "absent.json", r);

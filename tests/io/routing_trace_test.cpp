@@ -70,7 +70,8 @@ class BadTrace : public ::testing::Test {
 TEST_F(BadTrace, ExpertIdOutOfRange) {
   const auto issues = load(R"({"0": [[0, 1], [2, 4]]})");
   ASSERT_EQ(issues.size(), 1u);
-  EXPECT_TRUE(contains(issues[0].message, "at /0/1/1: expert id out of range")) << issues[0].message;
+  EXPECT_TRUE(contains(issues[0].message, "at /0/1/1: expert id out of range"))
+      << issues[0].message;
   EXPECT_EQ(issues[0].value, "4");
   EXPECT_EQ(issues[0].allowed, "integer in [0, 3]");
 }

@@ -16,8 +16,8 @@ std::string read_all(const std::filesystem::path& p) {
 }
 
 std::size_t entries(const std::filesystem::path& dir) {
-  return static_cast<std::size_t>(
-      std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()));
+  return static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir),
+                                                std::filesystem::directory_iterator()));
 }
 
 TEST(SaveAtomic, WritesAndReplacesWithoutLeftovers) {

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "stackscope/io/project.hpp"
@@ -72,8 +72,8 @@ inline std::vector<Issue> parse_issues(const ordered_json& doc, const PresetRegi
 
 // The issue at `path`; fails the test (and returns an empty issue) if there is none.
 inline Issue issue_at(const std::vector<Issue>& issues, const std::string& path) {
-  auto it = std::find_if(issues.begin(), issues.end(),
-                         [&](const Issue& i) { return i.path == path; });
+  auto it =
+      std::find_if(issues.begin(), issues.end(), [&](const Issue& i) { return i.path == path; });
   if (it == issues.end()) {
     ADD_FAILURE() << "no issue at " << path << "; got:\n" << format_issues(issues);
     return {};

@@ -19,7 +19,9 @@ bool contains(const std::string& s, const std::string& part) {
 }
 
 // The struct defaults: an H100-like device running a Llama-2-7B-shaped model at batch 1.
-Design baseline() { return Design{}; }
+Design baseline() {
+  return Design{};
+}
 
 // A 4-device MoE design (8 experts, top-2, GQA 32/8) that validates.
 Design moe_design() {
@@ -178,9 +180,9 @@ TEST(Validate, HeadsMustSplitOverTp) {
   EXPECT_EQ(heads->value, "3");
   EXPECT_EQ(heads->allowed, "a divisor of heads = 32");
   // 32 kv heads and ffn 11008 are not divisible by 3 either: all reported.
-  EXPECT_EQ(std::count_if(issues.begin(), issues.end(),
-                          [](auto& i) { return i.path == "/parallel/tp"; }),
-            3);
+  EXPECT_EQ(
+      std::count_if(issues.begin(), issues.end(), [](auto& i) { return i.path == "/parallel/tp"; }),
+      3);
 }
 
 TEST(Validate, GqaAndKvHeadSplits) {
@@ -351,8 +353,8 @@ TEST(Validate, AllIssuesAreReturnedAtOnce) {
   const auto issues = validate(d);
   std::set<std::string> paths;
   for (const auto& i : issues) paths.insert(i.path);
-  for (const char* p : {"/hardware/compute/cores", "/model/vocab", "/workload/output_len",
-                        "/parallel/tp"})
+  for (const char* p :
+       {"/hardware/compute/cores", "/model/vocab", "/workload/output_len", "/parallel/tp"})
     EXPECT_TRUE(paths.count(p)) << p << "\n" << format_issues(issues);
   for (const auto& i : issues) EXPECT_FALSE(i.allowed.empty()) << format_issue(i);
 }

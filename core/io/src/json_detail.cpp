@@ -39,15 +39,23 @@ std::string value_text(const Json& j) {
 
 std::string type_text(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "boolean";
-    case Json::value_t::string: return "string";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "boolean";
+    case Json::value_t::string:
+      return "string";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "integer";
-    case Json::value_t::number_float: return "number";
-    case Json::value_t::array: return "array";
-    case Json::value_t::object: return "object";
-    default: return "binary";
+    case Json::value_t::number_unsigned:
+      return "integer";
+    case Json::value_t::number_float:
+      return "number";
+    case Json::value_t::array:
+      return "array";
+    case Json::value_t::object:
+      return "object";
+    default:
+      return "binary";
   }
 }
 
@@ -123,9 +131,9 @@ std::optional<Json> parse_json_text(std::string_view text, std::string_view wher
         if (std::find(top.keys.begin(), top.keys.end(), top.key) != top.keys.end()) {
           // nlohmann keeps the last value silently; a duplicate is almost always an editing
           // mistake, so it is an error.
-          duplicates.push_back({path + pointer(), "duplicate key '" + top.key + "' in " +
-                                                      std::string(where),
-                                "", "each key at most once per object"});
+          duplicates.push_back({path + pointer(),
+                                "duplicate key '" + top.key + "' in " + std::string(where), "",
+                                "each key at most once per object"});
         } else {
           top.keys.push_back(top.key);
         }
@@ -164,8 +172,9 @@ std::optional<Json> parse_json_text(std::string_view text, std::string_view wher
         where_text = " at line " + std::to_string(line) + ", column " + std::to_string(column);
       }
     }
-    issues.push_back({path, "number out of range in " + std::string(where) + where_text + ": " + msg,
-                      "", "finite numbers within double range"});
+    issues.push_back({path,
+                      "number out of range in " + std::string(where) + where_text + ": " + msg, "",
+                      "finite numbers within double range"});
   } catch (const Json::exception& e) {
     issues.push_back({path, "cannot parse " + std::string(where) + ": " + e.what(), "", ""});
   }
@@ -272,11 +281,21 @@ void read_value(const Json& j, const std::string& path, std::string& out, Issues
   out = j.get<std::string>();
 }
 
-Json write_value(int v) { return Json(v); }
-Json write_value(std::uint64_t v) { return Json(v); }
-Json write_value(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-Json write_value(bool v) { return Json(v); }
-Json write_value(const std::string& v) { return Json(v); }
+Json write_value(int v) {
+  return Json(v);
+}
+Json write_value(std::uint64_t v) {
+  return Json(v);
+}
+Json write_value(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+Json write_value(bool v) {
+  return Json(v);
+}
+Json write_value(const std::string& v) {
+  return Json(v);
+}
 
 namespace {
 
@@ -318,8 +337,7 @@ std::string suggest_key(const std::string& key, const std::vector<std::string>& 
   const std::string lk = lower(key);
   for (const auto& k : known) {
     const std::string lkn = lower(k);
-    if (lkn.size() >= 3 && (lk.starts_with(lkn) || lkn.starts_with(lk)) && lk.size() >= 3)
-      return k;
+    if (lkn.size() >= 3 && (lk.starts_with(lkn) || lkn.starts_with(lk)) && lk.size() >= 3) return k;
   }
   return {};
 }
@@ -331,7 +349,8 @@ void ObjectReader::finish() {
     if (std::find(all.begin(), all.end(), key) != all.end()) continue;
     std::string message = "unknown key '" + key + "'";
     if (auto s = suggest_key(key, all); !s.empty()) message += "; did you mean '" + s + "'?";
-    issues_.push_back({child_path(path_, key), message, value_text(value), "known keys: " + join(all)});
+    issues_.push_back(
+        {child_path(path_, key), message, value_text(value), "known keys: " + join(all)});
   }
 }
 

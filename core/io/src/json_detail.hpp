@@ -51,7 +51,9 @@ template <class E>
 struct EnumTable;  // static constexpr std::string_view what; static constexpr std::array entries
 
 template <class E>
-concept TabledEnum = std::is_enum_v<E> && requires { EnumTable<E>::entries; };
+concept TabledEnum = std::is_enum_v<E> && requires {
+  EnumTable<E>::entries;
+};
 
 template <TabledEnum E>
 std::string_view enum_name(E value) {
@@ -78,9 +80,9 @@ template <TabledEnum E>
 void read_value(const Json& j, const std::string& path, E& out, Issues& issues) {
   const std::string allowed = "one of: " + enum_names<E>();
   if (!j.is_string()) {
-    issues.push_back({path, "expected " + std::string(EnumTable<E>::what) + " string, got " +
-                                type_text(j),
-                      value_text(j), allowed});
+    issues.push_back(
+        {path, "expected " + std::string(EnumTable<E>::what) + " string, got " + type_text(j),
+         value_text(j), allowed});
     return;
   }
   const auto& s = j.get_ref<const std::string&>();
@@ -90,8 +92,8 @@ void read_value(const Json& j, const std::string& path, E& out, Issues& issues) 
       return;
     }
   }
-  issues.push_back(
-      {path, "unknown " + std::string(EnumTable<E>::what) + " '" + s + "'", value_text(j), allowed});
+  issues.push_back({path, "unknown " + std::string(EnumTable<E>::what) + " '" + s + "'",
+                    value_text(j), allowed});
 }
 
 // Visits the members of an aggregate object: the reader reads each present key into the

@@ -318,7 +318,8 @@ void read_value(const Json& j, const std::string& path, std::vector<T>& out, Iss
     return;
   }
   std::vector<T> items(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) read_value(j[i], child_path(path, i), items[i], issues);
+  for (std::size_t i = 0; i < j.size(); ++i)
+    read_value(j[i], child_path(path, i), items[i], issues);
   out = std::move(items);
 }
 

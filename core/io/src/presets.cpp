@@ -11,10 +11,14 @@ using detail::Json;
 
 std::string_view to_string(PresetKind k) {
   switch (k) {
-    case PresetKind::hardware: return "hardware";
-    case PresetKind::system: return "system";
-    case PresetKind::model: return "model";
-    case PresetKind::project: return "project";
+    case PresetKind::hardware:
+      return "hardware";
+    case PresetKind::system:
+      return "system";
+    case PresetKind::model:
+      return "model";
+    case PresetKind::project:
+      return "project";
   }
   return "?";
 }
@@ -47,8 +51,7 @@ void PresetRegistry::register_builtins() {
 }
 
 void PresetRegistry::add_json(PresetKind kind, std::string_view id, std::string json_text) {
-  const std::string where =
-      std::string(to_string(kind)) + " preset '" + std::string(id) + "'";
+  const std::string where = std::string(to_string(kind)) + " preset '" + std::string(id) + "'";
   Issues issues;
   if (id.empty()) throw ConfigError({{"", "preset id must not be empty", "", "non-empty id"}});
   auto doc = detail::parse_json_text(json_text, where, "", issues);

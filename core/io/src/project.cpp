@@ -13,9 +13,9 @@ namespace {
 
 // Keys of a project object besides the sections (preset metadata: a project preset may carry
 // an id and a source like any other preset).
-constexpr std::string_view kProjectKeys[] = {"schema_version", "name",     "hardware", "system",
-                                             "model",          "workload", "parallel", "kind",
-                                             "id",             "source",   "notes"};
+constexpr std::string_view kProjectKeys[] = {
+    "schema_version", "name", "hardware", "system", "model", "workload",
+    "parallel",       "kind", "id",       "source", "notes"};
 
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {
@@ -83,8 +83,7 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
   bool workload_ok = false;
   if (const Json* v = require_section(root, "workload", "object with Workload fields", issues)) {
     const std::size_t before = issues.size();
-    design.workload =
-        detail::read_object<workload::Workload>(*v, "/workload", issues, {"notes"});
+    design.workload = detail::read_object<workload::Workload>(*v, "/workload", issues, {"notes"});
     workload_ok = issues.size() == before;
   }
   if (const Json* v = require_section(root, "parallel", "object with tp, pp, dp, ep", issues))

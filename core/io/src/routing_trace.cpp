@@ -47,7 +47,10 @@ std::string line_column(std::string_view text, std::size_t position) {
 class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
  public:
   TraceReader(int experts, std::string_view text, std::string where, Issues& issues)
-      : experts_(experts), text_(text), where_(std::move(where)), issues_(issues),
+      : experts_(experts),
+        text_(text),
+        where_(std::move(where)),
+        issues_(issues),
         expert_range_("integer in [0, " + std::to_string(experts - 1) + "]") {}
 
   std::map<int, std::vector<double>> rows;
@@ -131,10 +134,10 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
                    const nlohmann::detail::exception& ex) override {
     std::string detail = ex.what();
     if (auto colon = detail.find(": "); colon != std::string::npos) detail.erase(0, colon + 2);
-    issues_.push_back({kTracePath,
-                       "JSON syntax error in " + where_ + " at " + line_column(text_, position) +
-                           ": " + detail,
-                       "", "valid JSON (RFC 8259)"});
+    issues_.push_back(
+        {kTracePath,
+         "JSON syntax error in " + where_ + " at " + line_column(text_, position) + ": " + detail,
+         "", "valid JSON (RFC 8259)"});
     return false;
   }
 
@@ -182,8 +185,8 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
             "{\"0\": [[e0, e1], ...], \"1\": ...}");
         break;
       case 1:
-        bad(pointer(1), "expected a non-empty array of per-token expert lists, got " + kind,
-            value, "[[e0, e1], ...]");
+        bad(pointer(1), "expected a non-empty array of per-token expert lists, got " + kind, value,
+            "[[e0, e1], ...]");
         layer_.reset();
         break;
       case 2:
@@ -262,11 +265,11 @@ void load_routing_trace(workload::Routing& routing, int experts,
   for (const auto& [layer, row] : reader.rows) {
     if (!issues.empty()) break;
     if (layer != expected) {
-      issues.push_back({kTracePath,
-                        "routing trace '" + file.string() + "': layer " +
-                            std::to_string(expected) + " is missing",
-                        "", "layers numbered 0.." + std::to_string(reader.rows.size() - 1) +
-                                " without gaps"});
+      issues.push_back(
+          {kTracePath,
+           "routing trace '" + file.string() + "': layer " + std::to_string(expected) +
+               " is missing",
+           "", "layers numbered 0.." + std::to_string(reader.rows.size() - 1) + " without gaps"});
     }
     ++expected;
   }

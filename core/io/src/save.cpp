@@ -58,7 +58,8 @@ void save_text_atomic(const std::filesystem::path& file, std::string_view text) 
   tmp += ".tmp-" + std::to_string(process_id());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(file, std::string("cannot create '") + tmp.string() + "': " + std::strerror(errno));
+    if (!out)
+      fail(file, std::string("cannot create '") + tmp.string() + "': " + std::strerror(errno));
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.flush();
     out.close();

@@ -36,8 +36,8 @@ bool check_metadata_and_migrate(Json& doc, PresetKind kind, const std::string& p
   auto it = doc.find("schema_version");
   if (it == doc.end()) {
     if (version_required) {
-      issues.push_back({child_path(path, "schema_version"), "missing schema_version", "",
-                        allowed_versions});
+      issues.push_back(
+          {child_path(path, "schema_version"), "missing schema_version", "", allowed_versions});
       ok = false;
     }
     return ok;
@@ -47,8 +47,8 @@ bool check_metadata_and_migrate(Json& doc, PresetKind kind, const std::string& p
   Issues type_issues;
   read_value(*it, vpath, version, type_issues);
   if (!type_issues.empty()) {
-    issues.push_back({vpath, "schema_version must be an integer", value_text(*it),
-                      allowed_versions});
+    issues.push_back(
+        {vpath, "schema_version must be an integer", value_text(*it), allowed_versions});
     return false;
   }
   if (version > perf::kSchemaVersion) {
@@ -62,7 +62,8 @@ bool check_metadata_and_migrate(Json& doc, PresetKind kind, const std::string& p
     issues.push_back({vpath, "invalid schema_version", std::to_string(version), allowed_versions});
     return false;
   }
-  for (int v = version; v < perf::kSchemaVersion; ++v) kMigrations[static_cast<std::size_t>(v - 1)](doc, kind);
+  for (int v = version; v < perf::kSchemaVersion; ++v)
+    kMigrations[static_cast<std::size_t>(v - 1)](doc, kind);
   if (version < perf::kSchemaVersion) doc["schema_version"] = perf::kSchemaVersion;
   return ok;
 }
@@ -81,16 +82,16 @@ Issue unknown_preset_issue(const PresetRegistry& presets, PresetKind kind, std::
                            const std::string& path) {
   std::vector<std::string> ids;
   for (const auto& info : presets.list(kind)) ids.push_back(info.id);
-  return {path, "unknown " + std::string(to_string(kind)) + " preset '" + std::string(id) + "'",
-          "\"" + std::string(id) + "\"",
-          ids.empty() ? std::string("no presets of this kind are registered")
-                      : "one of: " + join(ids)};
+  return {
+      path, "unknown " + std::string(to_string(kind)) + " preset '" + std::string(id) + "'",
+      "\"" + std::string(id) + "\"",
+      ids.empty() ? std::string("no presets of this kind are registered") : "one of: " + join(ids)};
 }
 
 namespace {
 
-std::optional<Json> load_preset(const PresetRegistry& presets, PresetKind kind,
-                                std::string_view id, const std::string& path, Issues& issues) {
+std::optional<Json> load_preset(const PresetRegistry& presets, PresetKind kind, std::string_view id,
+                                const std::string& path, Issues& issues) {
   if (!presets.contains(kind, id)) {
     issues.push_back(unknown_preset_issue(presets, kind, id, path));
     return std::nullopt;
@@ -131,8 +132,9 @@ std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kin
     return ResolvedSection{std::move(doc), {}};
   }
   if (!base->is_string()) {
-    issues.push_back({child_path(path, "base"), "expected preset id string, got " + type_text(*base),
-                      value_text(*base), "a " + std::string(to_string(kind)) + " preset id"});
+    issues.push_back({child_path(path, "base"),
+                      "expected preset id string, got " + type_text(*base), value_text(*base),
+                      "a " + std::string(to_string(kind)) + " preset id"});
     return std::nullopt;
   }
   const auto& id = base->get_ref<const std::string&>();
@@ -170,8 +172,9 @@ std::string read_text_file(const std::filesystem::path& file, const std::string&
   if (!in) {
     std::error_code ec;
     const bool exists = std::filesystem::exists(file, ec);
-    throw ConfigError({{path, exists ? "cannot read file '" + file.string() + "'"
-                                     : "file not found: '" + file.string() + "'",
+    throw ConfigError({{path,
+                        exists ? "cannot read file '" + file.string() + "'"
+                               : "file not found: '" + file.string() + "'",
                         "", ""}});
   }
   std::ostringstream ss;

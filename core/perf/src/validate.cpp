@@ -4,8 +4,8 @@
 // its field and the CLI can print it.
 #include "stackscope/perf/validate.hpp"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -21,7 +21,9 @@ std::string num(double v) {
   return buf;
 }
 
-std::string num(int v) { return std::to_string(v); }
+std::string num(int v) {
+  return std::to_string(v);
+}
 
 std::string gib(double bytes) {
   char buf[32];
@@ -158,8 +160,8 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
   // The power wall scales clocks (cubic law), which cannot remove static power.
   if (c.non_negative(e + "/static_power_W", h.energy.static_power_W) && tdp_ok &&
       h.energy.static_power_W >= h.energy.tdp_W)
-    c.add(e + "/static_power_W", "static power alone reaches the TDP",
-          num(h.energy.static_power_W), "number in [0, tdp_W = " + num(h.energy.tdp_W) + ")");
+    c.add(e + "/static_power_W", "static power alone reaches the TDP", num(h.energy.static_power_W),
+          "number in [0, tdp_W = " + num(h.energy.tdp_W) + ")");
   c.non_negative("/hardware/runtime_reserved_GiB", h.runtime_reserved_GiB);
 }
 
@@ -174,8 +176,9 @@ void check_system(Checker& c, const hw::System& s) {
     if (outermost && l.size == 0) {
       unbounded = true;  // "as many as needed"
     } else if (l.size < 1) {
-      c.add(p + "/size", outermost ? "must be at least 1, or 0 for 'as many as needed'"
-                                   : "must be at least 1 (only the outermost level may be 0)",
+      c.add(p + "/size",
+            outermost ? "must be at least 1, or 0 for 'as many as needed'"
+                      : "must be at least 1 (only the outermost level may be 0)",
             num(l.size), outermost ? "integer >= 0" : "integer >= 1");
       unbounded = true;  // capacity unknown; do not pile a second issue on it
     } else {
@@ -188,16 +191,17 @@ void check_system(Checker& c, const hw::System& s) {
   }
   if (devices_ok && !unbounded && capacity < s.devices) {
     c.add(s.levels.empty() ? "/system/devices" : "/system/levels",
-          s.levels.empty()
-              ? "no network levels connect the " + num(s.devices) + " devices"
-              : "the network levels connect at most " + num(capacity) + " devices, not " +
-                    num(s.devices),
+          s.levels.empty() ? "no network levels connect the " + num(s.devices) + " devices"
+                           : "the network levels connect at most " + num(capacity) +
+                                 " devices, not " + num(s.devices),
           num(s.devices),
           "product of level sizes >= devices (or outermost size 0 = as many as needed)");
   }
 }
 
-bool is_moe(const workload::Model& m) { return m.moe.experts > 0; }
+bool is_moe(const workload::Model& m) {
+  return m.moe.experts > 0;
+}
 
 void check_model(Checker& c, const workload::Model& m, const parallel::Plan& plan) {
   const std::string p = "/model";
@@ -220,8 +224,8 @@ void check_model(Checker& c, const workload::Model& m, const parallel::Plan& pla
   using workload::AttentionKind;
   if (heads_ok && kv_ok) {
     if (m.attention == AttentionKind::mha && m.kv_heads != m.heads)
-      c.add(p + "/kv_heads", "multi-head attention has one KV head per query head",
-            num(m.kv_heads), "heads = " + num(m.heads) + " (use attention \"gqa\" for fewer)");
+      c.add(p + "/kv_heads", "multi-head attention has one KV head per query head", num(m.kv_heads),
+            "heads = " + num(m.heads) + " (use attention \"gqa\" for fewer)");
     if (m.attention == AttentionKind::gqa && m.heads % m.kv_heads != 0)
       c.add(p + "/kv_heads", "query heads must divide evenly into KV-head groups", num(m.kv_heads),
             "a divisor of heads = " + num(m.heads));
@@ -314,8 +318,9 @@ void check_workload(Checker& c, const workload::Workload& w, const workload::Mod
     return;
   }
   if (f.size() != 1 && static_cast<int>(f.size()) != moe_layers)
-    c.add(rp + "/trace", "the trace has " + std::to_string(f.size()) + " layers, the model " +
-                             num(moe_layers) + " MoE layers",
+    c.add(rp + "/trace",
+          "the trace has " + std::to_string(f.size()) + " layers, the model " + num(moe_layers) +
+              " MoE layers",
           std::to_string(f.size()), "1 or " + num(moe_layers) + " layers");
   for (std::size_t i = 0; i < f.size(); ++i) {
     const auto& row = f[i];
@@ -351,16 +356,16 @@ void check_memory_fit(Checker& c, const Design& d) {
   const int fits = max_batch_that_fits(d);
   const std::string need = "batch " + num(d.workload.batch) + " needs " + gib(f.total()) +
                            " per device (weights " + gib(f.weights) + ", KV cache " +
-                           gib(f.kv_cache) + ", activations " + gib(f.activations) +
-                           ", reserved " + gib(f.reserved) + ") but a device holds " +
-                           gib(f.capacity);
+                           gib(f.kv_cache) + ", activations " + gib(f.activations) + ", reserved " +
+                           gib(f.reserved) + ") but a device holds " + gib(f.capacity);
   if (fits >= 1)
     c.add("/workload/batch", need + "; the largest batch that fits is " + num(fits),
           num(d.workload.batch), "integer in [1, " + num(fits) + "] (or batch_auto)");
   else
     c.add("/workload/batch",
-          need + "; not even batch 1 fits: add devices, use more tp/pp/ep, or a smaller "
-                 "precision",
+          need +
+              "; not even batch 1 fits: add devices, use more tp/pp/ep, or a smaller "
+              "precision",
           num(d.workload.batch), "no batch fits this design");
 }
 
