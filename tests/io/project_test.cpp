@@ -5,6 +5,7 @@
 #include <fstream>
 #include <limits>
 
+#include "stackscope/perf/validate.hpp"
 #include "test_support.hpp"
 
 namespace stackscope::io {
@@ -534,6 +535,37 @@ TEST(Serialise, EveryStructMemberHasAJsonKey) {
   // expert_frequency is derived from `trace` and deliberately not serialised.
   EXPECT_EQ(j["workload"]["routing"].size() + 1, member_count<workload::Routing>());
   EXPECT_EQ(j["parallel"].size(), member_count<parallel::Plan>());
+}
+
+// perf::validate() paths must name fields of the file the user edits: every pointer it
+// reports has to resolve in the project JSON.
+TEST(Serialise, ValidatePathsResolveInTheProjectJson) {
+  perf::Design d;
+  d.hardware.compute.cores = 0;
+  d.hardware.compute.matmul_efficiency = 2;
+  d.hardware.memory.kind = hw::MemoryKind::stacked_3d;
+  d.hardware.memory.layers_connected = 99;
+  d.hardware.memory.vertical.signal_fraction = 0;
+  d.hardware.memory.timing.tRFC_ns = 1e9;
+  d.hardware.noc.mesh_y = 0;
+  d.hardware.energy.static_power_W = 1e6;
+  d.system.devices = 6;
+  d.system.levels.resize(2);
+  d.system.levels[0].size = 0;
+  d.system.levels[1].efficiency = 0;
+  d.model.attention = workload::AttentionKind::mla;
+  d.model.mla.kv_lora_rank = 0;
+  d.model.moe.experts = 6;
+  d.model.moe.top_k = 7;
+  d.model.moe.expert_ffn_dim = 5;
+  d.workload.input_len = 0;
+  d.workload.routing.kind = workload::RoutingKind::trace;
+  d.parallel = {4, 40, 1, 4, -1};
+  const auto issues = perf::validate(d);
+  ASSERT_GE(issues.size(), 15u) << format_issues(issues);
+  const auto j = ordered_json::parse(project_to_json(d));
+  for (const auto& i : issues)
+    EXPECT_TRUE(j.contains(ordered_json::json_pointer(i.path))) << format_issue(i);
 }
 
 // Result JSON --------------------------------------------------------------------------------
