@@ -72,6 +72,14 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   form->addRow(tr("&Output length:"), outputLen_);
   form->addRow(tr("Devices:"), devices_);
 
+  for (QComboBox* c : {hardware_, model_}) {
+    // Long preset names are elided in the closed box; the tooltip has the whole name and id.
+    connect(c, &QComboBox::currentIndexChanged, c, [c] {
+      const QString id = c->currentData().toString();
+      c->setToolTip(id.isEmpty() ? c->currentText()
+                                 : QStringLiteral("%1\npreset id: %2").arg(c->currentText(), id));
+    });
+  }
   for (QComboBox* c : {hardware_, model_, precision_}) {
     connect(c, &QComboBox::currentIndexChanged, this, [this] {
       updateDevices();

@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,9 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   auto* title = new QLabel(tr("Throughput vs interactivity (batch sweep)"), this);
   title->setObjectName(QStringLiteral("sectionTitle"));
   box->addWidget(title);
-  plot_ = new QCustomPlot(this);
+  stack_ = new QStackedWidget(this);
+  box->addWidget(stack_, 1);
+  plot_ = new QCustomPlot(stack_);
   plot_->setMinimumHeight(240);
   plot_->setAntialiasedElements(QCP::aeAll);
   plot_->xAxis->setLabel(tr("Interactivity: UTPS (tokens/s per user)"));
@@ -43,17 +46,25 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
   plot_->legend->setBorderPen(Qt::NoPen);
   plot_->legend->setMargins(QMargins(4, 2, 4, 0));
-  box->addWidget(plot_, 1);
+  stack_->addWidget(plot_);
+  // An invalid design has no curve: say so instead of drawing empty axes.
+  empty_ = new QLabel(tr("No result: the design is not valid"), stack_);
+  empty_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+  empty_->setContentsMargins(0, 12, 0, 0);
+  empty_->setAutoFillBackground(true);
+  empty_->setStyleSheet(QStringLiteral("background: white;"));
+  stack_->addWidget(empty_);
 }
 
 void ThroughputPlot::clear() {
   plot_->clearPlottables();
   plot_->clearItems();
   points_ = 0;
-  plot_->replot();
+  stack_->setCurrentWidget(empty_);
 }
 
 void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
+  stack_->setCurrentWidget(plot_);
   plot_->clearPlottables();
   plot_->clearItems();
   const int maxBatch = std::min(kMaxSweepBatch, perf::max_batch_that_fits(design));

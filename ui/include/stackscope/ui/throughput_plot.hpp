@@ -8,6 +8,8 @@
 #include "stackscope/perf/design.hpp"
 
 class QCustomPlot;
+class QLabel;
+class QStackedWidget;
 
 namespace stackscope::ui {
 
@@ -22,7 +24,9 @@ class ThroughputPlot : public QWidget {
   int pointCount() const { return points_; }
 
  private:
+  QStackedWidget* stack_ = nullptr;
   QCustomPlot* plot_ = nullptr;
+  QLabel* empty_ = nullptr;
   int points_ = 0;
 };
 
