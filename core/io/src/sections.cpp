@@ -82,9 +82,12 @@ Issue unknown_preset_issue(const PresetRegistry& presets, PresetKind kind, std::
                            const std::string& path) {
   std::vector<std::string> ids;
   for (const auto& info : presets.list(kind)) ids.push_back(info.id);
+  std::string message =
+      "unknown " + std::string(to_string(kind)) + " preset '" + std::string(id) + "'";
+  if (auto s = suggest_key(std::string(id), ids); !s.empty())
+    message += "; did you mean '" + s + "'?";
   return {
-      path, "unknown " + std::string(to_string(kind)) + " preset '" + std::string(id) + "'",
-      "\"" + std::string(id) + "\"",
+      path, message, "\"" + std::string(id) + "\"",
       ids.empty() ? std::string("no presets of this kind are registered") : "one of: " + join(ids)};
 }
 
