@@ -120,7 +120,7 @@ double mean_abs_error(const std::vector<RowCheck>& checks) {
   if (checks.empty()) return 0;
   double s = 0;
   for (const auto& c : checks) s += std::abs(c.error);
-  return s / checks.size();
+  return s / static_cast<double>(checks.size());
 }
 
 std::string format_checks(const std::vector<RowCheck>& checks) {
@@ -138,7 +138,7 @@ std::string format_checks(const std::vector<RowCheck>& checks) {
   }
   std::sort(abs_err.begin(), abs_err.end());
   if (!abs_err.empty()) {
-    const double p90 = abs_err[static_cast<std::size_t>(std::ceil(0.9 * abs_err.size())) - 1];
+    const double p90 = abs_err[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(abs_err.size()))) - 1];
     std::snprintf(line, sizeof line, "rows %zu  MAPE %.1f%%  p90 %.1f%%  max %.1f%%\n",
                   abs_err.size(), 100 * mean_abs_error(checks), 100 * p90, 100 * abs_err.back());
     os << line;
