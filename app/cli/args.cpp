@@ -31,7 +31,9 @@ std::string option_names(std::span<const OptionSpec> options) {
 
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string quoted(std::string_view s) {
+  return "'" + std::string(s) + "'";
+}
 
 const OptionSpec* find_option(std::span<const OptionSpec> options, std::string_view name) {
   for (const auto& o : options)
@@ -97,13 +99,15 @@ ParsedArgs parse_args(std::string_view command, std::span<const std::string> arg
 
 std::int64_t parse_int(std::string_view option, std::string_view text, std::int64_t min,
                        std::int64_t max) {
-  const std::string allowed = "allowed: integer " + std::to_string(min) + ".." + std::to_string(max);
+  const std::string allowed =
+      "allowed: integer " + std::to_string(min) + ".." + std::to_string(max);
   std::int64_t value = 0;
   const char* first = text.data();
   const char* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, value);
   if (text.empty() || ec == std::errc::invalid_argument || ptr != last) {
-    throw CliError(std::string(option) + ": not an integer: " + quoted(text) + " (" + allowed + ")");
+    throw CliError(std::string(option) + ": not an integer: " + quoted(text) + " (" + allowed +
+                   ")");
   }
   if (ec == std::errc::result_out_of_range || value < min || value > max) {
     throw CliError(std::string(option) + ": out of range: " + quoted(text) + " (" + allowed + ")");
@@ -121,8 +125,7 @@ double parse_double(std::string_view option, std::string_view text, double min, 
   if (text.empty() || ec == std::errc::invalid_argument || ptr != last) {
     throw CliError(std::string(option) + ": not a number: " + quoted(text) + " (" + range + ")");
   }
-  if (ec == std::errc::result_out_of_range || !std::isfinite(value) || value < min ||
-      value > max) {
+  if (ec == std::errc::result_out_of_range || !std::isfinite(value) || value < min || value > max) {
     throw CliError(std::string(option) + ": out of range: " + quoted(text) + " (" + range + ")");
   }
   return value;

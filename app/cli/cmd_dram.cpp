@@ -42,8 +42,9 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
   }
   const auto memory_arg = a.get("--memory");
   if (!memory_arg) {
-    throw CliError("dram: --memory is required (allowed: a hardware preset id or JSON file; "
-                   "see 'stackscope-cli presets --kind hardware')");
+    throw CliError(
+        "dram: --memory is required (allowed: a hardware preset id or JSON file; "
+        "see 'stackscope-cli presets --kind hardware')");
   }
   const std::string pattern_text = a.get("--pattern").value_or("stream");
   std::string pattern_error;

@@ -75,21 +75,18 @@ auto resolve(std::string_view option, const std::string& value, F&& f) {
 void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegistry& presets) {
   bool plan_touched = false;
   if (auto v = a.get("--hardware")) {
-    d.hardware = resolve("--hardware", *v, [&](const std::string& s) {
-      return io::resolve_hardware(s, presets);
-    });
+    d.hardware = resolve("--hardware", *v,
+                         [&](const std::string& s) { return io::resolve_hardware(s, presets); });
     plan_touched = true;
   }
   if (auto v = a.get("--system")) {
-    d.system = resolve("--system", *v, [&](const std::string& s) {
-      return io::resolve_system(s, presets);
-    });
+    d.system = resolve("--system", *v,
+                       [&](const std::string& s) { return io::resolve_system(s, presets); });
     plan_touched = true;
   }
   if (auto v = a.get("--model")) {
-    d.model = resolve("--model", *v, [&](const std::string& s) {
-      return io::resolve_model(s, presets);
-    });
+    d.model =
+        resolve("--model", *v, [&](const std::string& s) { return io::resolve_model(s, presets); });
     plan_touched = true;
     // Expert statistics belong to the old model unless they come from a trace file.
     if (d.workload.routing.kind != workload::RoutingKind::trace)
@@ -145,16 +142,18 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   }
 }
 
-std::string ms(double s) { return readable(s * 1e3); }
+std::string ms(double s) {
+  return readable(s * 1e3);
+}
 
 void print_breakdown(const perf::Result& r, std::ostream& out) {
   const auto share = [](double part, double total) {
     return total > 0 ? fixed(100.0 * part / total, 1) + " %" : std::string("-");
   };
-  const double pre_total = std::accumulate(r.prefill.resource_s.begin(),
-                                           r.prefill.resource_s.end(), 0.0);
-  const double dec_total = std::accumulate(r.decode.resource_s.begin(),
-                                           r.decode.resource_s.end(), 0.0);
+  const double pre_total =
+      std::accumulate(r.prefill.resource_s.begin(), r.prefill.resource_s.end(), 0.0);
+  const double dec_total =
+      std::accumulate(r.decode.resource_s.begin(), r.decode.resource_s.end(), 0.0);
   Table res({"time by resource", "prefill ms", "share", "decode step ms", "share"});
   for (std::size_t i = 0; i < perf::kResources; ++i) {
     const double p = r.prefill.resource_s[i], d = r.decode.resource_s[i];
@@ -196,11 +195,10 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
   out << "design    " << (d.name.empty() ? std::string("(unnamed)") : d.name) << "\n"
       << "hardware  " << d.hardware.name << " (" << d.hardware.id << ") x " << d.system.devices
       << " devices" << (d.system.name.empty() ? "" : ", system " + d.system.name) << "\n"
-      << "model     " << d.model.name << " (" << d.model.id << "), weights/act/kv " << prec
-      << "\n"
+      << "model     " << d.model.name << " (" << d.model.id << "), weights/act/kv " << prec << "\n"
       << "plan      tp " << p.tp << ", pp " << p.pp << ", dp " << p.dp << ", ep " << p.ep
-      << "; batch " << r.batch << " per replica" << (w.batch_auto ? " (auto)" : "")
-      << "; input " << w.input_len << ", output " << w.output_len << " tokens\n\n";
+      << "; batch " << r.batch << " per replica" << (w.batch_auto ? " (auto)" : "") << "; input "
+      << w.input_len << ", output " << w.output_len << " tokens\n\n";
 
   const auto& m = r.metrics;
   const int devices = std::max(1, d.system.devices);

@@ -35,7 +35,8 @@ int run_presets(std::span<const std::string> args, Context& ctx) {
     for (auto kind : kKinds)
       if (io::to_string(kind) == *k) kinds.push_back(kind);
     if (kinds.empty()) {
-      throw CliError("--kind: unknown kind '" + *k + "' (allowed: hardware, system, model, project)");
+      throw CliError("--kind: unknown kind '" + *k +
+                     "' (allowed: hardware, system, model, project)");
     }
   }
   if (a.has("--json")) {

@@ -11,7 +11,9 @@
 namespace stackscope::cli {
 namespace {
 
-std::vector<OptionSpec> validate_options() { return {{"--help", "", "show this help"}}; }
+std::vector<OptionSpec> validate_options() {
+  return {{"--help", "", "show this help"}};
+}
 
 int run_validate_project(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = validate_options();

@@ -11,7 +11,9 @@
 
 namespace stackscope::cli {
 
-std::string_view version() { return STACKSCOPE_VERSION; }
+std::string_view version() {
+  return STACKSCOPE_VERSION;
+}
 
 void CommandRegistry::add(Command command) {
   // Re-registering a name replaces it, so a caller can override a builtin on purpose.
@@ -75,8 +77,8 @@ void print_usage(const CommandRegistry& registry, std::ostream& out) {
   out << "\nRun 'stackscope-cli help <command>' for the options of one command.\n";
 }
 
-int dispatch(const CommandRegistry& registry, std::span<const std::string> args,
-             std::ostream& out, std::ostream& err) {
+int dispatch(const CommandRegistry& registry, std::span<const std::string> args, std::ostream& out,
+             std::ostream& err) {
   if (args.empty()) {
     throw CliError("no command given (allowed: " + registry.known_names() +
                    "); 'stackscope-cli --help' lists them");
@@ -90,8 +92,8 @@ int dispatch(const CommandRegistry& registry, std::span<const std::string> args,
     if (args.size() >= 2) {
       const Command* c = registry.find(args[1]);
       if (c == nullptr) {
-        throw CliError("help: unknown command '" + args[1] + "' (allowed: " +
-                       registry.known_names() + ")");
+        throw CliError("help: unknown command '" + args[1] +
+                       "' (allowed: " + registry.known_names() + ")");
       }
       print_command_help(*c, out);
     } else {

@@ -31,8 +31,8 @@ namespace {
 
 // Display width of UTF-8 text: count code points, not bytes ("×", "°C" are one column each).
 std::size_t width(const std::string& s) {
-  return static_cast<std::size_t>(
-      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 }  // namespace
@@ -41,7 +41,9 @@ Table::Table(std::vector<std::string> header, std::string align) : align_(std::m
   rows_.push_back(std::move(header));
 }
 
-void Table::row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+void Table::row(std::vector<std::string> cells) {
+  rows_.push_back(std::move(cells));
+}
 
 std::string Table::str(std::string_view indent) const {
   std::vector<std::size_t> widths;

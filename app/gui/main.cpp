@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   QApplication::setStyle(QStringLiteral("Fusion"));  // same look on every desktop and offscreen
 
   QCommandLineParser cli;
-  cli.setApplicationDescription(QStringLiteral("Design-space exploration of LLM-inference hardware"));
+  cli.setApplicationDescription(
+      QStringLiteral("Design-space exploration of LLM-inference hardware"));
   cli.addHelpOption();
   cli.addVersionOption();
   const QCommandLineOption shots(QStringLiteral("screenshots"),
@@ -31,7 +32,8 @@ int main(int argc, char** argv) {
   if (const QStringList files = cli.positionalArguments(); !files.isEmpty()) {
     QString error;
     if (!window.openProject(files.front(), &error)) {
-      std::fprintf(stderr, "error: %s: %s\n", qPrintable(files.front()), qPrintable(error.simplified()));
+      std::fprintf(stderr, "error: %s: %s\n", qPrintable(files.front()),
+                   qPrintable(error.simplified()));
       return 2;
     }
   }

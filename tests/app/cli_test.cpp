@@ -103,15 +103,15 @@ TEST(CliEvaluate, IssueCommandLine) {
 }
 
 TEST(CliEvaluate, OverridesApply) {
-  const auto base = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch",
-                                 "8", "--json"}));
-  const auto fp16 = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch",
-                                 "8", "--precision", "fp16", "--json"}));
+  const auto base =
+      json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch", "8", "--json"}));
+  const auto fp16 = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch", "8",
+                                 "--precision", "fp16", "--json"}));
   EXPECT_EQ(base["batch"].get<int>(), 8);
   // fp16 weights are twice the bytes of fp8: the footprint must grow.
   EXPECT_GT(fp16["memory"]["weights"].get<double>(), base["memory"]["weights"].get<double>());
-  const auto longer = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch",
-                                   "8", "--input-len", "4096", "--json"}));
+  const auto longer = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch", "8",
+                                   "--input-len", "4096", "--json"}));
   EXPECT_GT(longer["metrics"]["ttft_s"].get<double>(), base["metrics"]["ttft_s"].get<double>());
 }
 
@@ -141,7 +141,8 @@ TEST(CliEvaluate, TableShowsMetricsWithUnits) {
 }
 
 TEST(CliEvaluate, EveryProjectPresetFileEvaluates) {
-  const std::filesystem::path dir = std::filesystem::path(STACKSCOPE_SOURCE_DIR) / "presets/projects";
+  const std::filesystem::path dir =
+      std::filesystem::path(STACKSCOPE_SOURCE_DIR) / "presets/projects";
   int seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;

@@ -12,8 +12,8 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QToolTip>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include "stackscope/ui/format.hpp"
 
@@ -69,8 +69,9 @@ void BreakdownChart::rebuild() {
     return;
   }
 
-  QAbstractBarSeries* series = share ? static_cast<QAbstractBarSeries*>(new QHorizontalPercentBarSeries())
-                                     : static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries());
+  QAbstractBarSeries* series =
+      share ? static_cast<QAbstractBarSeries*>(new QHorizontalPercentBarSeries())
+            : static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries());
   // Category order bottom-to-top in a horizontal chart: decode first puts prefill on top.
   for (std::size_t i = 0; i < perf::kResources; ++i) {
     const auto res = static_cast<perf::Resource>(i);
@@ -109,12 +110,18 @@ void BreakdownChart::rebuild() {
     value->setLabelFormat(QStringLiteral("%.0f %%"));
     value->setTitleText(tr("Share of the phase's resource-bound time (%)"));
   } else {
-    value->setLabelFormat(QStringLiteral("%.3g"));
     value->setTitleText(tr("Time (ms)"));
   }
   chart->addAxis(value, Qt::AlignBottom);
   series->attachAxis(value);
-  if (!share) value->applyNiceNumbers();
+  if (!share) {
+    value->applyNiceNumbers();
+    // printf formats only: pick decimals from the range ("%.3g" would print 2e+03).
+    const double top = value->max();
+    value->setLabelFormat(top >= 100 ? QStringLiteral("%.0f")
+                          : top >= 1 ? QStringLiteral("%.1f")
+                                     : QStringLiteral("%.3f"));
+  }
   view_->setChart(chart);
 }
 

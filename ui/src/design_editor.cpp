@@ -48,7 +48,8 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   precision_->setObjectName(QStringLiteral("precisionCombo"));
   precision_->setToolTip(tr("Number format of weights, activations and the KV cache"));
   for (Precision p : {Precision::fp16, Precision::bf16, Precision::fp8, Precision::fp4}) {
-    const QString name = QString::fromLatin1(to_string(p).data(), static_cast<int>(to_string(p).size()));
+    const QString name =
+        QString::fromLatin1(to_string(p).data(), static_cast<int>(to_string(p).size()));
     precision_->addItem(name, name);
   }
   batch_ = makeSpin(this, "batchSpin", 0, 1'000'000, tr(" req"),
@@ -57,7 +58,8 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   batch_->setSpecialValueText(tr("auto (fits memory)"));
   tp_ = makeSpin(this, "tpSpin", 1, 1024, QString(),
                  tr("Tensor-parallel degree: heads and FFN columns split over TP devices"));
-  inputLen_ = makeSpin(this, "inputLenSpin", 1, 10'000'000, tr(" tok"), tr("Prompt tokens per request"));
+  inputLen_ =
+      makeSpin(this, "inputLenSpin", 1, 10'000'000, tr(" tok"), tr("Prompt tokens per request"));
   outputLen_ = makeSpin(this, "outputLenSpin", 1, 10'000'000, tr(" tok"),
                         tr("Generated tokens per request (the first comes from prefill)"));
   devices_ = new QLabel(this);
@@ -128,10 +130,11 @@ void DesignEditor::setBase(const perf::Design& base) {
                      : -1;
   if (precision_->count() > 4) precision_->removeItem(0);
   if (pi < 0) {
-    precision_->insertItem(0, tr("%1 / %2 / %3 (project)")
-                                  .arg(QString::fromLatin1(to_string(n.weights).data()),
-                                       QString::fromLatin1(to_string(n.activations).data()),
-                                       QString::fromLatin1(to_string(n.kv_cache).data())),
+    precision_->insertItem(0,
+                           tr("%1 / %2 / %3 (project)")
+                               .arg(QString::fromLatin1(to_string(n.weights).data()),
+                                    QString::fromLatin1(to_string(n.activations).data()),
+                                    QString::fromLatin1(to_string(n.kv_cache).data())),
                            QString());
     precision_->setCurrentIndex(0);
   } else {

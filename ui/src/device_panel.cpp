@@ -52,9 +52,13 @@ void DevicePanel::showDesign(const perf::Design& d) {
   const auto& m = hw.memory;
   QString kind;
   switch (m.kind) {
-    case hw::MemoryKind::hbm: kind = tr("2.5D HBM, %1 stacks × %2 dies").arg(m.stacks).arg(m.layers_total); break;
+    case hw::MemoryKind::hbm:
+      kind = tr("2.5D HBM, %1 stacks × %2 dies").arg(m.stacks).arg(m.layers_total);
+      break;
     case hw::MemoryKind::stacked_3d:
-      kind = tr("3D DRAM on logic, %1 of %2 layers connected").arg(m.layers_connected).arg(m.layers_total);
+      kind = tr("3D DRAM on logic, %1 of %2 layers connected")
+                 .arg(m.layers_connected)
+                 .arg(m.layers_total);
       break;
     case hw::MemoryKind::sram_only: kind = tr("on-die SRAM only"); break;
   }
@@ -64,14 +68,16 @@ void DevicePanel::showDesign(const perf::Design& d) {
                           .arg(readable(bw.peak_Bps / 1e9), readable(bw.effective_Bps / 1e9)));
   capacity_->setText(withUnit(hw::memory_capacity_bytes(m) / kGiB, tr("GiB")));
   sram_->setText(withUnit(hw::total_sram_bytes(hw.compute) / (1024.0 * 1024.0), tr("MiB")));
-  power_->setText(tr("TDP %1 W, static %2 W").arg(readable(hw.energy.tdp_W), readable(hw.energy.static_power_W)));
+  power_->setText(tr("TDP %1 W, static %2 W")
+                      .arg(readable(hw.energy.tdp_W), readable(hw.energy.static_power_W)));
   if (d.system.levels.empty()) {
     network_->setText(tr("single device"));
   } else {
     const auto& l0 = d.system.levels.front();
-    network_->setText(tr("%1: %2 GB/s per device, %3 µs")
-                          .arg(QString::fromStdString(l0.name.empty() ? std::string("level 0") : l0.name),
-                               readable(l0.link_GBps), readable(l0.latency_us)));
+    network_->setText(
+        tr("%1: %2 GB/s per device, %3 µs")
+            .arg(QString::fromStdString(l0.name.empty() ? std::string("level 0") : l0.name),
+                 readable(l0.link_GBps), readable(l0.latency_us)));
   }
   source_->setText(QString::fromStdString(hw.source));
 }

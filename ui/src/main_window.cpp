@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -33,12 +34,16 @@
 
 // Resources of a static library are registered by hand (the linker may drop the
 // initialiser otherwise); Q_INIT_RESOURCE must be used outside any namespace.
-static void initStackScopeResources() { Q_INIT_RESOURCE(stackscope); }
+static void initStackScopeResources() {
+  Q_INIT_RESOURCE(stackscope);
+}
 
 namespace stackscope::ui {
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 QString describeError(const std::exception& e) {
   if (const auto* ce = dynamic_cast<const ConfigError*>(&e)) return qs(format_issues(ce->issues()));
@@ -210,7 +215,8 @@ void MainWindow::evaluateNow() {
     summary_->showIssues(issues);
     chart_->clear();
     plot_->clear();
-    statusBar()->showMessage(tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
+    statusBar()->showMessage(
+        tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
     result_ = perf::evaluate(design_);
     const double evalMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
@@ -309,10 +315,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   // Let layouts settle and charts paint before grabbing.
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
   const QList<QPair<QString, QWidget*>> views = {
-      {QStringLiteral("main-window"), this},
-      {QStringLiteral("summary"), summary_},
-      {QStringLiteral("editor"), editor_},
-      {QStringLiteral("breakdown"), chart_},
+      {QStringLiteral("main-window"), this}, {QStringLiteral("summary"), summary_},
+      {QStringLiteral("editor"), editor_},   {QStringLiteral("breakdown"), chart_},
       {QStringLiteral("throughput"), plot_},
   };
   QStringList written;
@@ -323,6 +327,19 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       return {};
     }
     written << path;
+  }
+  // The breakdown's absolute scale is a second view of the same widget.
+  if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {
+    const int was = mode->currentIndex();
+    mode->setCurrentIndex(1);
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("breakdown-ms.png"));
+    if (!chart_->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+    mode->setCurrentIndex(was);
   }
   return written;
 }

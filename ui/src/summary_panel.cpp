@@ -67,8 +67,8 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
   clearMetrics();
 }
 
-SummaryPanel::Card SummaryPanel::addCard(int row, int col, const QString& key,
-                                         const QString& title, const QString& tip) {
+SummaryPanel::Card SummaryPanel::addCard(int row, int col, const QString& key, const QString& title,
+                                         const QString& tip) {
   auto* frame = new QFrame(this);
   frame->setObjectName(QStringLiteral("metricCard"));
   frame->setToolTip(tip);
@@ -92,8 +92,8 @@ SummaryPanel::Card SummaryPanel::addCard(int row, int col, const QString& key,
 }
 
 void SummaryPanel::clearMetrics() {
-  for (Card* c : {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_,
-                  &memory_, &batch_}) {
+  for (Card* c :
+       {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_, &memory_, &batch_}) {
     c->value->setText(QStringLiteral("—"));
     c->detail->clear();
   }
@@ -104,7 +104,8 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   const auto& m = r.metrics;
   const int devices = std::max(1, design.system.devices);
   ttft_.value->setText(withUnit(m.ttft_s * 1e3, tr("ms")));
-  ttft_.detail->setText(tr("%1 prompt tokens × %2 requests").arg(design.workload.input_len).arg(r.batch));
+  ttft_.detail->setText(
+      tr("%1 prompt tokens × %2 requests").arg(design.workload.input_len).arg(r.batch));
   tpot_.value->setText(withUnit(m.tpot_s * 1e3, tr("ms")));
   tpot_.detail->setText(tr("%1 output tokens per request").arg(design.workload.output_len));
   utps_.value->setText(withUnit(m.utps, tr("tok/s")));
@@ -112,7 +113,8 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   stps_.value->setText(withUnit(m.stps, tr("tok/s")));
   stps_.detail->setText(tr("%1 replica(s), decode only").arg(design.parallel.dp));
   e2e_.value->setText(withUnit(m.e2e_output_tokens_per_s, tr("tok/s")));
-  e2e_.detail->setText(tr("prefill + %1 decode steps").arg(std::max(0, design.workload.output_len - 1)));
+  e2e_.detail->setText(
+      tr("prefill + %1 decode steps").arg(std::max(0, design.workload.output_len - 1)));
   perDevice_.value->setText(withUnit(m.e2e_output_tokens_per_s / devices, tr("tok/s")));
   perDevice_.detail->setText(tr("over %1 device(s)").arg(devices));
   energy_.value->setText(withUnit(m.energy_per_token_j, tr("J")));
@@ -126,10 +128,12 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   batch_.detail->setText(design.workload.batch_auto ? tr("auto: largest batch that fits memory")
                                                     : tr("requests per replica"));
   const auto& mem = r.memory;
-  memory_.value->setText(tr("%1 / %2 GiB").arg(readable(mem.total() / kGiB), readable(mem.capacity / kGiB)));
+  memory_.value->setText(
+      tr("%1 / %2 GiB").arg(readable(mem.total() / kGiB), readable(mem.capacity / kGiB)));
   memory_.detail->setText(tr("weights %1 · KV cache %2 · activations %3 · reserved %4 GiB")
                               .arg(readable(mem.weights / kGiB), readable(mem.kv_cache / kGiB),
-                                   readable(mem.activations / kGiB), readable(mem.reserved / kGiB)));
+                                   readable(mem.activations / kGiB),
+                                   readable(mem.reserved / kGiB)));
   const double used = mem.capacity > 0 ? mem.total() / mem.capacity : 0;
   memoryBar_->setValue(static_cast<int>(std::clamp(used, 0.0, 1.0) * 1000));
   memoryBar_->setProperty("over", used > 1.0);
@@ -144,7 +148,8 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
     for (const auto& s : perf::describe(r.reasons))
       reasons += QStringLiteral("<br>• ") + QString::fromStdString(s).toHtmlEscaped();
     banner_->setProperty("state", QStringLiteral("bad"));
-    banner_->setText(tr("<b>Infeasible</b> (metrics are still shown to rank near-misses):") + reasons);
+    banner_->setText(tr("<b>Infeasible</b> (metrics are still shown to rank near-misses):") +
+                     reasons);
   }
   banner_->style()->unpolish(banner_);
   banner_->style()->polish(banner_);
