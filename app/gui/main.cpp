@@ -4,6 +4,7 @@
 //   stackscope --screenshots DIR [PROJECT.json]   render every view to DIR/*.png and exit
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QMessageBox>
 #include <cstdio>
 
 #include "stackscope/ui/main_window.hpp"
@@ -34,7 +35,11 @@ int main(int argc, char** argv) {
     if (!window.openProject(files.front(), &error)) {
       std::fprintf(stderr, "error: %s: %s\n", qPrintable(files.front()),
                    qPrintable(error.simplified()));
-      return 2;
+      if (cli.isSet(shots)) return 2;
+      // Interactive: say why and carry on with the default project rather than vanish.
+      window.show();
+      QMessageBox::warning(&window, QObject::tr("Cannot open project"),
+                           files.front() + QStringLiteral("\n\n") + error);
     }
   }
   if (cli.isSet(shots)) {
