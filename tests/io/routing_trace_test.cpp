@@ -91,7 +91,10 @@ TEST_F(BadTrace, StructuralProblems) {
 
 TEST_F(BadTrace, ManyBadEntriesAreCappedNotFlooded) {
   std::string text = R"({"0": [)";
-  for (int i = 0; i < 1000; ++i) text += (i ? "," : "") + std::string("[7]");
+  for (int i = 0; i < 1000; ++i) {
+    if (i) text += ',';
+    text += "[7]";
+  }
   text += "]}";
   const auto issues = load(text);
   EXPECT_GE(issues.size(), 1u);
