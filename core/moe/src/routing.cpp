@@ -112,6 +112,60 @@ RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexc
   return best;
 }
 
+RankLoad busiest_rank_replicated(const double* f, int experts, int ep, double tokens,
+                                 int redundant) noexcept {
+  if (redundant <= 0) return busiest_rank(f, experts, ep, tokens);
+  ep = std::clamp(ep, 1, std::max(1, experts));
+  const int n = std::clamp(experts, 1, kMaxExperts);
+  // Copies per expert: each extra slot goes to the expert with the most load per copy.
+  int copies[kMaxExperts];
+  for (int i = 0; i < n; ++i) copies[i] = 1;
+  const long slots = std::min<long>(static_cast<long>(redundant) * ep, 4L * kMaxExperts);
+  for (long s = 0; s < slots; ++s) {
+    int best = 0;
+    for (int i = 1; i < n; ++i)
+      if (f[i] / copies[i] > f[best] / copies[best]) best = i;
+    ++copies[best];
+  }
+  // Originals stay in their contiguous home ranks; replicas go, heaviest first, to the rank
+  // with the least load that still has a free slot.
+  constexpr int kMaxRanks = kMaxExperts;
+  double load[kMaxRanks] = {};
+  double active[kMaxRanks] = {};
+  int free_slots[kMaxRanks];
+  const int per_rank = std::max(1, n / ep);
+  for (int r = 0; r < ep; ++r) free_slots[r] = redundant;
+  auto use = [&](double share) { return 1.0 - std::pow(1.0 - std::min(share, 1.0), tokens); };
+  for (int i = 0; i < n; ++i) {
+    const int home = std::min(ep - 1, i / per_rank);
+    load[home] += tokens * f[i] / copies[i];
+    active[home] += use(f[i] / copies[i]);
+  }
+  for (int pass = 0; pass < n; ++pass) {
+    // Next heaviest replicated expert with copies left to place.
+    int e = -1;
+    for (int i = 0; i < n; ++i)
+      if (copies[i] > 1 && (e < 0 || f[i] / copies[i] > f[e] / copies[e])) e = i;
+    if (e < 0) break;
+    const double share = f[e] / copies[e];
+    for (int c = 1; c < copies[e]; ++c) {
+      int r_best = -1;
+      for (int r = 0; r < ep; ++r)
+        if (free_slots[r] > 0 && (r_best < 0 || load[r] < load[r_best])) r_best = r;
+      if (r_best < 0) break;
+      --free_slots[r_best];
+      load[r_best] += tokens * share;
+      active[r_best] += use(share);
+    }
+    copies[e] = 1;  // placed
+  }
+  RankLoad best;
+  for (int r = 0; r < ep; ++r)
+    if (load[r] > best.tokens || (load[r] == best.tokens && active[r] > best.active_experts))
+      best = {load[r], active[r]};
+  return best;
+}
+
 double imbalance(const double* f, int experts, int ep) noexcept {
   ep = std::clamp(ep, 1, std::max(1, experts));
   double total = 0.0;

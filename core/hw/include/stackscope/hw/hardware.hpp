@@ -125,17 +125,25 @@ struct Hardware {
 // ---- System network (alpha-beta per level here; the full network model is a later issue) ----
 enum class Topology { switch_fabric, ring, mesh2d, torus2d, fully_connected };
 
-// Level 0 is innermost (e.g. NVSwitch inside a node). `size` devices (or level-below groups)
+// Level 0 is innermost (e.g. NVSwitch inside a node). `size` devices (or level-below units)
 // form one group at this level; size 0 on the outermost level means "as many as needed".
+// Outer levels are rail-style: the device with local index k in one unit links to the device
+// with the same local index in the neighbouring units (or to the level's switch), so every
+// device has its own port at every level (DGX NICs per GPU; DeepStack chip-to-chip links).
 struct NetworkLevel {
   std::string name;
   Topology topology = Topology::switch_fabric;
   int size = 8;
-  double link_GBps = 450;       // per device, per direction
-  double latency_us = 2.0;      // per algorithm step (alpha)
+  int dims_x = 0;               // mesh2d/torus2d shape (dims_x x dims_y == size); 0 = squarest
+  int dims_y = 0;
+  double link_GBps = 450;       // per link (mesh/torus/ring/fully connected) or per device port
+                                // (switch), per direction
+  double latency_us = 2.0;      // per algorithm step at this level (alpha: software + sync)
+  double hop_latency_ns = 500;  // per link traversed (wire + router/switch)
   double efficiency = 0.82;     // achievable fraction of line rate (protocol overhead)
   double energy_pJ_per_bit = 5;
-  bool in_network_reduction = false;  // switch-side reduction (e.g. NVLS)
+  bool in_network_reduction = false;     // switch-side reduction (e.g. NVLS)
+  double in_network_efficiency = 0.61;   // achieved fraction of line rate of switch reductions
 };
 
 struct System {

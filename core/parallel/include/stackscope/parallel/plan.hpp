@@ -1,24 +1,54 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A parallel plan (MODEL.md §5). Devices = tp x pp x dp x ep.
+// A parallel plan (MODEL.md §5). Devices = tp x pp x dp x ep x cp.
 //  - tp: tensor parallel (Megatron): heads and FFN columns split, all-reduce after attention
-//        and after the FFN.
+//        and after the FFN; with sequence_parallel the all-reduce becomes reduce-scatter +
+//        all-gather and norms/residuals are sharded over the sequence (Korthikanti et al. 2022).
 //  - pp: pipeline stages, layers split evenly; micro_batches micro-batches in flight.
 //  - ep: expert parallel. Experts spread over ep ranks (each expert split tp ways); attention
 //        and dense layers run data-parallel over the ep ranks (DeepSeek-style attention-DP),
-//        so one replica = tp x ep x pp devices. ep > 1 requires an MoE model.
+//        so one replica = tp x ep x cp x pp devices. ep > 1 requires an MoE model.
+//  - cp: context parallel for long prefill (ring attention: K/V blocks passed around the cp
+//        ranks, Liu et al. 2023); in decode the cp ranks serve as extra attention-DP groups.
 //  - dp: independent replicas; STPS scales with dp.
+// Per-module plans override how the tp x ep x cp devices of one stage are used by attention,
+// dense FFN and MoE layers (0 = derived from the global plan); each must use all of them.
+#include <string>
+
 namespace stackscope::parallel {
+
+struct ModulePlan {
+  int tp = 0;  // tensor parallel degree inside the module (0 = global tp)
+  int ep = 0;  // MoE only: expert-parallel degree (0 = stage devices / tp)
+};
+
+enum class Overlap { off, fixed, auto_tiles };
 
 struct Plan {
   int tp = 1;
   int pp = 1;
   int dp = 1;
   int ep = 1;
+  int cp = 1;
+  bool sequence_parallel = false;
   int micro_batches = 0;  // 0 = auto (pp micro-batches in decode, so every stage is busy)
+  // Rank placement, innermost dimension first: consecutive ranks of the first dimension sit on
+  // consecutive devices. A permutation of tp, ep, cp, pp, dp.
+  std::string placement = "tp,ep,cp,pp,dp";
+  ModulePlan attention;
+  ModulePlan dense_ffn;
+  ModulePlan moe;
+  // Extra expert slots per EP rank holding replicas of the hottest experts (DeepSeek-V3 EPLB
+  // "redundant experts"); a replicated expert's tokens split evenly over its copies.
+  int redundant_experts_per_rank = 0;
+  // Tile-level compute/communication overlap (MODEL.md §7): off, a fixed number of tiles, or
+  // the best tile count per operator.
+  Overlap overlap = Overlap::off;
+  int overlap_tiles = 4;
 };
 
-inline int devices(const Plan& p) { return p.tp * p.pp * p.dp * p.ep; }
-inline int devices_per_replica(const Plan& p) { return p.tp * p.pp * p.ep; }
+inline int devices(const Plan& p) { return p.tp * p.pp * p.dp * p.ep * p.cp; }
+inline int devices_per_replica(const Plan& p) { return p.tp * p.pp * p.ep * p.cp; }
+inline int devices_per_stage(const Plan& p) { return p.tp * p.ep * p.cp; }
 
 }  // namespace stackscope::parallel

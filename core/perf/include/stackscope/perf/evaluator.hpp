@@ -3,15 +3,65 @@
 // The performance evaluator (MODEL.md §1-5, §8).
 //
 // Contract: evaluate() is a pure function of a *validated* design (perf::validate() returned
-// no issues). It is reentrant and thread-safe: no global state, no I/O, no heap allocation on
-// its path. Units are SI (s, B, FLOP, J, W). Infeasible designs return feasible == false with
-// reason flags and still carry every metric, so searches can rank near-misses.
+// no issues). It is reentrant and thread-safe: no global state, no I/O. Units are SI (s, B,
+// FLOP, J, W). Infeasible designs return feasible == false with reason flags and still carry
+// every metric, so searches can rank near-misses. The free function builds the system's
+// network model on every call; an Evaluator keeps it (and its memoised collective costs)
+// between calls, so repeated evaluations on one system do no heap allocation after the first.
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
 
 namespace stackscope::perf {
 
 Result evaluate(const Design& design) noexcept;
+
+// Reusable evaluator for many evaluations on one thread (searches, the GUI): it keeps the
+// network model of the last system and its memoised collective costs. Not thread-safe; use
+// one per thread. Results equal evaluate(design).
+class Evaluator {
+ public:
+  Evaluator();
+  ~Evaluator();
+  Evaluator(Evaluator&&) noexcept;
+  Evaluator& operator=(Evaluator&&) noexcept;
+  Result evaluate(const Design& design);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One directed link of the system network and its load in one decode step / prefill pass.
+struct LinkUse {
+  int from = 0;  // node ids of network::Topology (devices first, then switches)
+  int to = 0;
+  std::string from_name;
+  std::string to_name;
+  int level = 0;
+  double decode_bytes = 0;        // per decode step
+  double decode_utilisation = 0;  // busy time / decode step time, 0..1
+  double prefill_bytes = 0;       // per prefill pass
+  double prefill_utilisation = 0;
+};
+
+// Network detail of a design (not on the search hot path): per-link loads of every collective
+// the evaluator costs, and, with reference_sim, the same collectives replayed on the
+// flow-level reference simulator.
+struct NetworkReport {
+  std::vector<LinkUse> links;  // every directed link, including idle ones
+  bool reference_sim = false;
+  double decode_comm_analytic_s = 0;   // network time of one decode step, analytic
+  double decode_comm_reference_s = 0;  // same collectives on the reference simulator
+  double prefill_comm_analytic_s = 0;
+  double prefill_comm_reference_s = 0;
+  double ttft_reference_s = 0;         // TTFT / TPOT with reference collective times
+  double tpot_reference_s = 0;
+};
+NetworkReport network_report(const Design& design, bool reference_sim);
 
 // Largest batch per replica that fits device memory (0 if even batch 1 does not fit).
 int max_batch_that_fits(const Design& design) noexcept;
