@@ -61,14 +61,14 @@ class Topology {
   // Per level: shape and O(1) link lookup tables (ids into links_, -1 = none).
   struct Level {
     hw::Topology kind = hw::Topology::switch_fabric;
-    int slots = 1;        // units of the level below per unit of this level
-    int dims_x = 1;       // mesh2d / torus2d shape (dims_x x dims_y == slots)
+    int slots = 1;   // units of the level below per unit of this level
+    int dims_x = 1;  // mesh2d / torus2d shape (dims_x x dims_y == slots)
     int dims_y = 1;
-    int inner = 1;        // devices per unit of the level below (= number of rails)
-    int unit = 1;         // devices per unit of this level
-    std::vector<int> up;     // switch: device -> its rail switch
-    std::vector<int> down;   // switch: rail switch -> device
-    std::vector<int> nbr;    // ring (+, -) / mesh, torus (+x, -x, +y, -y): 4 per device
+    int inner = 1;             // devices per unit of the level below (= number of rails)
+    int unit = 1;              // devices per unit of this level
+    std::vector<int> up;       // switch: device -> its rail switch
+    std::vector<int> down;     // switch: rail switch -> device
+    std::vector<int> nbr;      // ring (+, -) / mesh, torus (+x, -x, +y, -y): 4 per device
     std::vector<int> fc_base;  // fully connected: first link id per (unit, rail)
   };
   std::vector<Level> level_;
