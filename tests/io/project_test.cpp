@@ -432,7 +432,24 @@ perf::Design unusual_design() {
   d.workload.routing.kind = workload::RoutingKind::dirichlet;
   d.workload.routing.dirichlet_alpha = 0.05;
   d.workload.routing.seed = 0xFFFFFFFFFFFFFFFFull;
-  d.parallel = {2, 2, 1, 2, 7};
+  d.system.levels[0].dims_x = 2;
+  d.system.levels[0].dims_y = 4;
+  d.system.levels[0].hop_latency_ns = 12.5;
+  d.system.levels[1].in_network_efficiency = 0.7;
+  d.parallel = parallel::Plan{};
+  d.parallel.tp = 2;
+  d.parallel.pp = 2;
+  d.parallel.ep = 2;
+  d.parallel.cp = 3;
+  d.parallel.sequence_parallel = true;
+  d.parallel.micro_batches = 7;
+  d.parallel.placement = "ep,tp,cp,dp,pp";
+  d.parallel.attention = {4, 0};
+  d.parallel.dense_ffn = {1, 0};
+  d.parallel.moe = {1, 12};
+  d.parallel.redundant_experts_per_rank = 1;
+  d.parallel.overlap = parallel::Overlap::auto_tiles;
+  d.parallel.overlap_tiles = 16;
   return d;
 }
 
@@ -454,11 +471,80 @@ TEST(Serialise, ProjectToJsonRoundTripsExactly) {
   EXPECT_EQ(back.workload.routing.seed, d.workload.routing.seed);
   EXPECT_EQ(back.parallel.micro_batches, 7);
   EXPECT_EQ(back.hardware.memory.vertical.kind, hw::VerticalLinkKind::hybrid_bond);
+  EXPECT_EQ(back.system.levels[0].dims_x, 2);
+  EXPECT_EQ(back.system.levels[0].dims_y, 4);
+  EXPECT_EQ(back.system.levels[0].hop_latency_ns, 12.5);
+  EXPECT_EQ(back.system.levels[1].in_network_efficiency, 0.7);
+  EXPECT_EQ(back.parallel.cp, 3);
+  EXPECT_TRUE(back.parallel.sequence_parallel);
+  EXPECT_EQ(back.parallel.placement, "ep,tp,cp,dp,pp");
+  EXPECT_EQ(back.parallel.attention.tp, 4);
+  EXPECT_EQ(back.parallel.dense_ffn.tp, 1);
+  EXPECT_EQ(back.parallel.moe.ep, 12);
+  EXPECT_EQ(back.parallel.redundant_experts_per_rank, 1);
+  EXPECT_EQ(back.parallel.overlap, parallel::Overlap::auto_tiles);
+  EXPECT_EQ(back.parallel.overlap_tiles, 16);
 
   const auto j = ordered_json::parse(text);
   EXPECT_EQ(j["schema_version"], perf::kSchemaVersion);
   EXPECT_EQ(j["system"]["levels"][0]["topology"], "torus2d");
   EXPECT_FALSE(j["workload"]["routing"].contains("expert_frequency"));
+  // Overlap::auto_tiles is spelled "auto"; module plans are nested objects.
+  EXPECT_EQ(j["parallel"]["overlap"], "auto");
+  EXPECT_EQ(j["parallel"]["moe"], ordered_json::parse(R"({"tp": 1, "ep": 12})"));
+}
+
+TEST(Project, ParallelPlanKeys) {
+  const auto r = test_registry();
+  auto doc = minimal_project();
+  doc["parallel"] = ordered_json::parse(R"({"tp": 2, "cp": 2, "sequence_parallel": true,
+      "placement": "cp,tp,ep,pp,dp", "attention": {"tp": 4}, "dense_ffn": {"tp": 1},
+      "moe": {"tp": 1, "ep": 4}, "redundant_experts_per_rank": 2, "overlap": "fixed",
+      "overlap_tiles": 8})");
+  const auto d = parse_project(doc.dump(), r);
+  EXPECT_EQ(d.parallel.tp, 2);
+  EXPECT_EQ(d.parallel.cp, 2);
+  EXPECT_TRUE(d.parallel.sequence_parallel);
+  EXPECT_EQ(d.parallel.placement, "cp,tp,ep,pp,dp");
+  EXPECT_EQ(d.parallel.attention.tp, 4);
+  EXPECT_EQ(d.parallel.attention.ep, 0);  // absent: derived
+  EXPECT_EQ(d.parallel.dense_ffn.tp, 1);
+  EXPECT_EQ(d.parallel.moe.tp, 1);
+  EXPECT_EQ(d.parallel.moe.ep, 4);
+  EXPECT_EQ(d.parallel.redundant_experts_per_rank, 2);
+  EXPECT_EQ(d.parallel.overlap, parallel::Overlap::fixed);
+  EXPECT_EQ(d.parallel.overlap_tiles, 8);
+  // A file without the new keys keeps the defaults.
+  const auto old = parse_project(minimal_project().dump(), r);
+  EXPECT_EQ(old.parallel.cp, 1);
+  EXPECT_EQ(old.parallel.placement, "tp,ep,cp,pp,dp");
+  EXPECT_EQ(old.parallel.overlap, parallel::Overlap::off);
+
+  doc["parallel"] = ordered_json::parse(
+      R"({"overlap": "auto_tiles", "moe": {"tp": 1, "dp": 2}, "attention": 4, "cp": "2"})");
+  const auto issues = parse_issues(doc, r);
+  EXPECT_EQ(issues.size(), 4u) << format_issues(issues);
+  const auto overlap = issue_at(issues, "/parallel/overlap");
+  EXPECT_EQ(overlap.message, "unknown overlap mode 'auto_tiles'");
+  EXPECT_EQ(overlap.allowed, "one of: off, fixed, auto");
+  EXPECT_TRUE(contains(issue_at(issues, "/parallel/moe/dp").message, "unknown key"));
+  EXPECT_TRUE(contains(issue_at(issues, "/parallel/attention").message, "expected object"));
+  EXPECT_TRUE(contains(issue_at(issues, "/parallel/cp").message, "expected integer"));
+}
+
+TEST(Project, NetworkLevelKeys) {
+  const auto r = test_registry();
+  auto doc = minimal_project();
+  doc["system"] = ordered_json::parse(R"({"devices": 4, "levels": [{"topology": "mesh2d",
+      "size": 4, "dims_x": 1, "dims_y": 4, "hop_latency_ns": 20, "latency_us": 0.5,
+      "in_network_efficiency": 0.5}]})");
+  const auto d = parse_project(doc.dump(), r);
+  const auto& l = d.system.levels.at(0);
+  EXPECT_EQ(l.dims_x, 1);
+  EXPECT_EQ(l.dims_y, 4);
+  EXPECT_EQ(l.hop_latency_ns, 20.0);
+  EXPECT_EQ(l.latency_us, 0.5);
+  EXPECT_EQ(l.in_network_efficiency, 0.5);
 }
 
 TEST(Serialise, ExpertFrequencyIsNeverWritten) {
@@ -535,6 +621,8 @@ TEST(Serialise, EveryStructMemberHasAJsonKey) {
   // expert_frequency is derived from `trace` and deliberately not serialised.
   EXPECT_EQ(j["workload"]["routing"].size() + 1, member_count<workload::Routing>());
   EXPECT_EQ(j["parallel"].size(), member_count<parallel::Plan>());
+  for (const char* module : {"attention", "dense_ffn", "moe"})
+    EXPECT_EQ(j["parallel"][module].size(), member_count<parallel::ModulePlan>()) << module;
 }
 
 // perf::validate() paths must name fields of the file the user edits: every pointer it
@@ -560,9 +648,23 @@ TEST(Serialise, ValidatePathsResolveInTheProjectJson) {
   d.model.moe.expert_ffn_dim = 5;
   d.workload.input_len = 0;
   d.workload.routing.kind = workload::RoutingKind::trace;
-  d.parallel = {4, 40, 1, 4, -1};
+  d.system.levels[0].dims_x = 3;
+  d.system.levels[0].hop_latency_ns = -1;
+  d.system.levels[1].in_network_efficiency = 2;
+  d.parallel = parallel::Plan{};
+  d.parallel.tp = 4;
+  d.parallel.pp = 40;
+  d.parallel.ep = 4;
+  d.parallel.cp = 0;
+  d.parallel.micro_batches = -1;
+  d.parallel.placement = "tp";
+  d.parallel.attention = {-1, 2};
+  d.parallel.dense_ffn = {-1, 2};
+  d.parallel.moe = {-1, -1};
+  d.parallel.redundant_experts_per_rank = -1;
+  d.parallel.overlap_tiles = 0;
   const auto issues = perf::validate(d);
-  ASSERT_GE(issues.size(), 15u) << format_issues(issues);
+  ASSERT_GE(issues.size(), 25u) << format_issues(issues);
   const auto j = ordered_json::parse(project_to_json(d));
   for (const auto& i : issues)
     EXPECT_TRUE(j.contains(ordered_json::json_pointer(i.path))) << format_issue(i);
@@ -612,6 +714,81 @@ TEST(ResultJson, HasTheDocumentedShapeAndNoInvalidNumbers) {
   EXPECT_EQ(j["breakdown"]["decode"]["energy_J"], 3.0);
   // indent < 0 gives one line.
   EXPECT_EQ(result_to_json(d, res, -1).find('\n'), std::string::npos);
+}
+
+TEST(ResultJson, NetworkSectionsOnRequest) {
+  perf::Design d;
+  d.system.levels.resize(2);
+  d.system.levels[0].name = "mesh";
+  d.system.levels[1].name = "torus";
+  perf::Result res;
+  res.metrics.ttft_s = 2.0;
+  res.metrics.tpot_s = 0.02;
+  perf::NetworkReport n;
+  auto link = [](const char* from, const char* to, int level, double bytes, double util,
+                 double pbytes, double putil) {
+    perf::LinkUse l;
+    l.from_name = std::string(from);
+    l.to_name = std::string(to);
+    l.level = level;
+    l.decode_bytes = bytes;
+    l.decode_utilisation = util;
+    l.prefill_bytes = pbytes;
+    l.prefill_utilisation = putil;
+    return l;
+  };
+  n.links = {link("d0", "d1", 0, 100, 0.1, 1000, 0.2), link("d1", "d0", 0, 0, 0, 0, 0),
+             link("d0", "d4", 1, 300, 0.6, 3000, 0.1), link("d4", "d0", 1, 0, 0, 500, 0.3)};
+  n.reference_sim = true;
+  n.decode_comm_analytic_s = 0.011;
+  n.decode_comm_reference_s = 0.010;
+  n.prefill_comm_analytic_s = 0.5;
+  n.prefill_comm_reference_s = 0;
+  n.ttft_reference_s = 2.1;
+  n.tpot_reference_s = 0.021;
+
+  // Without a request the document is the plain one.
+  EXPECT_EQ(result_to_json(d, res, NetworkJson{&n, false, false}), result_to_json(d, res));
+  const auto j = ordered_json::parse(result_to_json(d, res, NetworkJson{&n, true, true}));
+  ASSERT_TRUE(j.contains("links"));
+  const auto& links = j["links"];
+  ASSERT_EQ(links.size(), 3u) << links.dump(1);  // the idle link is counted, not listed
+  EXPECT_EQ(j["idle_links"], 1);
+  // Busiest first: decode utilisation, then prefill utilisation.
+  EXPECT_EQ(links[0]["from"], "d0");
+  EXPECT_EQ(links[0]["to"], "d4");
+  EXPECT_EQ(links[0]["level"], 1);
+  EXPECT_EQ(links[0]["level_name"], "torus");
+  EXPECT_EQ(links[0]["bytes"], 300.0);
+  EXPECT_EQ(links[0]["utilisation"], 0.6);
+  EXPECT_EQ(links[0]["prefill_bytes"], 3000.0);
+  EXPECT_EQ(links[0]["prefill_utilisation"], 0.1);
+  EXPECT_EQ(links[1]["from"], "d0");
+  EXPECT_EQ(links[2]["from"], "d4");
+  EXPECT_EQ(links[2]["bytes"], 0.0);
+  for (const auto& l : links)
+    for (const char* key : {"from", "to", "level", "level_name", "bytes", "utilisation",
+                            "prefill_bytes", "prefill_utilisation"})
+      EXPECT_TRUE(l.contains(key)) << key;
+
+  const auto& ref = j["reference_sim"];
+  EXPECT_EQ(ref["decode_comm_analytic_s"], 0.011);
+  EXPECT_EQ(ref["decode_comm_reference_s"], 0.010);
+  EXPECT_NEAR(ref["decode_comm_error"].get<double>(), 0.1, 1e-12);
+  EXPECT_TRUE(ref["prefill_comm_error"].is_null());  // no reference time: no error
+  EXPECT_EQ(ref["ttft_s"], 2.0);
+  EXPECT_EQ(ref["ttft_reference_s"], 2.1);
+  EXPECT_EQ(ref["tpot_s"], 0.02);
+  EXPECT_EQ(ref["tpot_reference_s"], 0.021);
+  EXPECT_EQ(ref.size(), 10u);
+
+  // Only what was asked for; no reference section when the report was made without one.
+  const auto links_only = ordered_json::parse(result_to_json(d, res, NetworkJson{&n, true, false}));
+  EXPECT_FALSE(links_only.contains("reference_sim"));
+  n.reference_sim = false;
+  const auto no_ref = ordered_json::parse(result_to_json(d, res, NetworkJson{&n, false, true}));
+  EXPECT_FALSE(no_ref.contains("reference_sim"));
+  EXPECT_FALSE(no_ref.contains("links"));
 }
 
 }  // namespace

@@ -162,9 +162,14 @@ TEST(Validate, DeviceCountMustMatchThePlan) {
   d.parallel.tp = 2;
   d.parallel.pp = 2;
   const auto i = only_issue(d, "/parallel");
-  EXPECT_TRUE(contains(i.message, "tp x pp x dp x ep = 2 x 2 x 1 x 1 = 4")) << i.message;
+  EXPECT_TRUE(contains(i.message, "tp x pp x dp x ep x cp = 2 x 2 x 1 x 1 x 1 = 4")) << i.message;
   EXPECT_TRUE(contains(i.message, "system.devices = 1")) << i.message;
-  EXPECT_EQ(i.allowed, "tp x pp x dp x ep == system.devices = 1");
+  EXPECT_EQ(i.allowed, "tp x pp x dp x ep x cp == system.devices = 1");
+  // Context parallelism counts in the product too.
+  d = baseline();
+  d.parallel.cp = 2;
+  d.workload.input_len = 512;
+  EXPECT_TRUE(contains(only_issue(d, "/parallel").message, "1 x 1 x 1 x 1 x 2 = 2"));
 }
 
 TEST(Validate, HeadsMustSplitOverTp) {
@@ -193,7 +198,8 @@ TEST(Validate, GqaAndKvHeadSplits) {
   // tp = 4 > kv_heads = 2: each KV head replicated twice, allowed.
   d = moe_design();
   d.model.kv_heads = 2;
-  d.parallel = {4, 1, 1, 1, 0};
+  d.parallel = parallel::Plan{};
+  d.parallel.tp = 4;
   EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
   // MHA means kv_heads == heads.
   d = baseline();
@@ -215,7 +221,8 @@ TEST(Validate, MoeChecks) {
   d = moe_design();
   d.system.devices = 3;
   d.system.levels[0].size = 3;
-  d.parallel = {1, 1, 1, 3, 0};
+  d.parallel = parallel::Plan{};
+  d.parallel.ep = 3;
   EXPECT_EQ(only_issue(d, "/parallel/ep").allowed, "a divisor of experts = 8");
 
   d = baseline();  // dense
@@ -278,6 +285,211 @@ TEST(Validate, NetworkLevels) {
   d.system.levels[0].size = 8;
   d.system.levels[1].link_GBps = 0;
   EXPECT_EQ(only_issue(d, "/system/levels/1/link_GBps").allowed, "finite number > 0");
+}
+
+TEST(Validate, NetworkLevelShapes) {
+  Design d = baseline();
+  d.system.devices = 16;
+  d.parallel.dp = 16;
+  d.system.levels = {hw::NetworkLevel{}};
+  auto& l = d.system.levels[0];
+  l.topology = hw::Topology::torus2d;
+  l.size = 16;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));  // dims 0: squarest
+  l.dims_x = 2;
+  l.dims_y = 8;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  l.dims_y = 4;
+  auto i = only_issue(d, "/system/levels/0/dims_x");
+  EXPECT_TRUE(contains(i.message, "dims_x x dims_y = 2 x 4 = 8 does not match size = 16"))
+      << i.message;
+  EXPECT_EQ(i.allowed, "dims_x x dims_y == size = 16");
+  l.dims_y = 0;
+  EXPECT_TRUE(contains(only_issue(d, "/system/levels/0/dims_y").message, "both dims_x and dims_y"));
+  l.dims_y = -1;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/dims_y").allowed, "integer >= 0");
+  l.dims_y = 8;
+  l.topology = hw::Topology::ring;
+  EXPECT_TRUE(contains(only_issue(d, "/system/levels/0/dims_x").message, "mesh2d and torus2d"));
+
+  d = baseline();
+  d.system.levels = {hw::NetworkLevel{}};
+  d.system.levels[0].hop_latency_ns = -1;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/hop_latency_ns").allowed, "finite number >= 0");
+  d.system.levels[0].hop_latency_ns = 0;  // an ideal wire is allowed
+  d.system.levels[0].in_network_efficiency = 0;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/in_network_efficiency").allowed, "number in (0, 1]");
+  d.system.levels[0].in_network_efficiency = 1.2;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/in_network_efficiency").allowed, "number in (0, 1]");
+
+  d = baseline();
+  d.system.levels.assign(4, hw::NetworkLevel{});
+  i = only_issue(d, "/system/levels");
+  EXPECT_TRUE(contains(i.message, "at most 3 network levels")) << i.message;
+  EXPECT_EQ(i.value, "4");
+  d.system.levels.resize(3);
+  EXPECT_TRUE(validate(d).empty());
+}
+
+TEST(Validate, ContextParallelism) {
+  Design d = baseline();
+  d.system.devices = 4;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.parallel.cp = 4;
+  d.workload.input_len = 2048;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.workload.input_len = 2050;
+  const auto i = only_issue(d, "/parallel/cp");
+  EXPECT_TRUE(contains(i.message, "input_len % cp != 0")) << i.message;
+  EXPECT_EQ(i.allowed, "a divisor of workload.input_len = 2050");
+  d.parallel.cp = 0;
+  EXPECT_EQ(validate(d).front().path, "/parallel/cp");
+  EXPECT_EQ(validate(d).front().allowed, "integer >= 1");
+  // Sequence parallelism with tp 1 does nothing, but is not wrong.
+  d = baseline();
+  d.parallel.sequence_parallel = true;
+  EXPECT_TRUE(validate(d).empty());
+}
+
+TEST(Validate, PlacementIsAPermutation) {
+  Design d = baseline();
+  for (const char* ok : {"tp,ep,cp,pp,dp", "dp,pp,cp,ep,tp", "ep,tp,cp,dp,pp"}) {
+    d.parallel.placement = ok;
+    EXPECT_TRUE(validate(d).empty()) << ok << "\n" << format_issues(validate(d));
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"tp,ep,cp,pp", "'dp' missing"},
+      {"tp,ep,cp,pp,dp,tp", "'tp' given twice"},
+      {"tp,ep,sp,pp,dp", "unknown dimension 'sp'"},
+      {"tp, ep,cp,pp,dp", "unknown dimension ' ep'"},
+      {"", "an empty name"},
+      {"tp,,ep,cp,pp,dp", "an empty name"},
+  };
+  for (const auto& [text, problem] : bad) {
+    d.parallel.placement = text;
+    const auto i = only_issue(d, "/parallel/placement");
+    EXPECT_TRUE(contains(i.message, problem)) << text << ": " << i.message;
+    EXPECT_TRUE(contains(i.allowed, "a permutation of tp, ep, cp, pp, dp")) << i.allowed;
+    EXPECT_EQ(i.value, "\"" + text + "\"");
+  }
+}
+
+TEST(Validate, OverlapTilesAndRedundantExperts) {
+  Design d = baseline();
+  for (int bad : {0, -3, 1025}) {
+    d.parallel.overlap_tiles = bad;
+    EXPECT_EQ(only_issue(d, "/parallel/overlap_tiles").allowed, "integer in [1, 1024]") << bad;
+  }
+  d.parallel.overlap_tiles = 1024;
+  d.parallel.overlap = parallel::Overlap::fixed;
+  EXPECT_TRUE(validate(d).empty());
+
+  d = moe_design();
+  d.parallel.redundant_experts_per_rank = 1;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.parallel.redundant_experts_per_rank = -1;
+  EXPECT_EQ(only_issue(d, "/parallel/redundant_experts_per_rank").allowed, "integer >= 0");
+  d = baseline();  // dense
+  d.parallel.redundant_experts_per_rank = 2;
+  const auto i = only_issue(d, "/parallel/redundant_experts_per_rank");
+  EXPECT_TRUE(contains(i.message, "no MoE layers")) << i.message;
+  EXPECT_EQ(i.allowed, "0 for a dense model");
+}
+
+// Per-module plans re-partition the tp x ep x cp devices of a stage (parallel/plan.hpp).
+TEST(Validate, ModulePlans) {
+  // moe_design: tp 2 x ep 2 = 4 stage devices, 32 heads / 8 KV heads, 8 experts.
+  Design d = moe_design();
+  d.parallel.attention.tp = 4;  // attention TP over all four, no attention-DP
+  d.parallel.moe.tp = 1;        // experts whole, EP over all four
+  d.parallel.moe.ep = 4;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+
+  d = moe_design();
+  d.parallel.attention.tp = 3;
+  auto issues = validate(d);
+  ASSERT_GE(issues.size(), 2u) << format_issues(issues);
+  for (const auto& i : issues) EXPECT_EQ(i.path, "/parallel/attention/tp") << format_issue(i);
+  const auto stage = std::find_if(issues.begin(), issues.end(),
+                                  [](auto& i) { return contains(i.message, "pipeline stage"); });
+  ASSERT_NE(stage, issues.end()) << format_issues(issues);
+  EXPECT_EQ(stage->allowed, "a divisor of stage devices tp x ep x cp = 2 x 2 x 1 = 4");
+  const auto heads = std::find_if(issues.begin(), issues.end(), [](auto& i) {
+    return contains(i.message, "heads % attention/tp");
+  });
+  ASSERT_NE(heads, issues.end()) << format_issues(issues);
+  EXPECT_EQ(heads->allowed, "a divisor of heads = 32");
+
+  d = moe_design();
+  d.parallel.moe.tp = 4;
+  d.parallel.moe.ep = 2;  // 4 x 2 = 8 != 4
+  auto i = only_issue(d, "/parallel/moe/ep");
+  EXPECT_TRUE(contains(i.message, "moe tp x moe ep = 4 x 2 = 8, not 4")) << i.message;
+  EXPECT_TRUE(contains(i.allowed, "= 1")) << i.allowed;
+
+  d = moe_design();
+  d.parallel.moe.ep = 4;  // moe.tp unset: global tp 2, 2 x 4 = 8 != 4
+  EXPECT_TRUE(contains(only_issue(d, "/parallel/moe/ep").message, "2 x 4 = 8"));
+
+  d = moe_design();
+  d.parallel.moe.tp = 3;
+  issues = validate(d);
+  EXPECT_TRUE(std::all_of(issues.begin(), issues.end(), [](auto& x) {
+    return x.path == "/parallel/moe/tp";
+  })) << format_issues(issues);
+  EXPECT_TRUE(std::any_of(issues.begin(), issues.end(), [](auto& x) {
+    return contains(x.message, "expert_ffn_dim % moe/tp");
+  })) << format_issues(issues);
+
+  // Experts spread over the derived MoE degree: 6 experts, ep 2 divides them, but moe.tp 1
+  // makes EP 4 over the stage.
+  d = moe_design();
+  d.model.moe.experts = 6;
+  d.parallel.moe.tp = 1;
+  i = only_issue(d, "/parallel/moe/tp");
+  EXPECT_TRUE(contains(i.message, "experts % 4 != 0")) << i.message;
+
+  // cp ranks hold experts too: ep 2 x cp 2 = 4 MoE ranks, 6 experts do not divide.
+  d = moe_design();
+  d.model.moe.experts = 6;
+  d.system.devices = 8;
+  d.system.levels[0].size = 8;
+  d.parallel.cp = 2;
+  d.workload.input_len = 512;
+  i = only_issue(d, "/parallel/cp");
+  EXPECT_TRUE(contains(i.message, "experts % 4 != 0")) << i.message;
+
+  d = moe_design();
+  d.parallel.dense_ffn.tp = 3;
+  EXPECT_TRUE(contains(only_issue(d, "/parallel/dense_ffn/tp").message, "pipeline stage"));
+  d.parallel.dense_ffn.tp = 0;
+  d.parallel.dense_ffn.ep = 2;
+  EXPECT_TRUE(contains(only_issue(d, "/parallel/dense_ffn/ep").message, "MoE layers only"));
+  d.parallel.dense_ffn.ep = 0;
+  d.parallel.attention.ep = 1;
+  EXPECT_EQ(only_issue(d, "/parallel/attention/ep").allowed, "0");
+  d.parallel.attention.ep = 0;
+  d.parallel.attention.tp = -1;
+  EXPECT_EQ(only_issue(d, "/parallel/attention/tp").allowed, "integer >= 0");
+
+  // A dense model: the dense FFN tp must divide ffn_dim; an MoE plan is an error.
+  d = baseline();
+  d.system.devices = 2;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.parallel.dp = 2;
+  d.parallel.dense_ffn.tp = 1;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.system.devices = 4;
+  d.parallel.dp = 1;
+  d.parallel.tp = 4;
+  d.model.ffn_dim = 11010;  // tp 4 does not divide; dense_ffn.tp 2 does
+  d.parallel.dense_ffn.tp = 2;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.parallel.dense_ffn.tp = 4;
+  EXPECT_EQ(only_issue(d, "/parallel/dense_ffn/tp").allowed, "a divisor of ffn_dim = 11010");
+  d.parallel.dense_ffn.tp = 2;
+  d.parallel.moe.ep = 2;
+  EXPECT_EQ(only_issue(d, "/parallel/moe/ep").allowed, "0 for a dense model");
 }
 
 TEST(Validate, RoutingParameters) {

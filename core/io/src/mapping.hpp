@@ -63,6 +63,17 @@ struct EnumTable<hw::Topology> {
   }};
 };
 
+// Overlap::auto_tiles is spelled "auto" in files (`auto` is a C++ keyword).
+template <>
+struct EnumTable<parallel::Overlap> {
+  static constexpr std::string_view what = "overlap mode";
+  static constexpr std::array<std::pair<parallel::Overlap, std::string_view>, 3> entries{{
+      {parallel::Overlap::off, "off"},
+      {parallel::Overlap::fixed, "fixed"},
+      {parallel::Overlap::auto_tiles, "auto"},
+  }};
+};
+
 template <>
 struct EnumTable<workload::AttentionKind> {
   static constexpr std::string_view what = "attention kind";
@@ -198,11 +209,15 @@ void describe(V& v, S& l) {
   v("name", l.name);
   v("topology", l.topology);
   v("size", l.size);
+  v("dims_x", l.dims_x);
+  v("dims_y", l.dims_y);
   v("link_GBps", l.link_GBps);
   v("latency_us", l.latency_us);
+  v("hop_latency_ns", l.hop_latency_ns);
   v("efficiency", l.efficiency);
   v("energy_pJ_per_bit", l.energy_pJ_per_bit);
   v("in_network_reduction", l.in_network_reduction);
+  v("in_network_efficiency", l.in_network_efficiency);
 }
 
 template <class V, Is<hw::System> S>
@@ -279,13 +294,28 @@ void describe(V& v, S& w) {
   v("routing", w.routing);
 }
 
+template <class V, Is<parallel::ModulePlan> S>
+void describe(V& v, S& m) {
+  v("tp", m.tp);
+  v("ep", m.ep);
+}
+
 template <class V, Is<parallel::Plan> S>
 void describe(V& v, S& p) {
   v("tp", p.tp);
   v("pp", p.pp);
   v("dp", p.dp);
   v("ep", p.ep);
+  v("cp", p.cp);
+  v("sequence_parallel", p.sequence_parallel);
   v("micro_batches", p.micro_batches);
+  v("placement", p.placement);
+  v("attention", p.attention);
+  v("dense_ffn", p.dense_ffn);
+  v("moe", p.moe);
+  v("redundant_experts_per_rank", p.redundant_experts_per_rank);
+  v("overlap", p.overlap);
+  v("overlap_tiles", p.overlap_tiles);
 }
 
 template <class T>

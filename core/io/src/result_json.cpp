@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The CLI's --json document for one evaluation (format documented in project.hpp).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
 #include "json_detail.hpp"
 #include "stackscope/io/project.hpp"
 
@@ -29,9 +33,59 @@ Json phase_json(const perf::PhaseBreakdown& p) {
   return j;
 }
 
-}  // namespace
+// Relative error of the analytic time against the reference; null (non-finite) without one.
+Json relative_error(double analytic, double reference) {
+  return write_value(reference > 0 ? analytic / reference - 1.0
+                                   : std::numeric_limits<double>::quiet_NaN());
+}
 
-std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent) {
+Json links_json(const perf::Design& design, const perf::NetworkReport& report, int& idle) {
+  std::vector<const perf::LinkUse*> busy;
+  for (const auto& l : report.links)
+    if (l.decode_bytes > 0 || l.prefill_bytes > 0) busy.push_back(&l);
+  idle = static_cast<int>(report.links.size() - busy.size());
+  // Busiest first; ties (e.g. the symmetric links of a ring) keep topology order so the
+  // document is deterministic.
+  std::stable_sort(busy.begin(), busy.end(), [](const perf::LinkUse* a, const perf::LinkUse* b) {
+    if (a->decode_utilisation != b->decode_utilisation)
+      return a->decode_utilisation > b->decode_utilisation;
+    return a->prefill_utilisation > b->prefill_utilisation;
+  });
+  const auto& levels = design.system.levels;
+  Json links = Json::array();
+  for (const auto* l : busy) {
+    Json e = Json::object();
+    e["from"] = l->from_name;
+    e["to"] = l->to_name;
+    e["level"] = l->level;
+    e["level_name"] = l->level >= 0 && static_cast<std::size_t>(l->level) < levels.size()
+                          ? levels[static_cast<std::size_t>(l->level)].name
+                          : std::string();
+    e["bytes"] = write_value(l->decode_bytes);
+    e["utilisation"] = write_value(l->decode_utilisation);
+    e["prefill_bytes"] = write_value(l->prefill_bytes);
+    e["prefill_utilisation"] = write_value(l->prefill_utilisation);
+    links.push_back(std::move(e));
+  }
+  return links;
+}
+
+Json reference_json(const perf::Result& result, const perf::NetworkReport& r) {
+  Json j = Json::object();
+  j["decode_comm_analytic_s"] = write_value(r.decode_comm_analytic_s);
+  j["decode_comm_reference_s"] = write_value(r.decode_comm_reference_s);
+  j["decode_comm_error"] = relative_error(r.decode_comm_analytic_s, r.decode_comm_reference_s);
+  j["prefill_comm_analytic_s"] = write_value(r.prefill_comm_analytic_s);
+  j["prefill_comm_reference_s"] = write_value(r.prefill_comm_reference_s);
+  j["prefill_comm_error"] = relative_error(r.prefill_comm_analytic_s, r.prefill_comm_reference_s);
+  j["ttft_s"] = write_value(result.metrics.ttft_s);
+  j["ttft_reference_s"] = write_value(r.ttft_reference_s);
+  j["tpot_s"] = write_value(result.metrics.tpot_s);
+  j["tpot_reference_s"] = write_value(r.tpot_reference_s);
+  return j;
+}
+
+Json result_document(const perf::Design& design, const perf::Result& result) {
   Json j = Json::object();
   j["design"] = design.name;
   j["feasible"] = result.feasible;
@@ -67,7 +121,28 @@ std::string result_to_json(const perf::Design& design, const perf::Result& resul
   breakdown["prefill"] = phase_json(result.prefill);
   breakdown["decode"] = phase_json(result.decode);
   j["breakdown"] = std::move(breakdown);
+  return j;
+}
+
+}  // namespace
+
+std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent) {
   // nlohmann: indent < 0 gives the compact one-line form.
+  return detail::dump(result_document(design, result), indent < 0 ? -1 : indent);
+}
+
+std::string result_to_json(const perf::Design& design, const perf::Result& result,
+                           const NetworkJson& network, int indent) {
+  Json j = result_document(design, result);
+  if (network.report != nullptr) {
+    if (network.links) {
+      int idle = 0;
+      j["links"] = links_json(design, *network.report, idle);
+      j["idle_links"] = idle;
+    }
+    if (network.reference_sim && network.report->reference_sim)
+      j["reference_sim"] = reference_json(result, *network.report);
+  }
   return detail::dump(j, indent < 0 ? -1 : indent);
 }
 

@@ -5,6 +5,7 @@
 #include "stackscope/perf/validate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -23,6 +24,16 @@ std::string num(double v) {
 
 std::string num(int v) {
   return std::to_string(v);
+}
+
+// Appends piecewise: GCC 12 reports a -Wrestrict false positive for "'" + s + "'".
+std::string quoted(std::string_view s) {
+  std::string q;
+  q.reserve(s.size() + 2);
+  q += '\'';
+  q += s;
+  q += '\'';
+  return q;
 }
 
 std::string gib(double bytes) {
@@ -165,6 +176,38 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
   c.non_negative("/hardware/runtime_reserved_GiB", h.runtime_reserved_GiB);
 }
 
+constexpr std::size_t kMaxLevels = 3;
+// Past ~1000 tiles the per-tile sync cost dominates any overlap gain (MODEL.md §7).
+constexpr int kMaxOverlapTiles = 1024;
+
+// Grid shape of a mesh/torus level: both dims or neither (0 = squarest factorisation), and
+// the shape must hold exactly `size` devices (network::Topology builds the grid from it).
+void check_grid_dims(Checker& c, const hw::NetworkLevel& l, const std::string& p) {
+  const bool x_ok = c.at_least(p + "/dims_x", l.dims_x, 0);
+  const bool y_ok = c.at_least(p + "/dims_y", l.dims_y, 0);
+  if (!x_ok || !y_ok || (l.dims_x == 0 && l.dims_y == 0)) return;
+  const bool grid = l.topology == hw::Topology::mesh2d || l.topology == hw::Topology::torus2d;
+  if (!grid) {
+    c.add(p + (l.dims_x != 0 ? "/dims_x" : "/dims_y"),
+          "grid dimensions apply to mesh2d and torus2d levels only",
+          num(l.dims_x != 0 ? l.dims_x : l.dims_y), "0 for this topology");
+    return;
+  }
+  if (l.dims_x == 0 || l.dims_y == 0) {
+    const bool x_missing = l.dims_x == 0;
+    c.add(p + (x_missing ? "/dims_x" : "/dims_y"),
+          "give both dims_x and dims_y, or neither (squarest grid)", "0",
+          "integer >= 1 with dims_x x dims_y == size");
+    return;
+  }
+  const long long cells = 1LL * l.dims_x * l.dims_y;
+  if (cells != l.size)
+    c.add(p + "/dims_x",
+          "dims_x x dims_y = " + num(l.dims_x) + " x " + num(l.dims_y) + " = " +
+              std::to_string(cells) + " does not match size = " + num(l.size),
+          num(l.dims_x), "dims_x x dims_y == size = " + num(l.size));
+}
+
 void check_system(Checker& c, const hw::System& s) {
   const bool devices_ok = c.at_least("/system/devices", s.devices);
   double capacity = 1;
@@ -184,11 +227,21 @@ void check_system(Checker& c, const hw::System& s) {
     } else {
       capacity *= l.size;
     }
+    check_grid_dims(c, l, p);
     c.positive(p + "/link_GBps", l.link_GBps);
     c.non_negative(p + "/latency_us", l.latency_us);
+    c.non_negative(p + "/hop_latency_ns", l.hop_latency_ns);
     c.fraction(p + "/efficiency", l.efficiency);
     c.non_negative(p + "/energy_pJ_per_bit", l.energy_pJ_per_bit);
+    c.fraction(p + "/in_network_efficiency", l.in_network_efficiency);
   }
+  // MODEL.md §6: hierarchies of up to 3 levels (package mesh -> board torus -> rack switch).
+  if (s.levels.size() > kMaxLevels)
+    c.add("/system/levels",
+          "at most " + num(static_cast<int>(kMaxLevels)) + " network levels are modelled, got " +
+              std::to_string(s.levels.size()),
+          std::to_string(s.levels.size()),
+          "1 to " + num(static_cast<int>(kMaxLevels)) + " levels, innermost first");
   if (devices_ok && !unbounded && capacity < s.devices) {
     c.add(s.levels.empty() ? "/system/devices" : "/system/levels",
           s.levels.empty() ? "no network levels connect the " + num(s.devices) + " devices"
@@ -203,7 +256,58 @@ bool is_moe(const workload::Model& m) {
   return m.moe.experts > 0;
 }
 
-void check_model(Checker& c, const workload::Model& m, const parallel::Plan& plan) {
+// Tensor/expert degrees each module actually uses (parallel/plan.hpp: 0 = derived), with the
+// path of the field that set them, so a split problem is reported where the user chose it.
+// One pipeline stage has G = tp x ep x cp devices; every module re-partitions all of them.
+struct Degrees {
+  bool valid = false;   // tp, ep, cp >= 1 and module fields >= 0 (else the rest is meaningless)
+  long long stage = 1;  // G
+  int attention_tp = 1;
+  std::string attention_path = "/parallel/tp";
+  int ffn_tp = 1;
+  std::string ffn_path = "/parallel/tp";
+  int moe_tp = 1;
+  std::string moe_tp_path = "/parallel/tp";
+  long long moe_ep = 1;
+  std::string moe_ep_path = "/parallel/ep";
+};
+
+Degrees module_degrees(const parallel::Plan& p) {
+  Degrees g;
+  g.valid = p.tp >= 1 && p.ep >= 1 && p.cp >= 1 && p.attention.tp >= 0 && p.dense_ffn.tp >= 0 &&
+            p.moe.tp >= 0 && p.moe.ep >= 0;
+  if (!g.valid) return g;
+  g.stage = 1LL * p.tp * p.ep * p.cp;
+  g.attention_tp = p.tp;
+  if (p.attention.tp > 0) {
+    g.attention_tp = p.attention.tp;
+    g.attention_path = "/parallel/attention/tp";
+  }
+  g.ffn_tp = p.tp;
+  if (p.dense_ffn.tp > 0) {
+    g.ffn_tp = p.dense_ffn.tp;
+    g.ffn_path = "/parallel/dense_ffn/tp";
+  }
+  g.moe_tp = p.tp;
+  if (p.moe.tp > 0) {
+    g.moe_tp = p.moe.tp;
+    g.moe_tp_path = "/parallel/moe/tp";
+  }
+  // Expert parallelism takes the stage devices the expert's tp leaves (ep x cp by default:
+  // context-parallel ranks hold experts too).
+  g.moe_ep = g.stage / g.moe_tp;
+  if (p.moe.ep > 0) {
+    g.moe_ep = p.moe.ep;
+    g.moe_ep_path = "/parallel/moe/ep";
+  } else if (p.moe.tp > 0) {
+    g.moe_ep_path = "/parallel/moe/tp";
+  } else if (p.cp > 1) {
+    g.moe_ep_path = "/parallel/cp";
+  }
+  return g;
+}
+
+void check_model(Checker& c, const workload::Model& m, const Degrees& g) {
   const std::string p = "/model";
   c.at_least(p + "/layers", m.layers);
   c.at_least(p + "/hidden", m.hidden);
@@ -219,8 +323,11 @@ void check_model(Checker& c, const workload::Model& m, const parallel::Plan& pla
   else
     c.at_least(p + "/ffn_dim", m.ffn_dim, 0);
 
-  const int tp = plan.tp;
-  const bool tp_ok = tp >= 1;
+  // Global tp keeps its historical wording; a per-module tp names the module.
+  const auto tp_name = [](const std::string& path) {
+    return path == "/parallel/tp" ? std::string("tp")
+                                  : path.substr(std::string("/parallel/").size());
+  };
   using workload::AttentionKind;
   if (heads_ok && kv_ok) {
     if (m.attention == AttentionKind::mha && m.kv_heads != m.heads)
@@ -230,18 +337,23 @@ void check_model(Checker& c, const workload::Model& m, const parallel::Plan& pla
       c.add(p + "/kv_heads", "query heads must divide evenly into KV-head groups", num(m.kv_heads),
             "a divisor of heads = " + num(m.heads));
   }
-  if (heads_ok && tp_ok && m.heads % tp != 0)
-    c.add("/parallel/tp", "tensor parallelism splits attention heads: heads % tp != 0", num(tp),
-          "a divisor of heads = " + num(m.heads));
-  // KV heads are split over TP ranks, or replicated when tp > kv_heads (Megatron GQA).
-  // MLA's latent KV is shared by all heads, so kv_heads does not constrain tp.
-  if (kv_ok && tp_ok && m.attention != AttentionKind::mla && m.kv_heads % tp != 0 &&
-      tp % m.kv_heads != 0)
-    c.add("/parallel/tp", "KV heads can be neither split nor replicated evenly over tp ranks",
-          num(tp), "a divisor or multiple of kv_heads = " + num(m.kv_heads));
-  if (dense_ffn_used && tp_ok && m.ffn_dim >= 1 && m.ffn_dim % tp != 0)
-    c.add("/parallel/tp", "tensor parallelism splits FFN columns: ffn_dim % tp != 0", num(tp),
-          "a divisor of ffn_dim = " + num(m.ffn_dim));
+  if (g.valid) {
+    const int tp = g.attention_tp;
+    const std::string& at = g.attention_path;
+    const std::string name = tp_name(at);
+    if (heads_ok && m.heads % tp != 0)
+      c.add(at, "tensor parallelism splits attention heads: heads % " + name + " != 0", num(tp),
+            "a divisor of heads = " + num(m.heads));
+    // KV heads are split over TP ranks, or replicated when tp > kv_heads (Megatron GQA).
+    // MLA's latent KV is shared by all heads, so kv_heads does not constrain tp.
+    if (kv_ok && m.attention != AttentionKind::mla && m.kv_heads % tp != 0 && tp % m.kv_heads != 0)
+      c.add(at, "KV heads can be neither split nor replicated evenly over " + name + " ranks",
+            num(tp), "a divisor or multiple of kv_heads = " + num(m.kv_heads));
+  }
+  if (g.valid && dense_ffn_used && m.ffn_dim >= 1 && m.ffn_dim % g.ffn_tp != 0)
+    c.add(g.ffn_path,
+          "tensor parallelism splits FFN columns: ffn_dim % " + tp_name(g.ffn_path) + " != 0",
+          num(g.ffn_tp), "a divisor of ffn_dim = " + num(m.ffn_dim));
 
   if (m.attention == AttentionKind::mla) {
     const std::string a = p + "/mla";
@@ -259,33 +371,134 @@ void check_model(Checker& c, const workload::Model& m, const parallel::Plan& pla
     c.add(e + "/top_k", "each token must select between 1 and all experts", num(m.moe.top_k),
           "integer in [1, experts = " + num(m.moe.experts) + "]");
   c.at_least(e + "/shared_experts", m.moe.shared_experts, 0);
-  if (c.at_least(e + "/expert_ffn_dim", m.moe.expert_ffn_dim) && tp_ok &&
-      m.moe.expert_ffn_dim % tp != 0)
-    c.add("/parallel/tp", "each expert is split tp ways: expert_ffn_dim % tp != 0", num(tp),
-          "a divisor of expert_ffn_dim = " + num(m.moe.expert_ffn_dim));
-  if (c.at_least(e + "/shared_expert_ffn_dim", m.moe.shared_expert_ffn_dim, 0) && tp_ok &&
-      m.moe.shared_experts > 0 && m.moe.shared_expert_ffn_dim % tp != 0)
-    c.add("/parallel/tp", "shared experts are split tp ways: shared_expert_ffn_dim % tp != 0",
-          num(tp), "a divisor of shared_expert_ffn_dim = " + num(m.moe.shared_expert_ffn_dim));
+  // Experts and the shared experts of an MoE layer are split the MoE module's tp ways.
+  const std::string mtp = tp_name(g.moe_tp_path);
+  if (c.at_least(e + "/expert_ffn_dim", m.moe.expert_ffn_dim) && g.valid &&
+      m.moe.expert_ffn_dim % g.moe_tp != 0)
+    c.add(g.moe_tp_path, "each expert is split " + mtp + " ways: expert_ffn_dim % " + mtp + " != 0",
+          num(g.moe_tp), "a divisor of expert_ffn_dim = " + num(m.moe.expert_ffn_dim));
+  if (c.at_least(e + "/shared_expert_ffn_dim", m.moe.shared_expert_ffn_dim, 0) && g.valid &&
+      m.moe.shared_experts > 0 && m.moe.shared_expert_ffn_dim % g.moe_tp != 0)
+    c.add(g.moe_tp_path,
+          "shared experts are split " + mtp + " ways: shared_expert_ffn_dim % " + mtp + " != 0",
+          num(g.moe_tp),
+          "a divisor of shared_expert_ffn_dim = " + num(m.moe.shared_expert_ffn_dim));
   if (m.layers >= 1 && (m.moe.first_dense_layers < 0 || m.moe.first_dense_layers >= m.layers))
     c.add(e + "/first_dense_layers", "an MoE model needs at least one MoE layer",
           num(m.moe.first_dense_layers), "integer in [0, layers - 1 = " + num(m.layers - 1) + "]");
 }
 
+// The rank-placement order: a permutation of the five dimension names, innermost first
+// (parallel::parse_placement reads the same form: comma-separated, no spaces).
+void check_placement(Checker& c, const std::string& placement) {
+  static constexpr std::array<std::string_view, 5> kNames = {"tp", "ep", "cp", "pp", "dp"};
+  const std::string allowed =
+      "a permutation of tp, ep, cp, pp, dp, comma-separated, innermost first "
+      "(default \"tp,ep,cp,pp,dp\")";
+  std::array<int, 5> seen{};
+  std::string problem;
+  std::size_t pos = 0;
+  while (problem.empty()) {
+    const std::size_t comma = placement.find(',', pos);
+    const std::string token =
+        placement.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const auto it = std::find(kNames.begin(), kNames.end(), token);
+    if (it == kNames.end())
+      problem = token.empty() ? "an empty name" : "unknown dimension " + quoted(token);
+    else if (seen[static_cast<std::size_t>(it - kNames.begin())]++ > 0)
+      problem = quoted(token) + " given twice";
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  for (std::size_t i = 0; problem.empty() && i < kNames.size(); ++i)
+    if (seen[i] == 0) problem = quoted(kNames[i]) + " missing";
+  if (!problem.empty())
+    c.add("/parallel/placement", "placement must order every parallel dimension once: " + problem,
+          "\"" + placement + "\"", allowed);
+}
+
+void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::Model& m,
+                        const Degrees& g) {
+  const std::string stage = "stage devices tp x ep x cp = " + num(plan.tp) + " x " + num(plan.ep) +
+                            " x " + num(plan.cp) + " = " + std::to_string(g.stage);
+  const auto divides_stage = [&](const std::string& path, int v, const std::string& module) {
+    if (v > 0 && g.stage % v != 0)
+      c.add(path,
+            module + " must use all " + std::to_string(g.stage) +
+                " devices of a pipeline stage: the rest of its tp is data parallel",
+            num(v), "a divisor of " + stage);
+  };
+  divides_stage("/parallel/attention/tp", plan.attention.tp, "attention");
+  divides_stage("/parallel/dense_ffn/tp", plan.dense_ffn.tp, "the dense FFN");
+  // Only MoE layers have experts to spread.
+  if (plan.attention.ep > 0)
+    c.add("/parallel/attention/ep", "expert parallelism applies to MoE layers only",
+          num(plan.attention.ep), "0");
+  if (plan.dense_ffn.ep > 0)
+    c.add("/parallel/dense_ffn/ep", "expert parallelism applies to MoE layers only",
+          num(plan.dense_ffn.ep), "0");
+
+  if (!is_moe(m)) {
+    for (const auto& [path, v] :
+         {std::pair<std::string, int>{"/parallel/moe/tp", plan.moe.tp},
+          {"/parallel/moe/ep", plan.moe.ep},
+          {"/parallel/redundant_experts_per_rank", plan.redundant_experts_per_rank}})
+      if (v > 0)
+        c.add(path, "the model has no MoE layers (model.moe.experts = 0)", num(v),
+              "0 for a dense model");
+    return;
+  }
+  if (plan.moe.ep > 0) {
+    if (1LL * g.moe_tp * plan.moe.ep != g.stage)
+      c.add("/parallel/moe/ep",
+            "MoE layers must use all devices of a pipeline stage: moe tp x moe ep = " +
+                num(g.moe_tp) + " x " + num(plan.moe.ep) + " = " +
+                std::to_string(1LL * g.moe_tp * plan.moe.ep) + ", not " + std::to_string(g.stage),
+            num(plan.moe.ep),
+            "moe.ep = " + stage + " / moe tp " + num(g.moe_tp) +
+                (g.stage % g.moe_tp == 0 ? " = " + std::to_string(g.stage / g.moe_tp) : ""));
+  } else {
+    divides_stage("/parallel/moe/tp", plan.moe.tp, "MoE layers");
+  }
+  // The global ep is checked against experts in check_plan; report the derived MoE degree
+  // only when it differs (cp > 1 or a module plan) and is a whole number.
+  if (g.moe_ep != plan.ep && g.moe_ep >= 1 && 1LL * g.moe_tp * g.moe_ep == g.stage &&
+      m.moe.experts % g.moe_ep != 0)
+    c.add(g.moe_ep_path,
+          "MoE layers spread experts over " + std::to_string(g.moe_ep) +
+              " expert-parallel ranks: experts % " + std::to_string(g.moe_ep) + " != 0",
+          num(g.moe_ep_path == "/parallel/moe/ep"   ? plan.moe.ep
+              : g.moe_ep_path == "/parallel/moe/tp" ? plan.moe.tp
+                                                    : plan.cp),
+          "a value giving a divisor of experts = " + num(m.moe.experts) + " expert-parallel ranks");
+}
+
 void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m,
-                const hw::System& s) {
+                const hw::System& s, const workload::Workload& w, const Degrees& g) {
   const bool ok = c.at_least("/parallel/tp", plan.tp) & c.at_least("/parallel/pp", plan.pp) &
-                  c.at_least("/parallel/dp", plan.dp) & c.at_least("/parallel/ep", plan.ep);
+                  c.at_least("/parallel/dp", plan.dp) & c.at_least("/parallel/ep", plan.ep) &
+                  c.at_least("/parallel/cp", plan.cp);
   c.at_least("/parallel/micro_batches", plan.micro_batches, 0);
+  check_placement(c, plan.placement);
+  const bool modules_ok = c.at_least("/parallel/attention/tp", plan.attention.tp, 0) &
+                          c.at_least("/parallel/attention/ep", plan.attention.ep, 0) &
+                          c.at_least("/parallel/dense_ffn/tp", plan.dense_ffn.tp, 0) &
+                          c.at_least("/parallel/dense_ffn/ep", plan.dense_ffn.ep, 0) &
+                          c.at_least("/parallel/moe/tp", plan.moe.tp, 0) &
+                          c.at_least("/parallel/moe/ep", plan.moe.ep, 0);
+  c.at_least("/parallel/redundant_experts_per_rank", plan.redundant_experts_per_rank, 0);
+  if (plan.overlap_tiles < 1 || plan.overlap_tiles > kMaxOverlapTiles)
+    c.add("/parallel/overlap_tiles", "tile count for compute/communication overlap out of range",
+          num(plan.overlap_tiles), "integer in [1, " + num(kMaxOverlapTiles) + "]");
   if (!ok) return;
-  const long long product =
-      1LL * plan.tp * plan.pp * plan.dp * plan.ep;  // long long: no overflow on silly inputs
+  // long long: no overflow on silly inputs.
+  const long long product = 1LL * plan.tp * plan.pp * plan.dp * plan.ep * plan.cp;
   if (product != s.devices)
     c.add("/parallel",
-          "tp x pp x dp x ep = " + num(plan.tp) + " x " + num(plan.pp) + " x " + num(plan.dp) +
-              " x " + num(plan.ep) + " = " + std::to_string(product) +
+          "tp x pp x dp x ep x cp = " + num(plan.tp) + " x " + num(plan.pp) + " x " + num(plan.dp) +
+              " x " + num(plan.ep) + " x " + num(plan.cp) + " = " + std::to_string(product) +
               " does not match system.devices = " + num(s.devices),
-          std::to_string(product), "tp x pp x dp x ep == system.devices = " + num(s.devices));
+          std::to_string(product), "tp x pp x dp x ep x cp == system.devices = " + num(s.devices));
   if (m.layers >= 1 && plan.pp > m.layers)
     c.add("/parallel/pp", "more pipeline stages than layers", num(plan.pp),
           "integer in [1, layers = " + num(m.layers) + "]");
@@ -295,6 +508,12 @@ void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m
   if (plan.ep > 1 && is_moe(m) && m.moe.experts % plan.ep != 0)
     c.add("/parallel/ep", "experts must spread evenly over ep ranks: experts % ep != 0",
           num(plan.ep), "a divisor of experts = " + num(m.moe.experts));
+  // Ring attention gives every cp rank an equal block of the prompt.
+  if (plan.cp > 1 && w.input_len >= 1 && w.input_len % plan.cp != 0)
+    c.add("/parallel/cp",
+          "context parallelism splits the prompt into equal blocks: input_len % cp != 0",
+          num(plan.cp), "a divisor of workload.input_len = " + num(w.input_len));
+  if (modules_ok && g.valid) check_module_plans(c, plan, m, g);
 }
 
 void check_workload(Checker& c, const workload::Workload& w, const workload::Model& m) {
@@ -375,8 +594,9 @@ std::vector<Issue> validate(const Design& d) {
   Checker c;
   check_hardware(c, d.hardware);
   check_system(c, d.system);
-  check_model(c, d.model, d.parallel);
-  check_plan(c, d.parallel, d.model, d.system);
+  const Degrees degrees = module_degrees(d.parallel);
+  check_model(c, d.model, degrees);
+  check_plan(c, d.parallel, d.model, d.system, d.workload, degrees);
   check_workload(c, d.workload, d.model);
   // The footprint model assumes everything above holds (e.g. no division by tp = 0).
   if (c.issues.empty()) check_memory_fit(c, d);

@@ -9,9 +9,14 @@
 //     "system":   "h100-sxm-x8" | {...} | { "base": ..., ... },
 //     "model":    "llama-2-70b" | {...} | { "base": ..., ... },
 //     "workload": { ...Workload fields... },
-//     "parallel": { "tp": 4, "pp": 1, "dp": 1, "ep": 1, "micro_batches": 0 } }
+//     "parallel": { "tp": 4, "pp": 1, "dp": 1, "ep": 1, "cp": 1, "sequence_parallel": false,
+//                   "micro_batches": 0, "placement": "tp,ep,cp,pp,dp",
+//                   "attention": {"tp": 0, "ep": 0}, "dense_ffn": {...}, "moe": {...},
+//                   "redundant_experts_per_rank": 0,
+//                   "overlap": "off" | "fixed" | "auto", "overlap_tiles": 4 } }
 // Keys are the struct member names; enums are lower-case strings. Unknown keys, wrong types
-// and missing required sections are errors with JSON-pointer paths.
+// and missing required sections are errors with JSON-pointer paths. Missing keys keep the
+// struct defaults, so files written before a member existed still load.
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -20,6 +25,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/hardware.hpp"
 #include "stackscope/perf/design.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/workload/model.hpp"
 
@@ -80,7 +86,8 @@ workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry&
 
 // Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
-void load_routing_trace(workload::Routing& routing, int experts, const std::filesystem::path& base_dir);
+void load_routing_trace(workload::Routing& routing, int experts,
+                        const std::filesystem::path& base_dir);
 
 // Serialise a design with every preset inlined (a self-contained, loadable project).
 std::string project_to_json(const perf::Design& design);
@@ -96,5 +103,24 @@ void save_text_atomic(const std::filesystem::path& file, std::string_view text);
 //   "memory": {...}, "breakdown": { "prefill": {"time_s", "ops": {...}, "resources": {...}},
 //                                   "decode": {...} } }
 std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent = 2);
+
+// Network sections appended to the evaluate document from perf::network_report():
+//   "links": [{ "from": "d0", "to": "d1", "level": 0, "level_name": "...",
+//               "bytes": B, "utilisation": U, "prefill_bytes": B, "prefill_utilisation": U }]
+//     bytes/utilisation are per decode step, prefill_* per prefill pass (utilisation = link
+//     busy time / phase time, 0..1). Only links that carry traffic, busiest first (decode
+//     utilisation, then prefill utilisation); "idle_links" counts the rest.
+//   "reference_sim": { "decode_comm_analytic_s", "decode_comm_reference_s", "decode_comm_error",
+//                      "prefill_comm_analytic_s", "prefill_comm_reference_s",
+//                      "prefill_comm_error", "ttft_s", "ttft_reference_s", "tpot_s",
+//                      "tpot_reference_s" }
+//     *_error = analytic / reference - 1 (null when the reference time is 0).
+struct NetworkJson {
+  const perf::NetworkReport* report = nullptr;  // nothing is added without one
+  bool links = false;
+  bool reference_sim = false;  // needs report->reference_sim
+};
+std::string result_to_json(const perf::Design& design, const perf::Result& result,
+                           const NetworkJson& network, int indent = 2);
 
 }  // namespace stackscope::io
