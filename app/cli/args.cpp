@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <system_error>
 
 namespace stackscope::cli {
@@ -113,6 +114,41 @@ std::int64_t parse_int(std::string_view option, std::string_view text, std::int6
     throw CliError(std::string(option) + ": out of range: " + quoted(text) + " (" + allowed + ")");
   }
   return value;
+}
+
+std::int64_t parse_bytes(std::string_view option, std::string_view text, std::int64_t min,
+                         std::int64_t max) {
+  const std::string allowed = "allowed: integer bytes " + std::to_string(min) + ".." +
+                              std::to_string(max) + ", optionally with suffix K, M or G";
+  int shift = 0;
+  std::string_view digits = text;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K':
+      case 'k': shift = 10; break;
+      case 'M':
+      case 'm': shift = 20; break;
+      case 'G':
+      case 'g': shift = 30; break;
+      default: break;
+    }
+    if (shift != 0) digits.remove_suffix(1);
+  }
+  std::int64_t value = 0;
+  const char* last = digits.data() + digits.size();
+  auto [ptr, ec] = std::from_chars(digits.data(), last, value);
+  if (digits.empty() || ec == std::errc::invalid_argument || ptr != last) {
+    throw CliError(std::string(option) + ": not a byte count: " + quoted(text) + " (" + allowed +
+                   ")");
+  }
+  // Byte counts are never negative; overflow of the suffix multiplication counts as out of
+  // range, like from_chars' own.
+  const bool overflow = ec == std::errc::result_out_of_range || value < 0 ||
+                        value > (std::numeric_limits<std::int64_t>::max() >> shift);
+  const std::int64_t bytes = overflow ? 0 : value * (std::int64_t{1} << shift);
+  if (overflow || bytes < min || bytes > max)
+    throw CliError(std::string(option) + ": out of range: " + quoted(text) + " (" + allowed + ")");
+  return bytes;
 }
 
 double parse_double(std::string_view option, std::string_view text, double min, double max) {

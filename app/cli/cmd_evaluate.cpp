@@ -4,9 +4,11 @@
 #include <array>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <ostream>
 
 #include "commands.hpp"
+#include "resolve.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
@@ -20,22 +22,39 @@ constexpr std::int64_t kMaxDevices = 1'000'000;
 constexpr std::int64_t kMaxDegree = 65'536;
 constexpr std::int64_t kMaxBatch = 10'000'000;
 constexpr std::int64_t kMaxTokens = 100'000'000;
+constexpr std::int64_t kMaxOverlapTiles = 1024;  // perf::validate's range
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kGB = 1e9;  // link traffic in decimal GB, as bandwidths are quoted
 
 std::vector<OptionSpec> evaluate_options() {
   return {
       {"--hardware", "ID|FILE", "device: hardware preset id or JSON file"},
-      {"--system", "ID|FILE", "system network: system preset id or JSON file"},
-      {"--devices", "N", "devices in the system (default: tp*pp*dp*ep when the plan changes)"},
+      {"--system", "ID|FILE",
+       "system network: system preset id or JSON file (sets the device count unless --devices)"},
+      {"--devices", "N", "devices in the system (default: tp*pp*dp*ep*cp when the plan changes)"},
       {"--model", "ID|FILE", "model preset id or JSON file"},
       {"--precision", "P", "fp16|bf16|fp8|fp4 for weights, activations and KV cache"},
       {"--tp", "N", "tensor-parallel degree"},
       {"--pp", "N", "pipeline-parallel stages"},
       {"--dp", "N", "data-parallel replicas"},
       {"--ep", "N", "expert-parallel degree (MoE models)"},
+      {"--cp", "N", "context-parallel degree (ring attention over the prompt; divides input-len)"},
+      {"--sp", "", "sequence parallelism: TP all-reduce becomes reduce-scatter + all-gather"},
+      {"--placement", "ORDER",
+       "rank placement, innermost first: a permutation of tp,ep,cp,pp,dp (default that order)"},
+      {"--attention-tp", "N", "attention TP degree; the rest of a stage is attention-DP"},
+      {"--ffn-tp", "N", "dense-FFN TP degree (divides the stage's tp*ep*cp devices)"},
+      {"--moe-tp", "N", "TP degree inside each expert"},
+      {"--moe-ep", "N", "expert-parallel degree of MoE layers (default: stage devices / moe tp)"},
+      {"--redundant-experts", "N", "extra expert slots per EP rank for replicas of hot experts"},
+      {"--overlap", "off|N|auto",
+       "tile-level compute/communication overlap: off, N tiles, or auto (best tile count)"},
       {"--batch", "N|auto", "requests per replica; auto = largest batch that fits memory"},
       {"--input-len", "N", "prompt tokens per request"},
       {"--output-len", "N", "generated tokens per request"},
+      {"--links", "", "show the busiest network links (bytes and utilisation per phase)"},
+      {"--reference-sim", "",
+       "also replay the collectives on the flow-level reference simulator (slow)"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -50,30 +69,28 @@ Precision parse_precision(std::string_view text) {
                  "' (allowed: fp16, bf16, fp8, fp4)");
 }
 
-// An issue about the whole argument has path "/" or none; "--model 'x': /: ..." reads badly.
-std::string issue_text(const Issue& issue) {
-  std::string s = format_issue(issue);
-  if (issue.path.empty() || issue.path == "/") s.erase(0, s.find(": ") + 2);
-  return s;
-}
-
-// Resolving a preset id or file: ConfigError issues get the option as context.
-template <typename F>
-auto resolve(std::string_view option, const std::string& value, F&& f) {
-  try {
-    return f(value);
-  } catch (const ConfigError& e) {
-    std::vector<std::string> lines;
-    for (const auto& issue : e.issues())
-      lines.push_back(std::string(option) + " '" + value + "': " + issue_text(issue));
-    if (lines.empty()) lines.push_back(std::string(option) + " '" + value + "': " + e.what());
-    throw CliError(std::move(lines));
+// --overlap: "off", "auto", or a fixed tile count.
+void apply_overlap(parallel::Plan& plan, const std::string& text) {
+  if (text == "off") {
+    plan.overlap = parallel::Overlap::off;
+  } else if (text == "auto") {
+    plan.overlap = parallel::Overlap::auto_tiles;
+  } else {
+    try {
+      plan.overlap_tiles = static_cast<int>(parse_int("--overlap", text, 1, kMaxOverlapTiles));
+    } catch (const CliError&) {
+      throw CliError("--overlap: expected off, auto or a tile count, got '" + text +
+                     "' (allowed: off, auto, or integer 1.." + std::to_string(kMaxOverlapTiles) +
+                     ")");
+    }
+    plan.overlap = parallel::Overlap::fixed;
   }
 }
 
 // Applies the command-line overrides to the design (documented in the command description).
 void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegistry& presets) {
   bool plan_touched = false;
+  const int project_devices = d.system.devices;
   if (auto v = a.get("--hardware")) {
     d.hardware = resolve("--hardware", *v,
                          [&](const std::string& s) { return io::resolve_hardware(s, presets); });
@@ -91,8 +108,14 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     // Expert statistics belong to the old model unless they come from a trace file.
     if (d.workload.routing.kind != workload::RoutingKind::trace)
       d.workload.routing.expert_frequency.clear();
-    // EP only means something for MoE models; a dense model given without --ep runs ep = 1.
-    if (d.model.moe.experts == 0 && !a.has("--ep")) d.parallel.ep = 1;
+    // EP only means something for MoE models; a dense model given without --ep runs ep = 1
+    // and drops the project's MoE module plan.
+    if (d.model.moe.experts == 0) {
+      if (!a.has("--ep")) d.parallel.ep = 1;
+      if (!a.has("--moe-tp")) d.parallel.moe.tp = 0;
+      if (!a.has("--moe-ep")) d.parallel.moe.ep = 0;
+      if (!a.has("--redundant-experts")) d.parallel.redundant_experts_per_rank = 0;
+    }
   }
   if (auto v = a.get("--precision")) {
     const Precision p = parse_precision(*v);
@@ -108,6 +131,21 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   degree("--pp", d.parallel.pp);
   degree("--dp", d.parallel.dp);
   degree("--ep", d.parallel.ep);
+  degree("--cp", d.parallel.cp);
+  // Module plans and the placement re-arrange the same devices: the count is unchanged.
+  auto module_degree = [&](const char* option, int& field) {
+    if (auto v = a.get(option)) field = static_cast<int>(parse_int(option, *v, 1, kMaxDegree));
+  };
+  module_degree("--attention-tp", d.parallel.attention.tp);
+  module_degree("--ffn-tp", d.parallel.dense_ffn.tp);
+  module_degree("--moe-tp", d.parallel.moe.tp);
+  module_degree("--moe-ep", d.parallel.moe.ep);
+  if (auto v = a.get("--redundant-experts"))
+    d.parallel.redundant_experts_per_rank =
+        static_cast<int>(parse_int("--redundant-experts", *v, 0, kMaxDegree));
+  if (a.has("--sp")) d.parallel.sequence_parallel = true;
+  if (auto v = a.get("--placement")) d.parallel.placement = *v;  // validate() checks it
+  if (auto v = a.get("--overlap")) apply_overlap(d.parallel, *v);
   if (auto v = a.get("--batch")) {
     if (*v == "auto") {
       d.workload.batch_auto = true;
@@ -126,18 +164,26 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   if (auto v = a.get("--output-len"))
     d.workload.output_len = static_cast<int>(parse_int("--output-len", *v, 1, kMaxTokens));
 
-  if (auto v = a.get("--devices")) {
-    d.system.devices = static_cast<int>(parse_int("--devices", *v, 1, kMaxDevices));
-    // Data parallelism absorbs the devices the other degrees leave over (4 devices, tp 4 ->
-    // dp 1), so "--devices N --tp T" means what it says whatever the project's dp was.
+  // A device count given by --devices, or by the --system preset itself, is kept: data
+  // parallelism absorbs the devices the other degrees leave over (4 devices, tp 4 -> dp 1),
+  // so "--devices N --tp T" means what it says whatever the project's dp was. Otherwise a
+  // changed plan resizes the system to the plan.
+  std::optional<int> fixed_devices;
+  if (auto v = a.get("--devices"))
+    fixed_devices = static_cast<int>(parse_int("--devices", *v, 1, kMaxDevices));
+  else if (a.has("--system"))
+    fixed_devices = d.system.devices;
+  if (fixed_devices) {
+    d.system.devices = *fixed_devices;
     const int per_replica = parallel::devices_per_replica(d.parallel);
     if (!a.has("--dp") && per_replica > 0 && d.system.devices % per_replica == 0)
       d.parallel.dp = d.system.devices / per_replica;
   } else if (plan_touched) {
     d.system.devices = parallel::devices(d.parallel);
   }
-  // The project's name describes its own device and model; a swapped one would mislead.
-  if (a.has("--hardware") || a.has("--model")) {
+  // The project's name describes its own device, model and device count; a changed one
+  // would mislead.
+  if (a.has("--hardware") || a.has("--model") || d.system.devices != project_devices) {
     d.name = d.model.name + " on " + std::to_string(d.system.devices) + "x " + d.hardware.name;
   }
 }
@@ -186,6 +232,92 @@ void print_breakdown(const perf::Result& r, std::ostream& out) {
   out << "\n" << ops.str();
 }
 
+// "tp 2, pp 2, dp 1, ep 64" plus whatever differs from the defaults.
+std::string plan_text(const parallel::Plan& p) {
+  std::string s = "tp " + std::to_string(p.tp) + ", pp " + std::to_string(p.pp) + ", dp " +
+                  std::to_string(p.dp) + ", ep " + std::to_string(p.ep);
+  if (p.cp != 1) s += ", cp " + std::to_string(p.cp);
+  if (p.sequence_parallel) s += ", SP";
+  const auto module = [&](const char* name, const parallel::ModulePlan& m) {
+    if (m.tp > 0) s += std::string(", ") + name + " tp " + std::to_string(m.tp);
+    if (m.ep > 0) s += std::string(", ") + name + " ep " + std::to_string(m.ep);
+  };
+  module("attention", p.attention);
+  module("dense FFN", p.dense_ffn);
+  module("MoE", p.moe);
+  if (p.redundant_experts_per_rank > 0)
+    s += ", +" + std::to_string(p.redundant_experts_per_rank) + " redundant experts/rank";
+  if (p.placement != parallel::Plan{}.placement) s += ", placement " + p.placement;
+  switch (p.overlap) {
+    case parallel::Overlap::off: break;
+    case parallel::Overlap::fixed:
+      s += ", overlap " + std::to_string(p.overlap_tiles) + " tiles";
+      break;
+    case parallel::Overlap::auto_tiles: s += ", overlap auto"; break;
+  }
+  return s;
+}
+
+// Links that carry traffic, busiest first (the order of io's "links" JSON).
+std::vector<const perf::LinkUse*> busy_links(const perf::NetworkReport& n) {
+  std::vector<const perf::LinkUse*> busy;
+  for (const auto& l : n.links)
+    if (l.decode_bytes > 0 || l.prefill_bytes > 0) busy.push_back(&l);
+  std::stable_sort(busy.begin(), busy.end(), [](const perf::LinkUse* a, const perf::LinkUse* b) {
+    if (a->decode_utilisation != b->decode_utilisation)
+      return a->decode_utilisation > b->decode_utilisation;
+    return a->prefill_utilisation > b->prefill_utilisation;
+  });
+  return busy;
+}
+
+std::string level_name(const hw::System& s, int level) {
+  if (level < 0 || static_cast<std::size_t>(level) >= s.levels.size()) return "?";
+  const auto& name = s.levels[static_cast<std::size_t>(level)].name;
+  return name.empty() ? "level " + std::to_string(level) : name;
+}
+
+constexpr std::size_t kLinkRows = 10;
+
+void print_links(const perf::Design& d, const perf::NetworkReport& n, std::ostream& out) {
+  const auto busy = busy_links(n);
+  out << "\nbusiest links (" << busy.size() << " of " << n.links.size()
+      << " directed links carry traffic";
+  if (busy.size() > kLinkRows) out << "; top " << kLinkRows << " shown, --json lists all";
+  out << ")\n";
+  if (busy.empty()) return;
+  Table t({"from", "to", "level", "GB/decode step", "util %", "GB/prefill", "util %"}, "lll");
+  for (std::size_t i = 0; i < busy.size() && i < kLinkRows; ++i) {
+    const auto& l = *busy[i];
+    t.row({l.from_name, l.to_name, level_name(d.system, l.level), readable(l.decode_bytes / kGB),
+           fixed(100.0 * l.decode_utilisation, 1), readable(l.prefill_bytes / kGB),
+           fixed(100.0 * l.prefill_utilisation, 1)});
+  }
+  out << t.str();
+}
+
+std::string error_text(double analytic, double reference) {
+  if (!(reference > 0)) return "-";
+  const double e = 100.0 * (analytic / reference - 1.0);
+  return (e >= 0 ? "+" : "") + fixed(e, 1) + " %";
+}
+
+void print_reference(const perf::Result& r, const perf::NetworkReport& n, std::ostream& out) {
+  out << "\nreference simulator (flow-level, max-min fair) vs analytic network model\n";
+  Table t({"", "analytic ms", "reference ms", "analytic error"}, "l");
+  t.row({"network time per decode step", ms(n.decode_comm_analytic_s),
+         ms(n.decode_comm_reference_s),
+         error_text(n.decode_comm_analytic_s, n.decode_comm_reference_s)});
+  t.row({"network time per prefill pass", ms(n.prefill_comm_analytic_s),
+         ms(n.prefill_comm_reference_s),
+         error_text(n.prefill_comm_analytic_s, n.prefill_comm_reference_s)});
+  t.row({"TTFT", ms(r.metrics.ttft_s), ms(n.ttft_reference_s),
+         error_text(r.metrics.ttft_s, n.ttft_reference_s)});
+  t.row({"TPOT", ms(r.metrics.tpot_s), ms(n.tpot_reference_s),
+         error_text(r.metrics.tpot_s, n.tpot_reference_s)});
+  out << t.str();
+}
+
 void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out) {
   const auto& w = d.workload;
   const auto& p = d.parallel;
@@ -196,9 +328,9 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << "hardware  " << d.hardware.name << " (" << d.hardware.id << ") x " << d.system.devices
       << " devices" << (d.system.name.empty() ? "" : ", system " + d.system.name) << "\n"
       << "model     " << d.model.name << " (" << d.model.id << "), weights/act/kv " << prec << "\n"
-      << "plan      tp " << p.tp << ", pp " << p.pp << ", dp " << p.dp << ", ep " << p.ep
-      << "; batch " << r.batch << " per replica" << (w.batch_auto ? " (auto)" : "") << "; input "
-      << w.input_len << ", output " << w.output_len << " tokens\n\n";
+      << "plan      " << plan_text(p) << "; batch " << r.batch << " per replica"
+      << (w.batch_auto ? " (auto)" : "") << "; input " << w.input_len << ", output " << w.output_len
+      << " tokens\n\n";
 
   const auto& m = r.metrics;
   const int devices = std::max(1, d.system.devices);
@@ -254,11 +386,19 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
     return kExitBadInput;
   }
   const perf::Result result = perf::evaluate(design);
+  const bool links = a.has("--links");
+  const bool reference = a.has("--reference-sim");
+  std::optional<perf::NetworkReport> network;
+  if (links || reference) network = perf::network_report(design, reference);
   if (a.has("--json")) {
-    ctx.out << io::result_to_json(design, result) << "\n";
-  } else {
-    print_table(design, result, ctx.out);
+    ctx.out << io::result_to_json(design, result,
+                                  io::NetworkJson{network ? &*network : nullptr, links, reference})
+            << "\n";
+    return kExitOk;
   }
+  print_table(design, result, ctx.out);
+  if (links) print_links(design, *network, ctx.out);
+  if (reference) print_reference(result, *network, ctx.out);
   return kExitOk;  // an infeasible design is a valid answer: feasible=false plus reasons
 }
 
@@ -271,11 +411,16 @@ Command make_evaluate_command() {
   c.summary = "evaluate one design point: latency, throughput, energy, memory, breakdown";
   c.description =
       "Evaluates a project (default: the builtin project preset 'default') with the options\n"
-      "below overriding it. --precision sets weights, activations and KV cache. When the plan\n"
-      "or the device/system/model changes and --devices is not given, the system gets\n"
-      "tp*pp*dp*ep devices; when --devices is given without --dp, dp fills the devices left\n"
-      "over. The design is validated first (problems are printed as 'error:' lines, exit 2).\n"
-      "An infeasible design still prints its metrics with feasible=no and the reasons (exit 0).";
+      "below overriding it. --precision sets weights, activations and KV cache. The device\n"
+      "count comes from --devices, else from the --system preset; then dp (unless given) fills\n"
+      "the devices the other degrees leave over. Without either, a changed plan, device or\n"
+      "model resizes the system to tp*pp*dp*ep*cp devices. Module plans (--attention-tp,\n"
+      "--ffn-tp, --moe-tp, --moe-ep) re-partition the tp*ep*cp devices of each pipeline stage.\n"
+      "--links lists the busiest directed links; --reference-sim replays the same collectives\n"
+      "on the flow-level simulator and compares network time, TTFT and TPOT (JSON keys\n"
+      "\"links\" and \"reference_sim\"). The design is validated first (problems are printed\n"
+      "as 'error:' lines, exit 2). An infeasible design still prints its metrics with\n"
+      "feasible=no and the reasons (exit 0).";
   c.options = evaluate_options();
   c.run = run_evaluate;
   return c;

@@ -6,6 +6,7 @@
 namespace stackscope::cli {
 
 Command make_evaluate_command();
+Command make_collective_command();
 Command make_dram_command();
 Command make_presets_command();
 Command make_validate_project_command();

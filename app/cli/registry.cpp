@@ -43,6 +43,7 @@ std::string CommandRegistry::known_names() const {
 
 void register_builtins(CommandRegistry& registry) {
   registry.add(make_evaluate_command());
+  registry.add(make_collective_command());
   registry.add(make_dram_command());
   registry.add(make_presets_command());
   registry.add(make_validate_project_command());

@@ -48,6 +48,29 @@ TEST(ParseDouble, RangeAndFiniteness) {
   EXPECT_THROW(parse_double("--t", "85C", -40, 150), CliError);
 }
 
+TEST(ParseBytes, SuffixesAreBinaryAndTheRangeHolds) {
+  constexpr std::int64_t kMax = std::int64_t{1} << 40;
+  EXPECT_EQ(parse_bytes("--bytes", "1", 1, kMax), 1);
+  EXPECT_EQ(parse_bytes("--bytes", "4096", 1, kMax), 4096);
+  EXPECT_EQ(parse_bytes("--bytes", "64K", 1, kMax), 64 * 1024);
+  EXPECT_EQ(parse_bytes("--bytes", "64k", 1, kMax), 64 * 1024);
+  EXPECT_EQ(parse_bytes("--bytes", "16M", 1, kMax), 16 << 20);
+  EXPECT_EQ(parse_bytes("--bytes", "1G", 1, kMax), std::int64_t{1} << 30);
+  auto error = [&](const char* text) {
+    try {
+      parse_bytes("--bytes", text, 1, kMax);
+    } catch (const CliError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const char* bad : {"", "K", "1.5M", "1KB", "1T", "+4", " 1", "1e6"})
+    EXPECT_NE(error(bad).find("--bytes: not a byte count"), std::string::npos) << bad;
+  for (const char* bad : {"0", "-1", "0K", "2048G", "99999999999999999999", "9223372036854775807G"})
+    EXPECT_NE(error(bad).find("--bytes: out of range"), std::string::npos) << bad;
+  EXPECT_NE(error("0").find("optionally with suffix K, M or G"), std::string::npos);
+}
+
 const std::vector<OptionSpec> kOptions = {
     {"--tp", "N", "degree"}, {"--json", "", "json"}, {"--help", "", "help"}};
 

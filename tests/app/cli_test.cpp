@@ -2,6 +2,7 @@
 // The CLI commands run in-process: JSON documents, tables, and one-line errors on bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -169,7 +170,8 @@ TEST(CliEvaluate, BadInputIsOneErrorLine) {
   expect_bad_input({"evaluate", "--hardware", "no-such-chip"}, "h100-sxm");
   expect_bad_input({"evaluate", "/nonexistent/project.json"}, "cannot read project file");
   expect_bad_input({"evaluate", "a.json", "b.json"}, "unexpected argument 'b.json'");
-  expect_bad_input({"frobnicate"}, "unknown command 'frobnicate' (allowed: dram, evaluate");
+  expect_bad_input({"frobnicate"},
+                   "unknown command 'frobnicate' (allowed: collective, dram, evaluate");
 }
 
 TEST(CliEvaluate, InvalidDesignListsEveryIssueWithPath) {
@@ -195,6 +197,314 @@ TEST(CliEvaluate, BrokenProjectFileIsAnErrorNotACrash) {
   const CliRun u = cli({"evaluate", unknown.string()});
   EXPECT_EQ(u.code, kExitBadInput);
   EXPECT_EQ(u.err.rfind("error: ", 0), 0u) << u.err;
+  std::filesystem::remove_all(dir);
+}
+
+// The acceptance command line of issue 3 (README): DeepSeek-V3 on 256 3D-stacked chips.
+const std::vector<std::string> kIssue3 = {"evaluate",
+                                          "--model",
+                                          "deepseek-v3",
+                                          "--hardware",
+                                          "deepstack-3d",
+                                          "--system",
+                                          "deepstack-3d-x256",
+                                          "--tp",
+                                          "2",
+                                          "--ep",
+                                          "64",
+                                          "--pp",
+                                          "2",
+                                          "--batch",
+                                          "1024",
+                                          "--overlap",
+                                          "auto",
+                                          "--links",
+                                          "--json"};
+
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::string project_file(const char* id) {
+  return (std::filesystem::path(STACKSCOPE_SOURCE_DIR) / "presets/projects" /
+          (std::string(id) + ".json"))
+      .string();
+}
+
+TEST(CliEvaluate, Issue3CommandIsFeasibleWithLinkLoads) {
+  const auto j = json_of(cli(kIssue3));
+  EXPECT_TRUE(j["feasible"].get<bool>()) << j["reasons"].dump();
+  EXPECT_EQ(j["batch"].get<int>(), 1024);
+  EXPECT_LE(j["memory"]["total"].get<double>(), j["memory"]["capacity"].get<double>());
+  ASSERT_TRUE(j["links"].is_array());
+  ASSERT_FALSE(j["links"].empty());
+  EXPECT_FALSE(j.contains("reference_sim"));  // not asked for
+  double previous = 2.0;
+  for (const auto& l : j["links"]) {
+    for (const char* key : {"from", "to", "level", "level_name", "bytes", "utilisation",
+                            "prefill_bytes", "prefill_utilisation"})
+      ASSERT_TRUE(l.contains(key)) << key << " in " << l.dump();
+    EXPECT_TRUE(l["from"].is_string());
+    EXPECT_GE(l["level"].get<int>(), 0);
+    EXPECT_LE(l["level"].get<int>(), 1);
+    const double u = l["utilisation"].get<double>();
+    EXPECT_GE(u, 0.0);
+    EXPECT_LE(u, 1.0 + 1e-9) << l.dump();
+    EXPECT_LE(u, previous + 1e-12) << "links must be busiest first";
+    previous = u;
+    EXPECT_GT(l["bytes"].get<double>() + l["prefill_bytes"].get<double>(), 0.0);
+  }
+  // 256 chips: 4 per package on a 2 x 2 mesh (8 directed links) and 4 rails of an 8 x 8 torus
+  // (4 ports each): 64 x 8 + 256 x 4 directed links.
+  EXPECT_EQ(j["links"].size() + j["idle_links"].get<std::size_t>(), 64u * 8 + 256u * 4);
+}
+
+TEST(CliEvaluate, ProjectPresetMatchesTheIssueCommand) {
+  const auto project =
+      json_of(cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--json"}));
+  auto args = kIssue3;
+  args.erase(std::find(args.begin(), args.end(), "--links"));
+  const auto flags = json_of(cli(args));
+  EXPECT_DOUBLE_EQ(project["metrics"]["tpot_s"].get<double>(),
+                   flags["metrics"]["tpot_s"].get<double>());
+  EXPECT_DOUBLE_EQ(project["metrics"]["ttft_s"].get<double>(),
+                   flags["metrics"]["ttft_s"].get<double>());
+}
+
+TEST(CliEvaluate, ReferenceSimComparesBothPaths) {
+  const auto j = json_of(
+      cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--reference-sim", "--json"}));
+  ASSERT_TRUE(j.contains("reference_sim"));
+  EXPECT_FALSE(j.contains("links"));
+  const auto& r = j["reference_sim"];
+  for (const char* key :
+       {"decode_comm_analytic_s", "decode_comm_reference_s", "prefill_comm_analytic_s",
+        "prefill_comm_reference_s", "ttft_reference_s", "tpot_reference_s"})
+    EXPECT_GT(r[key].get<double>(), 0.0) << key;
+  EXPECT_EQ(r["ttft_s"], j["metrics"]["ttft_s"]);
+  EXPECT_EQ(r["tpot_s"], j["metrics"]["tpot_s"]);
+  EXPECT_TRUE(r["decode_comm_error"].is_number());
+
+  const CliRun table =
+      cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--reference-sim", "--links"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  for (const char* s : {"busiest links", "GB/decode step", "util %", "reference simulator",
+                        "network time per decode step", "network time per prefill pass", "TTFT",
+                        "TPOT", "inter-package 112G SerDes torus"})
+    EXPECT_NE(table.out.find(s), std::string::npos) << s << "\n" << table.out;
+}
+
+TEST(CliEvaluate, SystemPresetSetsTheDeviceCount) {
+  // The default project runs tp 4 on 4 GPUs; the 8-GPU system doubles dp.
+  const CliRun r = cli({"evaluate", "--system", "h100-sxm-x8"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("x 8 devices"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tp 4, pp 1, dp 2, ep 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("on 8x NVIDIA H100"), std::string::npos) << r.out;  // renamed
+  // --devices still wins over the preset's count.
+  const CliRun four = cli({"evaluate", "--system", "h100-sxm-x8", "--devices", "4"});
+  ASSERT_EQ(four.code, 0) << four.err;
+  EXPECT_NE(four.out.find("x 4 devices"), std::string::npos) << four.out;
+  // A plan that cannot fill the system names all six numbers.
+  expect_bad_input({"evaluate", "--system", "h100-sxm-x8", "--tp", "3", "--model", "llama-2-7b",
+                    "--precision", "fp16"},
+                   "/parallel", false);
+}
+
+TEST(CliEvaluate, ParallelismFlagsReachThePlan) {
+  const auto plan_line = [](const CliRun& r) {
+    EXPECT_EQ(r.code, 0) << r.err;
+    const auto at = r.out.find("plan      ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  EXPECT_NE(plan_line(cli({"evaluate", "--sp", "--cp", "2"})).find("cp 2, SP"), std::string::npos);
+  EXPECT_NE(plan_line(cli({"evaluate", "--overlap", "8"})).find("overlap 8 tiles"),
+            std::string::npos);
+  EXPECT_NE(plan_line(cli({"evaluate", "--overlap", "auto"})).find("overlap auto"),
+            std::string::npos);
+  EXPECT_EQ(plan_line(cli({"evaluate", "--overlap", "off"})).find("overlap"), std::string::npos);
+  EXPECT_NE(plan_line(cli({"evaluate", "--placement", "dp,pp,cp,ep,tp"}))
+                .find("placement dp,pp,cp,ep,tp"),
+            std::string::npos);
+  const std::string line = plan_line(
+      cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--attention-tp", "8", "--moe-tp",
+           "1", "--moe-ep", "128", "--redundant-experts", "1", "--ffn-tp", "4"}));
+  for (const char* s :
+       {"attention tp 8", "dense FFN tp 4", "MoE tp 1", "MoE ep 128", "+1 redundant experts/rank"})
+    EXPECT_NE(line.find(s), std::string::npos) << s << ": " << line;
+
+  // cp adds devices (tp 4 x cp 2 = 8) and splits the prompt; JSON still complete.
+  const auto cp = json_of(cli({"evaluate", "--cp", "2", "--json"}));
+  EXPECT_GT(cp["metrics"]["ttft_s"].get<double>(), 0.0);
+  const auto sp = json_of(cli({"evaluate", "--sp", "--json"}));
+  EXPECT_GT(sp["metrics"]["tpot_s"].get<double>(), 0.0);
+  // A dense model drops a project's MoE module plan instead of failing on it.
+  const CliRun dense =
+      cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--model", "llama-3-70b",
+           "--moe-tp", "1", "--tp", "8", "--pp", "1", "--ep", "1", "--devices", "8"});
+  EXPECT_EQ(dense.code, kExitBadInput);  // --moe-tp given explicitly on a dense model
+  EXPECT_NE(dense.err.find("/parallel/moe/tp"), std::string::npos) << dense.err;
+  const CliRun dropped =
+      cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--model", "llama-3-70b", "--tp",
+           "8", "--pp", "1", "--devices", "8", "--batch", "8"});
+  EXPECT_EQ(dropped.code, 0) << dropped.err;
+}
+
+TEST(CliEvaluate, BadParallelismFlags) {
+  expect_bad_input({"evaluate", "--overlap", "fast"}, "--overlap: expected off, auto or a tile");
+  expect_bad_input({"evaluate", "--overlap", "0"}, "allowed: off, auto, or integer 1..1024");
+  expect_bad_input({"evaluate", "--overlap", "2000"}, "allowed: off, auto, or integer 1..1024");
+  expect_bad_input({"evaluate", "--cp", "0"}, "--cp: out of range: '0'");
+  expect_bad_input({"evaluate", "--cp", "3", "--devices", "12", "--input-len", "2048"},
+                   "/parallel/cp", false);
+  expect_bad_input({"evaluate", "--moe-ep", "abc"}, "--moe-ep: not an integer");
+  expect_bad_input({"evaluate", "--attention-tp", "0"}, "--attention-tp: out of range");
+  expect_bad_input({"evaluate", "--redundant-experts", "-1"}, "--redundant-experts: out of range");
+  expect_bad_input({"evaluate", "--sp=yes"}, "option --sp takes no value");
+  expect_bad_input({"evaluate", "--placement", "tp,tp"}, "/parallel/placement");
+  expect_bad_input({"evaluate", "--placement", "tp,ep,cp,pp"}, "'dp' missing");
+  expect_bad_input({"evaluate", "--system", "no-such-system"}, "--system 'no-such-system'");
+  expect_bad_input({"evaluate", project_file("deepseek-v3-deepstack-256"), "--moe-ep", "7"},
+                   "moe tp x moe ep = 2 x 7 = 14, not 128", false);
+}
+
+// `collective` ---------------------------------------------------------------------------------
+
+TEST(CliCollective, JsonShapeAndBusBandwidthDefinition) {
+  const auto j = json_of(cli({"collective", "--system", "h100-sxm-x8", "--op", "all_reduce",
+                              "--bytes", "256M", "--group", "8", "--algorithm", "ring", "--json"}));
+  for (const char* key : {"time_s", "algorithm", "bus_GBps", "alg_GBps", "steps", "links"})
+    ASSERT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["algorithm"], "ring");
+  EXPECT_EQ(j["bytes"], 256 << 20);
+  EXPECT_EQ(j["ranks"], nlohmann::json::parse("[0,1,2,3,4,5,6,7]"));
+  const double t = j["time_s"].get<double>();
+  ASSERT_GT(t, 0.0);
+  // nccl-tests: algBW = bytes / time, all-reduce busBW = algBW x 2(n-1)/n.
+  EXPECT_NEAR(j["alg_GBps"].get<double>(), (256 << 20) / t / 1e9, 1e-9);
+  EXPECT_NEAR(j["bus_GBps"].get<double>(), j["alg_GBps"].get<double>() * 2 * 7 / 8, 1e-9);
+  // Ring over NVSwitch: near the 370 GB/s of reference/collectives.json at this size.
+  EXPECT_GT(j["bus_GBps"].get<double>(), 300.0);
+  EXPECT_LT(j["bus_GBps"].get<double>(), 450.0);
+  EXPECT_GT(j["steps"].get<int>(), 1);
+  ASSERT_FALSE(j["links"].empty());
+  double previous = 2;
+  for (const auto& l : j["links"]) {
+    for (const char* key : {"from", "to", "level", "bytes", "utilisation"})
+      ASSERT_TRUE(l.contains(key)) << key;
+    const double u = l["utilisation"].get<double>();
+    EXPECT_GT(u, 0.0);
+    EXPECT_LE(u, 1.0 + 1e-9);
+    EXPECT_LE(u, previous + 1e-12);
+    previous = u;
+  }
+  EXPECT_FALSE(j.contains("reference_time_s"));
+}
+
+TEST(CliCollective, AutoPicksTheFastestAndReferenceSimAgrees) {
+  const auto ring =
+      json_of(cli({"collective", "--system", "h100-sxm-x8", "--op", "all_reduce", "--bytes", "64M",
+                   "--group", "8", "--algorithm", "ring", "--json"}));
+  const auto best = json_of(cli({"collective", "--system", "h100-sxm-x8", "--op", "all_reduce",
+                                 "--bytes", "64M", "--group", "8", "--reference-sim", "--json"}));
+  EXPECT_LE(best["time_s"].get<double>(), ring["time_s"].get<double>() * (1 + 1e-12));
+  ASSERT_TRUE(best.contains("reference_time_s"));
+  EXPECT_GT(best["reference_time_s"].get<double>(), 0.0);
+  EXPECT_NEAR(best["reference_error"].get<double>(),
+              best["time_s"].get<double>() / best["reference_time_s"].get<double>() - 1, 1e-12);
+  const auto torus = json_of(
+      cli({"collective", "--system", "deepstack-3d-x256", "--op", "all_to_all", "--bytes", "1M",
+           "--group", "64", "--placement", "strided:4", "--reference-sim", "--json"}));
+  EXPECT_LT(std::abs(torus["reference_error"].get<double>()), 0.5);
+  EXPECT_EQ(torus["ranks"][1], 4);
+}
+
+TEST(CliCollective, PlacementsAndSizes) {
+  const auto strided =
+      json_of(cli({"collective", "--system", "h100-sxm-x64-ib", "--op", "all_gather", "--bytes",
+                   "1048576", "--group", "8", "--placement", "strided:8", "--json"}));
+  EXPECT_EQ(strided["ranks"], nlohmann::json::parse("[0,8,16,24,32,40,48,56]"));
+  // One GPU per node: only the InfiniBand level carries traffic.
+  for (const auto& l : strided["links"]) EXPECT_EQ(l["level"], 1) << l.dump();
+  const auto r1 =
+      json_of(cli({"collective", "--system", "h100-sxm-x64-ib", "--op", "broadcast", "--bytes",
+                   "4K", "--group", "16", "--placement", "random:7", "--json"}));
+  const auto r2 =
+      json_of(cli({"collective", "--system", "h100-sxm-x64-ib", "--op", "broadcast", "--bytes",
+                   "4K", "--group", "16", "--placement", "random:7", "--json"}));
+  EXPECT_EQ(r1["ranks"], r2["ranks"]);  // a seed names one placement
+  std::vector<int> ranks = r1["ranks"].get<std::vector<int>>();
+  std::sort(ranks.begin(), ranks.end());
+  EXPECT_EQ(std::adjacent_find(ranks.begin(), ranks.end()), ranks.end());
+  EXPECT_GE(ranks.front(), 0);
+  EXPECT_LT(ranks.back(), 64);
+  const auto p2p = json_of(cli({"collective", "--system", "h100-sxm-x8", "--op", "point_to_point",
+                                "--bytes", "1G", "--group", "2", "--json"}));
+  EXPECT_EQ(p2p["algorithm"], "direct");
+  EXPECT_EQ(p2p["bytes"], std::int64_t{1} << 30);
+  for (const char* op : {"reduce_scatter", "all_to_all", "broadcast", "all_gather"}) {
+    const CliRun t = cli({"collective", "--system", "deepstack-3d-x64", "--op", op, "--bytes", "1M",
+                          "--group", "16"});
+    EXPECT_EQ(t.code, 0) << op << t.err;
+    for (const char* s : {"time", "algorithm", "bus bandwidth", "busiest links"})
+      EXPECT_NE(t.out.find(s), std::string::npos) << op << ": " << s << "\n" << t.out;
+  }
+}
+
+TEST(CliCollective, BadInputIsOneErrorLine) {
+  const std::vector<std::string> base = {"collective", "--system", "h100-sxm-x8"};
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "16"}),
+                   "--group: 16 ranks but system 'h100-sxm-x8' has 8 devices");
+  expect_bad_input(with(base, {"--op", "allreduce", "--bytes", "1M", "--group", "8"}),
+                   "--op: unknown collective 'allreduce' (allowed: all_reduce, all_gather");
+  expect_bad_input(
+      with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "8", "--algorithm", "nvls"}),
+      "--algorithm: unknown algorithm 'nvls' (allowed: auto, ring");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "6", "--algorithm",
+                               "halving_doubling"}),
+                   "--algorithm: halving_doubling cannot run all_reduce on these 6 ranks");
+  expect_bad_input({"collective", "--system", "deepstack-3d-x64", "--op", "all_reduce", "--bytes",
+                    "1M", "--group", "8", "--algorithm", "in_network"},
+                   "in_network cannot run all_reduce");
+  expect_bad_input(
+      with(base, {"--op", "all_to_all", "--bytes", "1M", "--group", "8", "--algorithm", "ring"}),
+      "allowed here: auto, direct, pairwise");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "0", "--group", "8"}),
+                   "--bytes: out of range: '0'");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "-5", "--group", "8"}),
+                   "--bytes: out of range");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1MB", "--group", "8"}),
+                   "--bytes: not a byte count: '1MB'");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "1"}),
+                   "--group: out of range: '1'");
+  expect_bad_input(with(base, {"--op", "point_to_point", "--bytes", "1M", "--group", "4"}),
+                   "point_to_point runs between 2 ranks");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "4", "--placement",
+                               "strided:3"}),
+                   "--placement: stride 3 puts rank 3 on device 9 of 8");
+  expect_bad_input(
+      with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "4", "--placement", "diag"}),
+      "--placement: unknown placement 'diag'");
+  expect_bad_input(with(base, {"--op", "all_reduce", "--bytes", "1M", "--group", "4", "--placement",
+                               "random:x"}),
+                   "--placement random: not an integer");
+  expect_bad_input({"collective", "--op", "all_reduce", "--bytes", "1M", "--group", "4"},
+                   "collective: --system is required");
+  expect_bad_input(
+      {"collective", "--system", "nope", "--op", "all_reduce", "--bytes", "1M", "--group", "4"},
+      "--system 'nope'");
+}
+
+TEST(CliCollective, BadSystemFileIsReportedByPath) {
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope-cli-collective";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "bad-mesh.json";
+  std::ofstream(file) << R"({"schema_version": 1, "name": "bad", "devices": 6, "levels": [
+      {"topology": "mesh2d", "size": 6, "dims_x": 2, "dims_y": 2}]})";
+  expect_bad_input({"collective", "--system", file.string(), "--op", "all_reduce", "--bytes", "1M",
+                    "--group", "4"},
+                   "/system/levels/0/dims_x");
   std::filesystem::remove_all(dir);
 }
 
@@ -245,7 +555,7 @@ TEST(CliPresets, ListsBuiltins) {
 }
 
 TEST(CliHelp, EveryCommandHasHelp) {
-  for (const char* c : {"evaluate", "dram", "presets", "validate-project"}) {
+  for (const char* c : {"evaluate", "collective", "dram", "presets", "validate-project"}) {
     const CliRun h = cli({"help", c});
     EXPECT_EQ(h.code, 0) << c;
     EXPECT_NE(h.out.find("usage: stackscope-cli"), std::string::npos) << c;

@@ -49,6 +49,11 @@ std::int64_t parse_int(std::string_view option, std::string_view text, std::int6
 // Whole-string finite number in [min, max].
 double parse_double(std::string_view option, std::string_view text, double min, double max);
 
+// Byte count: a whole integer with an optional binary suffix K, M or G (2^10, 2^20, 2^30;
+// lower case accepted), e.g. "4096", "64K", "1G". Must lie in [min, max] bytes.
+std::int64_t parse_bytes(std::string_view option, std::string_view text, std::int64_t min,
+                         std::int64_t max);
+
 // "--tp" etc. as one comma-separated list, for "allowed:" parts of messages.
 std::string option_names(std::span<const OptionSpec> options);
 

@@ -44,7 +44,7 @@ class CommandRegistry {
   std::vector<Command> commands_;
 };
 
-// Adds evaluate, dram, presets and validate-project.
+// Adds evaluate, collective, dram, presets and validate-project.
 void register_builtins(CommandRegistry& registry);
 
 void print_command_help(const Command& command, std::ostream& out);
