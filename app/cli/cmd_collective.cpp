@@ -4,11 +4,13 @@
 // against the flow-level reference simulator.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
 #include <random>
+#include <utility>
 
 #include "commands.hpp"
 #include "resolve.hpp"
@@ -142,14 +144,21 @@ std::string size_text(double bytes) {
     bytes /= 1024.0;
     ++u;
   }
-  return readable(bytes) + " " + kUnits[u];
+  return (bytes == std::floor(bytes) ? fixed(bytes, 0) : readable(bytes)) + " " + kUnits[u];
 }
 
-// Seconds with a unit that keeps the digits readable (collectives span ns to s).
-std::string time_text(double s) {
-  if (s >= 1) return readable(s) + " s";
-  if (s >= 1e-3) return readable(s * 1e3) + " ms";
-  return readable(s * 1e6) + " us";
+// Seconds in a unit that keeps the digits readable (collectives span ns to s): {value, unit}.
+std::pair<std::string, std::string> time_text(double s) {
+  if (s >= 1) return {readable(s), "s"};
+  if (s >= 1e-3) return {readable(s * 1e3), "ms"};
+  return {readable(s * 1e6), "us"};
+}
+
+// Signed percentage; rounding noise around zero prints as 0.00 rather than -0.00.
+std::string percent_text(double fraction) {
+  const double p = 100.0 * fraction;
+  if (std::fabs(p) < 0.005) return "0.00";
+  return (p > 0 ? "+" : "") + fixed(p, 2);
 }
 
 int run_collective(std::span<const std::string> args, Context& ctx) {
@@ -268,7 +277,8 @@ int run_collective(std::span<const std::string> args, Context& ctx) {
           << "system      " << system.name << " (" << system.id << "), " << system.devices
           << " devices\n\n";
   Table t({"quantity", "value", "unit"}, "lrl");
-  t.row({"time", time_text(time), ""});
+  const auto [time_value, time_unit] = time_text(time);
+  t.row({"time", time_value, time_unit});
   t.row({"algorithm",
          std::string(network::to_string(cost.algorithm)) +
              (requested == network::Algorithm::automatic ? " (fastest)" : ""),
@@ -277,10 +287,10 @@ int run_collective(std::span<const std::string> args, Context& ctx) {
   t.row({"bus bandwidth (nccl-tests)", readable(bus_GBps), "GB/s"});
   t.row({"algorithm bandwidth", readable(alg_GBps), "GB/s"});
   if (a.has("--reference-sim")) {
-    t.row({"reference simulator time", time_text(reference_s), ""});
+    const auto [ref_value, ref_unit] = time_text(reference_s);
+    t.row({"reference simulator time", ref_value, ref_unit});
     t.row({"analytic error vs reference",
-           reference_s > 0 ? (reference_error >= 0 ? "+" : "") + fixed(100 * reference_error, 2)
-                           : std::string("-"),
+           reference_s > 0 ? percent_text(reference_error) : std::string("-"),
            reference_s > 0 ? "%" : ""});
   }
   ctx.out << t.str();

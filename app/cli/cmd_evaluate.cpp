@@ -2,6 +2,7 @@
 // `evaluate`: one design point -> metrics table or the io::result_to_json document.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 #include <optional>
@@ -299,7 +300,8 @@ void print_links(const perf::Design& d, const perf::NetworkReport& n, std::ostre
 std::string error_text(double analytic, double reference) {
   if (!(reference > 0)) return "-";
   const double e = 100.0 * (analytic / reference - 1.0);
-  return (e >= 0 ? "+" : "") + fixed(e, 1) + " %";
+  if (std::fabs(e) < 0.05) return "0.0 %";  // not "-0.0 %" from rounding noise
+  return (e > 0 ? "+" : "") + fixed(e, 1) + " %";
 }
 
 void print_reference(const perf::Result& r, const perf::NetworkReport& n, std::ostream& out) {
