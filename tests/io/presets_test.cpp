@@ -180,6 +180,23 @@ TEST(Presets, EveryBuiltinProjectValidates) {
   }
 }
 
+// Systems are used alone too (`collective --system`): their own checks must pass.
+TEST(Presets, EveryBuiltinSystemValidates) {
+  PresetRegistry r;
+  r.register_builtins();
+  const auto systems = r.list(PresetKind::system);
+  ASSERT_FALSE(systems.empty());
+  for (const auto& s : systems) {
+    perf::Design d;
+    d.system = r.system(s.id);
+    for (const auto& issue : perf::validate(d))
+      EXPECT_NE(issue.path.rfind("/system", 0), 0u) << s.id << ": " << format_issue(issue);
+  }
+  EXPECT_TRUE(r.contains(PresetKind::system, "deepstack-3d-x256"));
+  EXPECT_EQ(r.system("deepstack-3d-x256").devices, 256);
+  EXPECT_EQ(r.system("h100-sxm-x64-ib").devices, 64);
+}
+
 TEST(Registry, ListIsSortedWithNamesFromTheFiles) {
   PresetRegistry r;
   r.add_json(PresetKind::model, "zeta", R"({"name": "Zeta model"})");

@@ -322,6 +322,28 @@ TEST(Validate, NetworkLevelShapes) {
   d.system.levels[0].in_network_efficiency = 1.2;
   EXPECT_EQ(only_issue(d, "/system/levels/0/in_network_efficiency").allowed, "number in (0, 1]");
 
+  // The outermost level may be "as many as needed" (size 0) on a grid of given shape; then
+  // the shape bounds the devices.
+  d = baseline();
+  d.system.devices = 16;
+  d.parallel.dp = 16;
+  d.system.levels = {hw::NetworkLevel{}, hw::NetworkLevel{}};
+  d.system.levels[0].size = 4;
+  d.system.levels[1].topology = hw::Topology::mesh2d;
+  d.system.levels[1].size = 0;
+  d.system.levels[1].dims_x = 2;
+  d.system.levels[1].dims_y = 2;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.system.levels[1].dims_y = 1;
+  EXPECT_TRUE(contains(only_issue(d, "/system/levels").message, "at most 8 devices, not 16"));
+
+  d = baseline();
+  d.system.levels = {hw::NetworkLevel{}, hw::NetworkLevel{}};
+  d.system.levels[0].size = 1 << 16;
+  d.system.levels[1].size = 1 << 15;
+  i = only_issue(d, "/system/levels");
+  EXPECT_TRUE(contains(i.message, "more than the 1073741824 modelled")) << i.message;
+
   d = baseline();
   d.system.levels.assign(4, hw::NetworkLevel{});
   i = only_issue(d, "/system/levels");

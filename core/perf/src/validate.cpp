@@ -177,6 +177,7 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
 }
 
 constexpr std::size_t kMaxLevels = 3;
+constexpr double kMaxPositions = 1 << 30;  // network::Topology's limit
 // Past ~1000 tiles the per-tile sync cost dominates any overlap gain (MODEL.md §7).
 constexpr int kMaxOverlapTiles = 1024;
 
@@ -201,7 +202,8 @@ void check_grid_dims(Checker& c, const hw::NetworkLevel& l, const std::string& p
     return;
   }
   const long long cells = 1LL * l.dims_x * l.dims_y;
-  if (cells != l.size)
+  // size 0 (outermost, "as many as needed") takes its size from the dims.
+  if (cells != l.size && l.size != 0)
     c.add(p + "/dims_x",
           "dims_x x dims_y = " + num(l.dims_x) + " x " + num(l.dims_y) + " = " +
               std::to_string(cells) + " does not match size = " + num(l.size),
@@ -216,7 +218,10 @@ void check_system(Checker& c, const hw::System& s) {
     const auto& l = s.levels[i];
     const std::string p = "/system/levels/" + std::to_string(i);
     const bool outermost = i + 1 == s.levels.size();
-    if (outermost && l.size == 0) {
+    const bool grid = l.topology == hw::Topology::mesh2d || l.topology == hw::Topology::torus2d;
+    if (outermost && l.size == 0 && grid && l.dims_x > 0 && l.dims_y > 0) {
+      capacity *= 1.0 * l.dims_x * l.dims_y;  // "as many as needed" on a grid of given shape
+    } else if (outermost && l.size == 0) {
       unbounded = true;  // "as many as needed"
     } else if (l.size < 1) {
       c.add(p + "/size",
@@ -242,6 +247,12 @@ void check_system(Checker& c, const hw::System& s) {
               std::to_string(s.levels.size()),
           std::to_string(s.levels.size()),
           "1 to " + num(static_cast<int>(kMaxLevels)) + " levels, innermost first");
+  // network::Topology builds every device position of the levels; past 2^30 it refuses.
+  if (!unbounded && capacity > kMaxPositions)
+    c.add("/system/levels",
+          "the network levels describe " + num(capacity) + " device positions, more than the " +
+              num(kMaxPositions) + " modelled",
+          num(capacity), "product of level sizes <= " + num(kMaxPositions));
   if (devices_ok && !unbounded && capacity < s.devices) {
     c.add(s.levels.empty() ? "/system/devices" : "/system/levels",
           s.levels.empty() ? "no network levels connect the " + num(s.devices) + " devices"
