@@ -112,9 +112,8 @@ RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexc
   return best;
 }
 
-RankLoad busiest_rank_replicated(const double* f, int experts, int ep, double tokens,
-                                 int redundant) noexcept {
-  if (redundant <= 0) return busiest_rank(f, experts, ep, tokens);
+EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundant) noexcept {
+  redundant = std::max(0, redundant);
   ep = std::clamp(ep, 1, std::max(1, experts));
   const int n = std::clamp(experts, 1, kMaxExperts);
   // Copies per expert: each extra slot goes to the expert with the most load per copy.
@@ -159,11 +158,18 @@ RankLoad busiest_rank_replicated(const double* f, int experts, int ep, double to
     }
     copies[e] = 1;  // placed
   }
-  RankLoad best;
-  for (int r = 0; r < ep; ++r)
-    if (load[r] > best.tokens || (load[r] == best.tokens && active[r] > best.active_experts))
-      best = {load[r], active[r]};
-  return best;
+  EpLoad out;
+  for (int r = 0; r < ep; ++r) {
+    const RankLoad here{load[r], active[r]};
+    auto& t = out.most_tokens;
+    if (here.tokens > t.tokens || (here.tokens == t.tokens && here.active_experts > t.active_experts))
+      t = here;
+    auto& e = out.most_experts;
+    if (here.active_experts > e.active_experts ||
+        (here.active_experts == e.active_experts && here.tokens > e.tokens))
+      e = here;
+  }
+  return out;
 }
 
 double imbalance(const double* f, int experts, int ep) noexcept {

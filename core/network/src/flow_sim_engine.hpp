@@ -52,18 +52,25 @@ class MaxMinSolver {
       if (unfrozen_[l] > 0) heap_.emplace(remaining_[l] / unfrozen_[l], static_cast<int>(l));
     }
     if (frozen_.size() < rate.size()) frozen_.resize(rate.size(), 0);
-    dirty_.resize(links, 0);
     // Epoch stamps mark frozen flows without clearing a flag array on every call.
     if (++epoch_ == 0) {
       std::fill(frozen_.begin(), frozen_.end(), 0);
       epoch_ = 1;
     }
+    // Lazy heap: one entry per link holding a lower bound of its fair share. Shares only
+    // grow as flows freeze (the frozen share is the minimum), so an entry whose key is below
+    // the link's current share is re-queued with the current share instead of processed.
     while (!heap_.empty()) {
       const auto [key, l] = heap_.top();
       heap_.pop();
-      if (unfrozen_[l] == 0 || key != remaining_[l] / unfrozen_[l]) continue;  // stale entry
+      if (unfrozen_[l] == 0) continue;
+      const double current = remaining_[l] / unfrozen_[l];
+      if (key < current) {
+        heap_.emplace(current, l);
+        continue;
+      }
       // Rounding can leave a hair below zero after many subtractions.
-      const double share = std::max(key, 0.0);
+      const double share = std::max(current, 0.0);
       for (int k = count_[l]; k < count_[l + 1]; ++k) {
         const int f = link_flows_[k];
         if (frozen_[f] == epoch_) continue;
@@ -73,18 +80,8 @@ class MaxMinSolver {
           const int m = path[j];
           remaining_[m] -= share;
           --unfrozen_[m];
-          if (dirty_[m] != epoch_) {
-            dirty_[m] = epoch_;
-            touched_.push_back(m);
-          }
         }
       }
-      // One new heap entry per link whose share changed (older entries become stale).
-      for (const int m : touched_) {
-        if (unfrozen_[m] > 0) heap_.emplace(remaining_[m] / unfrozen_[m], m);
-        dirty_[m] = 0;
-      }
-      touched_.clear();
     }
   }
 
@@ -96,8 +93,6 @@ class MaxMinSolver {
   std::vector<double> remaining_;
   std::vector<int> unfrozen_;
   std::vector<std::uint32_t> frozen_;
-  std::vector<std::uint32_t> dirty_;  // == epoch_ while a link is in touched_
-  std::vector<int> touched_;
   std::uint32_t epoch_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
 };

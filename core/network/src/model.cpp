@@ -48,50 +48,33 @@ struct Costed {
   std::vector<std::pair<int, double>> link_bytes;  // (link, bytes per byte of S), sparse
 };
 
-// Per-costing scratch (dense per-link accumulators) and an optional route cache.
+// Per-costing scratch: dense per-link accumulators and the route buffer. (Routes are not
+// cached: on a VM a cache of every pair's route costs more in page faults than re-routing.)
 struct Scratch {
   std::vector<double> step_bytes;
   std::vector<int> step_touched;
   std::vector<double> total_bytes;
   std::vector<int> total_touched;
   std::vector<int> route;
-  bool cache_routes = false;
-  struct RouteRef {
-    int offset = 0;
-    int length = 0;
-    double latency_s = 0;
-  };
-  std::unordered_map<std::uint64_t, RouteRef> route_index;
-  std::vector<int> route_links;
 };
 
-// The links and path latency of a -> b (cached when the scratch keeps routes).
-std::pair<std::span<const int>, double> routed(const Topology& t, Scratch& s, int a, int b) {
+struct Routed {
+  std::span<const int> links;
+  double latency_s = 0;
+  int level = -1;  // outermost level crossed
+};
+
+// The links, path latency and outermost level of a -> b (valid until the next call).
+Routed routed(const Topology& t, Scratch& s, int a, int b) {
   const auto& links = t.links();
-  if (!s.cache_routes) {
-    s.route.clear();
-    t.route(a, b, s.route);
-    double lat = 0;
-    for (int id : s.route) lat += links[static_cast<std::size_t>(id)].latency_s;
-    return {std::span<const int>(s.route), lat};
+  s.route.clear();
+  t.route(a, b, s.route);
+  Routed r{std::span<const int>(s.route), 0.0, -1};
+  for (int id : s.route) {
+    r.latency_s += links[static_cast<std::size_t>(id)].latency_s;
+    r.level = std::max(r.level, links[static_cast<std::size_t>(id)].level);
   }
-  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
-                            static_cast<std::uint32_t>(b);
-  auto it = s.route_index.find(key);
-  if (it == s.route_index.end()) {
-    Scratch::RouteRef ref;
-    ref.offset = static_cast<int>(s.route_links.size());
-    t.route(a, b, s.route_links);
-    ref.length = static_cast<int>(s.route_links.size()) - ref.offset;
-    for (int k = ref.offset; k < ref.offset + ref.length; ++k)
-      ref.latency_s +=
-          links[static_cast<std::size_t>(s.route_links[static_cast<std::size_t>(k)])].latency_s;
-    it = s.route_index.emplace(key, ref).first;
-  }
-  const auto& ref = it->second;
-  return {
-      std::span<const int>(s.route_links.data() + ref.offset, static_cast<std::size_t>(ref.length)),
-      ref.latency_s};
+  return r;
 }
 
 Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::span<const int> ranks,
@@ -119,13 +102,13 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
     const auto& l = t.system().levels[static_cast<std::size_t>(c.in_network_level)];
     double hop = 0;
     for (int r : ranks) {
-      const auto [path, lat] = routed(t, s, r, r == ranks[0] ? ranks[1] : ranks[0]);
-      hop = std::max(hop, lat);
-      add_total(path.front(), 1.0);  // device -> switch
+      const Routed up = routed(t, s, r, r == ranks[0] ? ranks[1] : ranks[0]);
+      hop = std::max(hop, up.latency_s);
+      add_total(up.links.front(), 1.0);  // device -> switch
     }
     for (int r : ranks) {
-      const auto [path, lat] = routed(t, s, r == ranks[0] ? ranks[1] : ranks[0], r);
-      add_total(path.back(), 1.0);  // switch -> device
+      const Routed down = routed(t, s, r == ranks[0] ? ranks[1] : ranks[0], r);
+      add_total(down.links.back(), 1.0);  // switch -> device
     }
     for (const auto& st : c.steps) out.latency_s += st.alpha_s;
     out.latency_s += hop;  // one hop up, one hop down
@@ -137,15 +120,15 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
     for (const auto& st : c.steps) {
       double max_lat = 0;
       for (const auto& f : st.flows) {
-        const auto [path, lat] = routed(t, s, f.src, f.dst);
-        max_lat = std::max(max_lat, lat);
-        for (int id : path) {
+        const Routed r = routed(t, s, f.src, f.dst);
+        max_lat = std::max(max_lat, r.latency_s);
+        for (int id : r.links) {
           auto& slot = s.step_bytes[static_cast<std::size_t>(id)];
           if (slot == 0.0) s.step_touched.push_back(id);
           slot += f.bytes;
         }
         out.injected_per_byte += f.bytes * st.repeat;
-        out.outermost = std::max(out.outermost, t.level_between(f.src, f.dst));
+        out.outermost = std::max(out.outermost, r.level);
       }
       double max_spb = 0;
       for (int id : s.step_touched) {
@@ -182,9 +165,33 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 }
 
 std::uint64_t traffic_hash(std::span<const double> traffic) {
-  std::uint64_t h = traffic.size();
-  for (double v : traffic) h = mix(h, std::bit_cast<std::uint64_t>(v));
-  return h;
+  // Four multiply-xor lanes over the bit patterns, finished with the splitmix mixer; the
+  // matrix (n^2 values) is identified by this hash alone.
+  constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+  std::uint64_t lane[4] = {traffic.size(), 0x9e3779b97f4a7c15ULL, 0xbf58476d1ce4e5b9ULL,
+                           0x94d049bb133111ebULL};
+  std::size_t i = 0;
+  auto bits = [](double v) {
+    const auto b = std::bit_cast<std::uint64_t>(v);
+    return b ^ (b >> 29);  // multiplication only carries upwards: fold the exponent down
+  };
+  for (; i + 4 <= traffic.size(); i += 4)
+    for (std::size_t k = 0; k < 4; ++k) lane[k] = (lane[k] ^ bits(traffic[i + k])) * kPrime;
+  for (; i < traffic.size(); ++i) lane[0] = (lane[0] ^ bits(traffic[i])) * kPrime;
+  return mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
+}
+
+// Four independent multiply-xor lanes (the lookup of a 256-rank group stays well under 1 us);
+// the ranks are compared exactly on a hit, so this only has to spread them.
+std::uint64_t ranks_hash(std::span<const int> ranks) {
+  constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+  std::uint64_t lane[4] = {ranks.size(), 1, 2, 3};
+  std::size_t i = 0;
+  for (; i + 4 <= ranks.size(); i += 4)
+    for (std::size_t k = 0; k < 4; ++k)
+      lane[k] = (lane[k] ^ static_cast<std::uint32_t>(ranks[i + k])) * kPrime;
+  for (; i < ranks.size(); ++i) lane[0] = (lane[0] ^ static_cast<std::uint32_t>(ranks[i])) * kPrime;
+  return mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]);
 }
 
 CollectiveCost trivial(const CollectiveRequest& r) {
@@ -224,12 +231,12 @@ struct NetworkModel::Impl {
   std::vector<Costed> costed;
   std::unordered_map<std::uint64_t, int> heads;
 
-  explicit Impl(const hw::System& system) : topology(system) { scratch.cache_routes = true; }
+  explicit Impl(const hw::System& system) : topology(system) {}
 
   int find_or_add(Collective op, Algorithm alg, std::span<const int> ranks,
                   std::span<const double> traffic, std::uint64_t th) {
     std::uint64_t h = mix(mix(static_cast<std::uint64_t>(op), static_cast<std::uint64_t>(alg)), th);
-    for (int r : ranks) h = mix(h, static_cast<std::uint32_t>(r));
+    h = mix(h, ranks_hash(ranks));
     auto head = heads.find(h);
     if (head != heads.end()) {
       for (int i = head->second; i >= 0; i = entries[static_cast<std::size_t>(i)].next) {

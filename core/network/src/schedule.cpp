@@ -342,7 +342,10 @@ std::span<const Algorithm> candidates(Collective op) {
                                              Algorithm::hierarchical, Algorithm::in_network};
   static constexpr Algorithm kGather[] = {Algorithm::ring, Algorithm::halving_doubling,
                                           Algorithm::direct};
-  static constexpr Algorithm kAllToAll[] = {Algorithm::direct, Algorithm::pairwise};
+  // Pairwise exchange carries the same flows as direct split over n-1 steps, so under the
+  // analytic step formula it is never faster (a sum of per-step maxima >= the maximum of the
+  // sums, plus more alphas): automatic does not cost it. It stays available by name.
+  static constexpr Algorithm kAllToAll[] = {Algorithm::direct};
   static constexpr Algorithm kBroadcast[] = {Algorithm::tree, Algorithm::ring};
   static constexpr Algorithm kP2p[] = {Algorithm::direct};
   switch (op) {
@@ -447,6 +450,7 @@ CompactSchedule build(const Topology& t, Collective op, std::span<const int> ran
     case Collective::all_to_all:
       if (algorithm == Algorithm::direct) {
         std::vector<Flow> f;
+        f.reserve(n * (n - 1));
         for (std::size_t i = 0; i < n; ++i)
           for (std::size_t j = 0; j < n; ++j) {
             const double share = pair_share(traffic, n, i, j);

@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The single-design evaluator (MODEL.md §1-5, §8). See evaluator.hpp for the contract.
+// The single-design evaluator (MODEL.md §1-7, §8). See evaluator.hpp for the contract.
 #include "stackscope/perf/evaluator.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/roofline.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
-#include "stackscope/network/collective.hpp"
+#include "stackscope/network/flow_sim.hpp"
+#include "stackscope/network/model.hpp"
+#include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/power_area/energy.hpp"
 
@@ -20,6 +24,7 @@ namespace {
 
 using compute::OpCost;
 using network::Collective;
+using parallel::GroupKind;
 
 // KV cache page: TensorRT-LLM's default tokens_per_block (paged KV cache) is 64.
 constexpr double kKvPageTokens = 64.0;
@@ -29,14 +34,38 @@ constexpr double kMinCommBytes = 2.0;
 // Embedding and LM head stay 16-bit in FP8/FP4 deployments (TensorRT-LLM quantisation
 // excludes lm_head by default).
 constexpr double kMinEmbeddingBytes = 2.0;
+// Tile counts tried by automatic overlap (MODEL.md §7).
+constexpr int kAutoTiles[] = {1, 2, 4, 8, 16, 32, 64};
+constexpr int kGroupKinds = 6;
+// Distinct collectives one block records (for link loads and the reference simulator).
+constexpr int kMaxCalls = 12;
+
+// A collective issued by a block: which group, what, how big, how often.
+struct CommCall {
+  GroupKind kind = GroupKind::attention_tp;
+  Collective op = Collective::all_reduce;
+  double bytes = 0;
+  double count = 0;
+};
 
 // Cost of a block of operators on one device, summed.
 struct Block {
   std::array<double, kOpClasses> op{};
   std::array<double, kResources> res{};
   double time = 0, flops = 0, dram_bytes = 0, comm_bytes = 0, energy = 0;
+  std::array<CommCall, kMaxCalls> calls{};
+  int n_calls = 0;
+
+  void record(GroupKind kind, Collective op_, double bytes, double count) {
+    for (int i = 0; i < n_calls; ++i) {
+      auto& c = calls[i];
+      if (c.kind == kind && c.op == op_ && c.bytes == bytes) { c.count += count; return; }
+    }
+    if (n_calls < kMaxCalls) calls[n_calls++] = {kind, op_, bytes, count};
+  }
 
   void add(const Block& b, double times) {
+    if (times <= 0) return;
     for (std::size_t i = 0; i < kOpClasses; ++i) op[i] += b.op[i] * times;
     for (std::size_t i = 0; i < kResources; ++i) res[i] += b.res[i] * times;
     time += b.time * times;
@@ -44,8 +73,34 @@ struct Block {
     dram_bytes += b.dram_bytes * times;
     comm_bytes += b.comm_bytes * times;
     energy += b.energy * times;
+    for (int i = 0; i < b.n_calls; ++i)
+      record(b.calls[i].kind, b.calls[i].op, b.calls[i].bytes, b.calls[i].count * times);
   }
 };
+
+// Network state reused across evaluations (memoised collective shapes) plus the rank groups
+// of the current plan.
+struct NetState {
+  std::optional<network::NetworkModel> model;
+  hw::System system;  // the system `model` was built for
+  std::array<std::vector<int>, kGroupKinds> groups;
+};
+
+bool same_network(const hw::System& a, const hw::System& b) {
+  if (a.devices != b.devices || a.levels.size() != b.levels.size()) return false;
+  for (std::size_t i = 0; i < a.levels.size(); ++i) {
+    const auto& x = a.levels[i];
+    const auto& y = b.levels[i];
+    if (x.topology != y.topology || x.size != y.size || x.dims_x != y.dims_x ||
+        x.dims_y != y.dims_y || x.link_GBps != y.link_GBps || x.latency_us != y.latency_us ||
+        x.hop_latency_ns != y.hop_latency_ns || x.efficiency != y.efficiency ||
+        x.energy_pJ_per_bit != y.energy_pJ_per_bit ||
+        x.in_network_reduction != y.in_network_reduction ||
+        x.in_network_efficiency != y.in_network_efficiency)
+      return false;
+  }
+  return true;
+}
 
 // Everything resolved once per evaluation.
 struct Ctx {
@@ -56,9 +111,25 @@ struct Ctx {
   power_area::EnergyRates energy;
   double w_bytes = 2, a_bytes = 2, kv_bytes = 2, comm_bytes = 2;
   double attention_eff = 0.5;
-  int tp = 1, pp = 1, ep = 1;
-  parallel::ParamCounts params;
+  parallel::Placement place;
+  NetState* net = nullptr;  // null: single device or no network levels
+  int pp = 1;
 };
+
+int kind_index(GroupKind k) { return static_cast<int>(k); }
+
+// Cost of a collective on the group of `kind` that holds device 0 (all groups of a kind are
+// alike under the placement's symmetry; network_report covers every group).
+network::CollectiveCost comm_cost(const Ctx& c, GroupKind kind, Collective op, double bytes) {
+  if (!c.net || bytes <= 0) return {};
+  const auto& ranks = c.net->groups[kind_index(kind)];
+  if (ranks.size() <= 1) return {};
+  network::CollectiveRequest req;
+  req.op = op;
+  req.bytes = bytes;
+  req.ranks = ranks;
+  return c.net->model->cost(req);
+}
 
 void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vector) {
   const double busy = std::max(c.t_compute, c.t_memory);
@@ -73,8 +144,11 @@ void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vect
 }
 
 // A collective is a kernel too: it pays the per-operator launch/sync overhead on top of its
-// network time.
-void charge_comm(Block& b, OpClass cls, const network::CollectiveCost& c, const Ctx& ctx) {
+// network time. Returns the network time (without launch) for overlap accounting.
+double charge_comm(Block& b, OpClass cls, const Ctx& ctx, GroupKind kind, Collective op,
+                   double bytes) {
+  const network::CollectiveCost c = comm_cost(ctx, kind, op, bytes);
+  if (c.time_s <= 0) return 0.0;
   const double launch = ctx.stream.launch_s;
   b.op[static_cast<std::size_t>(cls)] += c.time_s + launch;
   b.res[static_cast<std::size_t>(Resource::interchip)] += c.time_s;
@@ -82,6 +156,46 @@ void charge_comm(Block& b, OpClass cls, const network::CollectiveCost& c, const 
   b.time += c.time_s + launch;
   b.comm_bytes += c.bytes_per_device;
   b.energy += c.energy_J;
+  b.record(kind, op, bytes, 1.0);
+  return c.time_s;
+}
+
+// Tile-level overlap of a producer's compute with its collective (MODEL.md §7, DeepStack
+// Fig. 7): with T tiles, tiles of compute c = tc/T and of communication m = bw/T + lat form a
+// two-stage pipeline, t = T max(c, m) + min(c, m) ... written as
+//   t(T) = max(tc', bw + T lat) + min(tc', bw + T lat) / T
+// where lat is the collective's latency part (paid per tile), bw its bandwidth part, and tc'
+// the compute time with the communication's DRAM traffic (read at the sender, written at the
+// receiver) competing for the same DRAM bandwidth. T = 1 is sequential execution. The saving
+// against sequential execution is taken off the collective's share (its exposed time).
+void overlap(Block& b, const Ctx& c, OpClass comm_cls, const OpCost& producer, double t_comm,
+             double lat, double comm_bytes) {
+  const auto mode = c.d.parallel.overlap;
+  if (mode == parallel::Overlap::off || t_comm <= 0 || producer.time <= 0) return;
+  const double tc = std::max(producer.t_compute, producer.t_memory);
+  const double bw_part = std::max(0.0, t_comm - lat);
+  const double tc_shared =
+      std::max(producer.t_compute, producer.t_memory + 2.0 * comm_bytes / c.stream.dram_Bps);
+  auto pipelined = [&](int tiles) {
+    if (tiles <= 1) return tc + t_comm;
+    const double m = bw_part + tiles * lat;
+    return std::max(tc_shared, m) + std::min(tc_shared, m) / tiles;
+  };
+  double best = pipelined(1);
+  if (mode == parallel::Overlap::fixed) {
+    best = pipelined(std::max(1, c.d.parallel.overlap_tiles));
+  } else {
+    for (int t : kAutoTiles) best = std::min(best, pipelined(t));
+  }
+  const double saving = (tc + t_comm) - best;  // may be negative with a poor fixed tile count
+  b.op[static_cast<std::size_t>(comm_cls)] -= saving;
+  b.res[static_cast<std::size_t>(Resource::interchip)] -= saving;
+  b.time -= saving;
+}
+
+// Latency part of a collective (its cost as the message size goes to zero).
+double comm_latency(const Ctx& c, GroupKind kind, Collective op) {
+  return comm_cost(c, kind, op, 1.0).time_s;
 }
 
 OpCost gemm(const Ctx& c, double m, double n, double k, double count = 1.0) {
@@ -92,27 +206,41 @@ OpCost vec(const Ctx& c, double flops, double bytes) {
   return compute::vector_op(c.stream, flops, bytes);
 }
 
-network::CollectiveCost tp_all_reduce(const Ctx& c, double tokens) {
-  return network::collective(c.d.system, Collective::all_reduce,
-                             tokens * c.d.model.hidden * c.comm_bytes, c.tp, 1);
-}
-
 // Norm (+ fused residual add): read x and residual, write both; ~8 FLOP per element.
 void add_norm(Block& b, const Ctx& c, double tokens) {
   const double elems = tokens * c.d.model.hidden;
   charge_op(b, OpClass::norm, vec(c, 8.0 * elems, 4.0 * elems * c.a_bytes), c, true);
 }
 
-// Attention block of one layer on one device: `seqs` sequences of q_len new tokens attending
-// to kv_len keys. Decode (q_len == 1) uses MLA weight absorption (DeepSeek-V2 §2.1.2).
+// The all-reduce after a tensor-parallel block; with sequence parallelism a reduce-scatter
+// and an all-gather (same bytes on a ring; Korthikanti et al. 2022). Returns network time.
+double tp_reduce(Block& b, const Ctx& c, GroupKind kind, double tokens, double* lat) {
+  const double bytes = tokens * c.d.model.hidden * c.comm_bytes;
+  if (c.d.parallel.sequence_parallel) {
+    double t = charge_comm(b, OpClass::tp_comm, c, kind, Collective::reduce_scatter, bytes);
+    t += charge_comm(b, OpClass::tp_comm, c, kind, Collective::all_gather, bytes);
+    if (lat)
+      *lat = comm_latency(c, kind, Collective::reduce_scatter) +
+             comm_latency(c, kind, Collective::all_gather);
+    return t;
+  }
+  if (lat) *lat = comm_latency(c, kind, Collective::all_reduce);
+  return charge_comm(b, OpClass::tp_comm, c, kind, Collective::all_reduce, bytes);
+}
+
+// Attention block of one layer on one device: `seqs` sequences of q_len new tokens (q_len of
+// this device's context-parallel chunk in prefill) attending to kv_len keys. Decode
+// (q_len == 1) uses MLA weight absorption (DeepSeek-V2 §2.1.2).
 Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   Block b;
   const auto& m = c.d.model;
+  const int tp = c.place.attention_tp();
   const double tokens = seqs * q_len;
   const double h = m.hidden;
-  const double heads = static_cast<double>(m.heads) / c.tp;
-  const bool decode = q_len <= 1.0;
-  add_norm(b, c, tokens);
+  const double heads = static_cast<double>(m.heads) / tp;
+  const bool decode = q_len <= 1.0 && kv_len > 1.0;
+  // With sequence parallelism norms and residuals work on 1/tp of the tokens.
+  add_norm(b, c, c.d.parallel.sequence_parallel ? tokens / tp : tokens);
   if (m.attention == workload::AttentionKind::mla) {
     const auto& a = m.mla;
     const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
@@ -136,7 +264,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
                 false);
     }
   } else {
-    const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / c.tp);
+    const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
     charge_op(b, OpClass::qkv_proj, gemm(c, tokens, (heads + 2.0 * kv_heads) * m.head_dim, h), c,
               false);
   }
@@ -149,79 +277,159 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   s.heads = heads;
   s.qk_dim = dims.qk;
   s.v_dim = dims.v;
-  s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, c.tp);
+  s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, tp);
   s.q_bytes = c.a_bytes;
   s.causal = true;
   if (m.attention != workload::AttentionKind::mla) {
     const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
     s.kv_reads = 1.0 + (group - 1.0) * c.die.decode_kv_reread_fraction;
   }
-  charge_op(b, OpClass::attention,
-            compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s), c, false);
+  const OpCost attn = compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
+  charge_op(b, OpClass::attention, attn, c, false);
+  const int cp = c.place.degree(parallel::Dim::cp);
+  if (!decode && cp > 1) {
+    // Ring attention (Liu et al. 2023): the K/V chunk of every rank visits all cp ranks
+    // (cp - 1 hops, an all-gather's traffic), overlapped block by block with the attention
+    // of the chunk at hand, so the cp steps are the natural tiles.
+    const double kv_chunk = tokens * s.kv_bytes_per_token;
+    const double t = charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather,
+                                 kv_chunk * cp);
+    const double lat = comm_latency(c, GroupKind::cp, Collective::all_gather);
+    const double tc = std::max(attn.t_compute, attn.t_memory);
+    const double hidden = std::min(tc, std::max(0.0, t - lat));
+    b.op[static_cast<std::size_t>(OpClass::tp_comm)] -= hidden;
+    b.res[static_cast<std::size_t>(Resource::interchip)] -= hidden;
+    b.time -= hidden;
+  }
 
   if (m.attention == workload::AttentionKind::mla && decode) {
     // Latent output . W_UV per head, then the output projection.
     charge_op(b, OpClass::o_proj, gemm(c, tokens, m.mla.v_head_dim, m.mla.kv_lora_rank, heads), c,
               false);
   }
-  const double v_dim =
-      m.attention == workload::AttentionKind::mla ? m.mla.v_head_dim : static_cast<double>(m.head_dim);
-  charge_op(b, OpClass::o_proj, gemm(c, tokens, h, heads * v_dim), c, false);
-  if (c.tp > 1 && !m.parallel_attention) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens), c);
+  const double v_dim = m.attention == workload::AttentionKind::mla
+                           ? m.mla.v_head_dim
+                           : static_cast<double>(m.head_dim);
+  const OpCost o = gemm(c, tokens, h, heads * v_dim);
+  charge_op(b, OpClass::o_proj, o, c, false);
+  if (tp > 1 && !m.parallel_attention) {
+    double lat = 0;
+    const double t = tp_reduce(b, c, GroupKind::attention_tp, tokens, &lat);
+    overlap(b, c, OpClass::tp_comm, o, t, lat, tokens * h * c.comm_bytes);
+  }
   return b;
 }
 
-// Gated (SwiGLU) or plain (GELU) FFN of intermediate size `inter` split over tp.
-void add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter, double count) {
+// Gated (SwiGLU) or plain (GELU) FFN of intermediate size `inter` split over tp. Returns the
+// cost of the last GEMM (the producer of the following collective).
+OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter, double count,
+               int tp) {
   const auto& m = c.d.model;
   const double in_mats = m.ffn == workload::FfnKind::swiglu ? 2.0 : 1.0;
-  const double local = inter / c.tp;
+  const double local = inter / tp;
   charge_op(b, cls, gemm(c, tokens, in_mats * local, m.hidden, count), c, false);
   // Activation (SiLU x gate or GELU): ~8 FLOP per element, read in_mats, write 1.
   const double elems = tokens * local * count;
   charge_op(b, cls, vec(c, 8.0 * elems, (in_mats + 1.0) * elems * c.a_bytes), c, true);
-  charge_op(b, cls, gemm(c, tokens, m.hidden, local, count), c, false);
+  const OpCost down = gemm(c, tokens, m.hidden, local, count);
+  charge_op(b, cls, down, c, false);
+  return down;
 }
 
 Block dense_ffn_block(const Ctx& c, double tokens) {
   Block b;
-  if (!c.d.model.parallel_attention) add_norm(b, c, tokens);
-  add_ffn(b, c, OpClass::ffn, tokens, c.d.model.ffn_dim, 1.0);
-  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens), c);
+  const int tp = c.place.ffn_tp();
+  if (!c.d.model.parallel_attention)
+    add_norm(b, c, c.d.parallel.sequence_parallel ? tokens / tp : tokens);
+  const OpCost down = add_ffn(b, c, OpClass::ffn, tokens, c.d.model.ffn_dim, 1.0, tp);
+  if (tp > 1) {
+    double lat = 0;
+    const double t = tp_reduce(b, c, GroupKind::ffn_tp, tokens, &lat);
+    overlap(b, c, OpClass::tp_comm, down, t, lat, tokens * c.d.model.hidden * c.comm_bytes);
+  }
   return b;
 }
 
-// MoE FFN of one layer on the busiest device. `tokens_dev`: tokens of this device's attention
-// group; `tokens_group`: tokens of the whole EP group (routed over all ep ranks).
-Block moe_block(const Ctx& c, double tokens_dev, double tokens_group, const double* freq) {
+// MoE FFN of one layer on the busiest device (MODEL.md §4-5). `tokens_attn`: tokens of this
+// device's attention group; `tokens_stage`: tokens of the whole stage, routed over the
+// moe_ep expert-parallel ranks (each an moe_tp-way split of its experts).
+Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq) {
   Block b;
   const auto& m = c.d.model;
   const auto& e = m.moe;
   const double h = m.hidden;
-  add_norm(b, c, tokens_dev);
-  charge_op(b, OpClass::router, gemm(c, tokens_dev, e.experts, h), c, false);
+  const int ep = c.place.moe_ep();
+  const int tp = c.place.moe_tp();
+  const int stage = c.place.stage_devices();
+  add_norm(b, c, tokens_attn);
+  charge_op(b, OpClass::router, gemm(c, tokens_attn, e.experts, h), c, false);
   // Softmax/sigmoid + top-k over the expert scores: ~(5 + log2 E) FLOP per score.
-  const double scores = tokens_dev * e.experts;
+  const double scores = tokens_attn * e.experts;
   charge_op(b, OpClass::router,
             vec(c, scores * (5.0 + std::log2(std::max(2, e.experts))), scores * 4.0 * 2.0), c,
             true);
-  const double dispatch = tokens_dev * e.top_k * h * c.comm_bytes;
-  if (c.ep > 1) {
-    charge_comm(b, OpClass::ep_comm, network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp), c);
+  // Each device dispatches its 1/stage share of the stage's tokens to the top-k experts'
+  // ranks and gets the results back (all-to-all over the EP group).
+  const double dispatch = tokens_stage / stage * e.top_k * h * c.comm_bytes;
+  double t_comm = 0, lat = 0;
+  if (ep > 1) {
+    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all,
+                          dispatch);
+    lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
   }
-  const moe::RankLoad load = moe::busiest_rank(freq, e.experts, c.ep, tokens_group);
-  if (load.active_experts > 0 && load.tokens > 0) {
-    const double per_expert = std::max(1.0, load.tokens / load.active_experts);
-    add_ffn(b, c, OpClass::moe_experts, per_expert, e.expert_ffn_dim, load.active_experts);
+  const moe::EpLoad loads = moe::ep_load(freq, e.experts, ep, tokens_stage,
+                                         c.d.parallel.redundant_experts_per_rank);
+  // Routed experts on the slower of the two candidate ranks (most tokens / most experts used).
+  Block routed;
+  moe::RankLoad load;
+  for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {
+    if (cand.active_experts <= 0 || cand.tokens <= 0) continue;
+    Block tmp;
+    const double per_expert = std::max(1.0, cand.tokens / cand.active_experts);
+    add_ffn(tmp, c, OpClass::moe_experts, per_expert, e.expert_ffn_dim, cand.active_experts, tp);
+    if (tmp.time > routed.time) {
+      routed = tmp;
+      load = cand;
+    }
   }
+  if (tp > 1 && load.tokens > 0) {
+    // Tokens reaching an EP rank go to all tp shards of its experts; partial outputs are
+    // reduce-scattered back.
+    const double bytes = load.tokens * h * c.comm_bytes;
+    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::all_gather,
+                          bytes);
+    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::reduce_scatter,
+                          bytes);
+    lat += comm_latency(c, GroupKind::moe_tp, Collective::all_gather) +
+           comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
+  }
+  b.add(routed, 1.0);
+  OpCost experts;
+  experts.time = routed.time;
+  experts.t_compute = routed.res[static_cast<std::size_t>(Resource::compute)];
+  experts.t_memory = routed.res[static_cast<std::size_t>(Resource::dram)];
   if (e.shared_experts > 0) {
+    // Shared experts run on the tokens this EP rank holds, split tp ways; DeepSeek-V3 overlaps
+    // them with the dispatch/combine all-to-all, so they join the overlapped producer.
     const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
-    add_ffn(b, c, OpClass::shared_experts, tokens_dev, sdim * e.shared_experts, 1.0);
+    Block tmp;
+    add_ffn(tmp, c, OpClass::shared_experts, tokens_stage / ep, sdim * e.shared_experts, 1.0, tp);
+    b.add(tmp, 1.0);
+    experts.time += tmp.time;
+    experts.t_compute += tmp.res[static_cast<std::size_t>(Resource::compute)];
+    experts.t_memory += tmp.res[static_cast<std::size_t>(Resource::dram)];
   }
-  if (c.ep > 1) {
-    charge_comm(b, OpClass::ep_comm, network::collective(c.d.system, Collective::all_to_all, dispatch, c.ep, c.tp), c);
+  if (ep > 1) {
+    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all,
+                          dispatch);
+    lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
   }
-  if (c.tp > 1) charge_comm(b, OpClass::tp_comm, tp_all_reduce(c, tokens_dev), c);
+  overlap(b, c, OpClass::ep_comm, experts, t_comm, lat, 2.0 * dispatch);
+  // Back to the attention layout: the attention TP group gathers the hidden states.
+  if (c.place.attention_tp() > 1) {
+    charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,
+                tokens_attn * h * c.comm_bytes);
+  }
   return b;
 }
 
@@ -230,28 +438,36 @@ Block lm_head_block(const Ctx& c, double seqs) {
   Block b;
   add_norm(b, c, seqs);
   const auto& m = c.d.model;
+  const int tp = c.place.attention_tp();
   compute::GemmBytes bytes{c.a_bytes, std::max(c.w_bytes, kMinEmbeddingBytes), 4.0};
   charge_op(b, OpClass::lm_head,
-            compute::gemm(c.die, c.stream, seqs, static_cast<double>(m.vocab) / c.tp, m.hidden,
+            compute::gemm(c.die, c.stream, seqs, static_cast<double>(m.vocab) / tp, m.hidden,
                           bytes),
             c, false);
-  if (c.tp > 1) {
-    charge_comm(b, OpClass::tp_comm, network::collective(c.d.system, Collective::all_gather,
-                                    seqs * static_cast<double>(m.vocab) * 4.0, c.tp, 1), c);
+  if (tp > 1) {
+    charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,
+                seqs * static_cast<double>(m.vocab) * 4.0);
   }
   return b;
 }
 
-// One pipeline-stage pass of a micro-batch of `mb` sequences (q_len new tokens each, kv_len
-// keys) on the slowest stage, plus the hop to the next stage. Returns the stage block.
+// One pipeline-stage pass of a micro-batch of `mb` sequences with q_len new tokens each and
+// kv_len keys, on the slowest stage, plus the hop to the next stage.
 Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   const auto& m = c.d.model;
-  const double seqs_dev = std::ceil(mb / c.ep);  // attention data-parallel over ep ranks
-  const double tokens_dev = seqs_dev * q_len;
-  const double tokens_group = mb * q_len;
+  const int stage = c.place.stage_devices();
+  const int tp_a = c.place.attention_tp();
+  const int cp = c.place.degree(parallel::Dim::cp);
+  const bool prefill = q_len > 1.0;
+  // Attention groups: tp_a devices each; in prefill the cp ranks of a group split the prompt.
+  const int seq_groups = prefill ? std::max(1, stage / (tp_a * cp)) : std::max(1, stage / tp_a);
+  const double seqs_dev = std::ceil(mb / seq_groups);
+  const double q_dev = prefill ? q_len / cp : q_len;
+  const double tokens_attn = seqs_dev * q_dev;
+  const double tokens_stage = mb * q_len;
 
-  const Block attn = attention_block(c, seqs_dev, q_len, kv_len);
-  const Block dense = dense_ffn_block(c, tokens_dev);
+  const Block attn = attention_block(c, seqs_dev, q_dev, kv_len);
+  const Block dense = dense_ffn_block(c, tokens_stage * c.place.ffn_tp() / stage);
   const Block head = lm_head_block(c, seqs_dev);
 
   // MoE layers: one routing row for synthetic distributions (costed once); a trace has a row
@@ -261,7 +477,7 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   double freq[moe::kMaxExperts];
   auto moe_layer = [&](int row) {
     moe::expert_frequency(c.d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
-    return moe_block(c, tokens_dev, tokens_group, freq);
+    return moe_block(c, tokens_attn, tokens_stage, freq);
   };
   Block moe_single;
   if (rows == 1) moe_single = moe_layer(0);
@@ -280,9 +496,8 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
     }
     if (st.lm_head) b.add(head, 1.0);
     if (c.pp > 1) {
-      const double bytes = tokens_dev * m.hidden * c.comm_bytes;
-      charge_comm(b, OpClass::pp_comm, network::collective(c.d.system, Collective::point_to_point, bytes, 2,
-                                      c.tp * c.ep), c);
+      charge_comm(b, OpClass::pp_comm, c, GroupKind::pp_next, Collective::point_to_point,
+                  tokens_attn * m.hidden * c.comm_bytes);
     }
     if (b.time > worst.time) worst = b;
   }
@@ -306,19 +521,34 @@ double capacity_bytes(const hw::Hardware& h) {
   return hw::memory_capacity_bytes(h.memory);
 }
 
-Ctx make_ctx(const Design& d, double clock_scale) {
-  Ctx c{d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, 1, 1, 1, {}};
+// Builds (or reuses) the network model and this plan's representative rank groups.
+NetState* prepare_network(const Design& d, const parallel::Placement& place, NetState& state) {
+  if (d.system.levels.empty() || parallel::devices(d.parallel) <= 1) return nullptr;
+  if (!state.model || !same_network(state.system, d.system)) {
+    state.model.emplace(d.system);
+    state.system = d.system;
+  }
+  for (int k = 0; k < kGroupKinds; ++k) {
+    const auto kind = static_cast<GroupKind>(k);
+    auto& g = state.groups[k];
+    g.resize(static_cast<std::size_t>(place.group_size(kind)));
+    place.group(kind, 0, g.data());
+  }
+  return &state;
+}
+
+Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state) {
+  Ctx c{d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, parallel::Placement(d.parallel),
+        nullptr, 1};
   c.die.clock_GHz *= clock_scale;
   const auto& nm = d.workload.numerics;
   c.w_bytes = bytes_per_element(nm.weights);
   c.a_bytes = bytes_per_element(nm.activations);
   c.kv_bytes = bytes_per_element(nm.kv_cache);
   c.comm_bytes = std::max(c.a_bytes, kMinCommBytes);
-  c.tp = std::max(1, d.parallel.tp);
   c.pp = std::max(1, d.parallel.pp);
-  c.ep = std::max(1, d.parallel.ep);
   c.attention_eff = d.hardware.compute.attention_efficiency;
-  c.params = parallel::param_counts(d.model);
+  c.net = net_state ? prepare_network(d, c.place, *net_state) : nullptr;
 
   const Precision mm = wider(nm.weights, nm.activations);
   const double launch = d.hardware.compute.kernel_launch_us * units::kMicro;
@@ -327,8 +557,8 @@ Ctx make_ctx(const Design& d, double clock_scale) {
   const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {});
   memory::AccessPattern page;
   page.kind = memory::PatternKind::chunk;
-  page.chunk_bytes =
-      kKvPageTokens * parallel::kv_bytes_per_token_layer(d.model, c.kv_bytes, c.tp);
+  page.chunk_bytes = kKvPageTokens * parallel::kv_bytes_per_token_layer(
+                                         d.model, c.kv_bytes, c.place.attention_tp());
   const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page);
   c.stream = {mat, vect, bw_stream.effective_Bps, launch};
   c.kv = {mat, vect, bw_kv.effective_Bps, launch};
@@ -342,12 +572,18 @@ int micro_batches(const Design& d, int batch) {
   return std::clamp(m, 1, std::max(1, batch));
 }
 
-Result evaluate_at(const Design& d, int batch, double clock_scale) {
+struct PhaseBlocks {
+  Block prefill, decode;
+  double prefill_passes = 1, decode_passes = 1;
+};
+
+Result evaluate_at(const Design& d, int batch, double clock_scale, NetState* net,
+                   PhaseBlocks* blocks = nullptr) {
   Result r;
   r.batch = batch;
   r.clock_scale = clock_scale;
   r.memory = memory_footprint(d, batch);
-  const Ctx c = make_ctx(d, clock_scale);
+  const Ctx c = make_ctx(d, clock_scale, net);
   const auto& w = d.workload;
   const double dp = std::max(1, d.parallel.dp);
   const int m = micro_batches(d, batch);
@@ -355,13 +591,16 @@ Result evaluate_at(const Design& d, int batch, double clock_scale) {
 
   // Prefill: the static batch in m micro-batches through pp stages: (m + pp - 1) passes.
   const Block pre = slowest_stage(c, mb, w.input_len, w.input_len);
-  r.prefill = to_phase(pre, m + c.pp - 1.0, c.energy.static_W);
+  const double pre_passes = m + c.pp - 1.0;
+  r.prefill = to_phase(pre, pre_passes, c.energy.static_W);
 
   // Decode at the mean context of the decode span; each request gets a token every
   // max(m, pp) stage passes (DeepStack: UTPS = 1 / (t_step * PP)).
   const double ctx_len = w.input_len + w.output_len / 2.0;
   const Block dec = slowest_stage(c, mb, 1.0, ctx_len);
-  r.decode = to_phase(dec, std::max<double>(m, c.pp), c.energy.static_W);
+  const double dec_passes = std::max<double>(m, c.pp);
+  r.decode = to_phase(dec, dec_passes, c.energy.static_W);
+  if (blocks) *blocks = {pre, dec, pre_passes, dec_passes};
 
   auto& mt = r.metrics;
   mt.ttft_s = r.prefill.time_s;
@@ -385,6 +624,30 @@ Result evaluate_at(const Design& d, int batch, double clock_scale) {
   return r;
 }
 
+int batch_of(const Design& d) {
+  return d.workload.batch_auto ? max_batch_that_fits(d) : d.workload.batch;
+}
+
+Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullptr) {
+  const int batch = batch_of(d);
+  if (batch == 0) {
+    Result r = evaluate_at(d, 1, 1.0, net, blocks);
+    r.batch = 0;
+    r.feasible = false;
+    r.reasons |= kZeroBatch | kMemoryCapacity;
+    return r;
+  }
+  Result r = evaluate_at(d, batch, 1.0, net, blocks);
+  // Power wall (MODEL.md §8): throttle clocks by the cubic law and re-evaluate once.
+  const double scale =
+      power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
+  if (scale < 1.0) {
+    r = evaluate_at(d, batch, scale, net, blocks);
+    r.reasons |= kPowerOverTdp;
+  }
+  return r;
+}
+
 }  // namespace
 
 MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
@@ -392,26 +655,35 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   const auto& m = d.model;
   const auto& w = d.workload;
   const auto& nm = w.numerics;
-  const int tp = std::max(1, d.parallel.tp), pp = std::max(1, d.parallel.pp);
-  const int ep = std::max(1, d.parallel.ep);
+  const parallel::Placement place(d.parallel);
+  const int pp = std::max(1, d.parallel.pp);
+  const int tp_a = place.attention_tp(), tp_f = place.ffn_tp();
+  const int tp_m = place.moe_tp(), ep_m = place.moe_ep();
+  const int stage = place.stage_devices();
   const auto p = parallel::param_counts(m);
   const double wb = bytes_per_element(nm.weights);
   const double eb = std::max(wb, kMinEmbeddingBytes);
   const double ab = std::max(bytes_per_element(nm.activations), kMinCommBytes);
-  const double kvb = parallel::kv_bytes_per_token_layer(m, bytes_per_element(nm.kv_cache), tp);
-  const double seqs = std::ceil(static_cast<double>(std::max(0, batch)) / ep);
+  const double kvb = parallel::kv_bytes_per_token_layer(m, bytes_per_element(nm.kv_cache), tp_a);
+  // Sequences whose KV cache one device holds: attention groups of tp_a devices share them.
+  const double groups = std::max(1, stage / tp_a);
+  const double seqs = std::ceil(static_cast<double>(std::max(0, batch)) / groups);
   const double ctx = static_cast<double>(w.input_len) + w.output_len;
+  const double experts_per_rank =
+      parallel::is_moe(m)
+          ? static_cast<double>(m.moe.experts) / ep_m + d.parallel.redundant_experts_per_rank
+          : 0.0;
 
   // The fullest pipeline stage.
   for (int s = 0; s < pp; ++s) {
     const auto st = parallel::stage_layers(m, pp, s);
     const int layers = st.dense + st.moe;
-    double weights = layers * (p.attention_per_layer + p.norms_per_layer) / tp * wb +
-                     st.dense * p.dense_ffn_per_layer / tp * wb +
-                     st.moe * ((p.expert * m.moe.experts / ep + p.shared_per_layer) / tp +
+    double weights = layers * (p.attention_per_layer / tp_a + p.norms_per_layer) * wb +
+                     st.dense * p.dense_ffn_per_layer / tp_f * wb +
+                     st.moe * ((p.expert * experts_per_rank + p.shared_per_layer) / tp_m +
                                p.router_per_layer) * wb;
-    if (st.embedding) weights += p.embedding / tp * eb;
-    if (st.lm_head) weights += p.lm_head / tp * eb;
+    if (st.embedding) weights += p.embedding / tp_a * eb;
+    if (st.lm_head) weights += p.lm_head / tp_a * eb;
     const double kv = seqs * ctx * layers * kvb;
     if (weights + kv > f.weights + f.kv_cache) {
       f.weights = weights;
@@ -421,13 +693,14 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   // Peak prefill activations on one device: hidden states (input, residual, output), the
   // widest intermediate of the FFN/experts, and fp32 logits of the last token per sequence.
   const int mbs = micro_batches(d, std::max(1, batch));
-  const double tokens = std::ceil(seqs / mbs) * w.input_len;
-  double inter = static_cast<double>(m.ffn_dim) / tp;
+  const int cp = place.degree(parallel::Dim::cp);
+  const double tokens = std::ceil(seqs * cp / mbs) * w.input_len / cp;
+  double inter = static_cast<double>(m.ffn_dim) / tp_f;
   if (parallel::is_moe(m)) {
-    inter = std::max(inter, static_cast<double>(m.moe.expert_ffn_dim) * m.moe.top_k / tp);
+    inter = std::max(inter, static_cast<double>(m.moe.expert_ffn_dim) * m.moe.top_k / tp_m);
   }
   f.activations = tokens * (3.0 * m.hidden + 2.0 * inter) * ab +
-                  seqs * static_cast<double>(m.vocab) / tp * 4.0;
+                  seqs * static_cast<double>(m.vocab) / tp_a * 4.0;
   f.reserved = d.hardware.runtime_reserved_GiB * units::kGiB;
   f.capacity = capacity_bytes(d.hardware);
   return f;
@@ -450,26 +723,109 @@ int max_batch_that_fits(const Design& d) noexcept {
   return lo;
 }
 
+struct Evaluator::Impl {
+  NetState net;
+};
+
+Evaluator::Evaluator() : impl_(std::make_unique<Impl>()) {}
+Evaluator::~Evaluator() = default;
+Evaluator::Evaluator(Evaluator&&) noexcept = default;
+Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
+
+Result Evaluator::evaluate(const Design& d) { return evaluate_with(d, &impl_->net); }
+
 Result evaluate(const Design& d) noexcept {
-  int batch = d.workload.batch;
-  if (d.workload.batch_auto) {
-    batch = max_batch_that_fits(d);
-    if (batch == 0) {
-      Result r = evaluate_at(d, 1, 1.0);
-      r.batch = 0;
-      r.feasible = false;
-      r.reasons |= kZeroBatch | kMemoryCapacity;
-      return r;
+  NetState net;
+  return evaluate_with(d, &net);
+}
+
+NetworkReport network_report(const Design& d, bool reference_sim) {
+  NetworkReport rep;
+  rep.reference_sim = reference_sim;
+  NetState net;
+  PhaseBlocks blocks;
+  const Result r = evaluate_with(d, &net, &blocks);
+  if (!net.model) return rep;
+  const auto& topo = net.model->topology();
+  const parallel::Placement place(d.parallel);
+  const int devices = place.devices();
+
+  const auto& links = topo.links();
+  rep.links.resize(links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    auto& u = rep.links[i];
+    u.from = links[i].src;
+    u.to = links[i].dst;
+    u.from_name = topo.node_name(links[i].src);
+    u.to_name = topo.node_name(links[i].dst);
+    u.level = links[i].level;
+  }
+
+  // Every group of a kind runs its collectives at the same time: replay each recorded call on
+  // every group (the slowest stage's counts stand for all stages).
+  std::vector<int> ranks(static_cast<std::size_t>(devices));
+  auto replay = [&](const Block& block, double passes, bool decode, double* analytic_s,
+                    double* reference_s) {
+    network::LinkLoads loads;
+    loads.bytes.assign(links.size(), 0.0);
+    for (int i = 0; i < block.n_calls; ++i) {
+      const CommCall& call = block.calls[i];
+      const int n = place.group_size(call.kind);
+      if (n <= 1) continue;
+      std::vector<int> first(static_cast<std::size_t>(n));
+      for (int dev = 0; dev < devices; ++dev) {
+        place.group(call.kind, dev, first.data());
+        if (first[0] != dev && call.kind != GroupKind::pp_next) continue;  // one call per group
+        if (call.kind == GroupKind::pp_next && place.coord(dev)[parallel::Dim::pp] ==
+                                                   place.degree(parallel::Dim::pp) - 1)
+          continue;  // the last stage sends nothing onwards
+        network::CollectiveRequest req;
+        req.op = call.op;
+        req.bytes = call.bytes;
+        req.ranks = first;
+        net.model->cost(req, &loads, call.count * passes);
+      }
+      // Representative group: analytic and reference times.
+      place.group(call.kind, 0, first.data());
+      network::CollectiveRequest req;
+      req.op = call.op;
+      req.bytes = call.bytes;
+      req.ranks = first;
+      const auto cost = net.model->cost(req);
+      *analytic_s += cost.time_s * call.count * passes;
+      if (reference_sim) {
+        const auto sched = net.model->schedule(req, cost.algorithm);
+        // Switch reductions have no rank-to-rank flows to replay: keep the analytic time.
+        const double t = cost.algorithm == network::Algorithm::in_network || sched.steps.empty()
+                             ? cost.time_s
+                             : network::simulate(topo, sched).time_s;
+        *reference_s += t * call.count * passes;
+      }
     }
+    const double phase_s = decode ? r.decode.time_s : r.prefill.time_s;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const double busy = links[i].bw_Bps > 0 ? loads.bytes[i] / links[i].bw_Bps : 0.0;
+      auto& u = rep.links[i];
+      if (decode) {
+        u.decode_bytes = loads.bytes[i];
+        u.decode_utilisation = phase_s > 0 ? std::min(1.0, busy / phase_s) : 0.0;
+      } else {
+        u.prefill_bytes = loads.bytes[i];
+        u.prefill_utilisation = phase_s > 0 ? std::min(1.0, busy / phase_s) : 0.0;
+      }
+    }
+  };
+  replay(blocks.decode, blocks.decode_passes, true, &rep.decode_comm_analytic_s,
+         &rep.decode_comm_reference_s);
+  replay(blocks.prefill, blocks.prefill_passes, false, &rep.prefill_comm_analytic_s,
+         &rep.prefill_comm_reference_s);
+  if (reference_sim) {
+    rep.ttft_reference_s =
+        r.metrics.ttft_s - rep.prefill_comm_analytic_s + rep.prefill_comm_reference_s;
+    rep.tpot_reference_s =
+        r.metrics.tpot_s - rep.decode_comm_analytic_s + rep.decode_comm_reference_s;
   }
-  Result r = evaluate_at(d, batch, 1.0);
-  // Power wall (MODEL.md §8): throttle clocks by the cubic law and re-evaluate once.
-  const double scale = power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
-  if (scale < 1.0) {
-    r = evaluate_at(d, batch, scale);
-    r.reasons |= kPowerOverTdp;
-  }
-  return r;
+  return rep;
 }
 
 }  // namespace stackscope::perf

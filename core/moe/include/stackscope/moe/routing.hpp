@@ -34,12 +34,19 @@ struct RankLoad {
 // P(expert i used by >= 1 of T tokens) = 1 - (1 - f_i)^T.
 RankLoad busiest_rank(const double* freq, int experts, int ep, double tokens) noexcept;
 
-// As busiest_rank, with `redundant` extra expert slots per rank holding replicas of the
+// The two candidates for the slowest EP rank: the one with the most tokens (compute-bound
+// layers) and the one with the most experts in use (weight reads, memory-bound decode).
+struct EpLoad {
+  RankLoad most_tokens;
+  RankLoad most_experts;
+};
+
+// Like busiest_rank, with `redundant` extra expert slots per rank holding replicas of the
 // hottest experts (DeepSeek-V3's redundant experts, arXiv 2412.19437 §3.4): slots go one at a
 // time to the expert with the highest load per copy; a replicated expert's tokens split evenly
-// over its copies; copies are placed on the least-loaded ranks (greedy, longest first).
-RankLoad busiest_rank_replicated(const double* freq, int experts, int ep, double tokens,
-                                 int redundant) noexcept;
+// over its copies; copies are placed on the least-loaded ranks (greedy, longest first). A
+// replica is a separate copy of the weights, so it also adds weight reads where it is used.
+EpLoad ep_load(const double* freq, int experts, int ep, double tokens, int redundant) noexcept;
 
 // Ratio of the busiest rank's tokens to the mean (1 = perfectly balanced).
 double imbalance(const double* freq, int experts, int ep) noexcept;

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The parallelism space (issue 3): SP, CP, per-module plans, placement, redundant experts,
+// tile-level overlap and the network report.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "stackscope/perf/evaluator.hpp"
+#include "test_designs.hpp"
+
+namespace stackscope::perf {
+namespace {
+
+double op(const PhaseBreakdown& p, OpClass c) { return p.op_s[static_cast<std::size_t>(c)]; }
+
+Design llama70_tp8() {
+  auto d = testing::small_dense();
+  d.model.layers = 80; d.model.hidden = 8192; d.model.heads = 64; d.model.kv_heads = 8;
+  d.model.ffn_dim = 28672; d.model.attention = workload::AttentionKind::gqa;
+  d.system = testing::nvswitch(8);
+  d.parallel.tp = 8;
+  d.workload.batch = 64;
+  d.workload.input_len = 2048;
+  d.workload.numerics = {Precision::fp8, Precision::fp8, Precision::fp8};
+  return d;
+}
+
+TEST(Overlap, AutoIsNeverSlowerAndFixedOneTileIsOff) {
+  for (auto d : {llama70_tp8(), testing::deepseek_v3_32(), testing::moe_ep8()}) {
+    const auto off = evaluate(d);
+    d.parallel.overlap = parallel::Overlap::auto_tiles;
+    const auto aut = evaluate(d);
+    EXPECT_LE(aut.metrics.ttft_s, off.metrics.ttft_s * (1 + 1e-12)) << d.name;
+    EXPECT_LE(aut.metrics.tpot_s, off.metrics.tpot_s * (1 + 1e-12)) << d.name;
+    d.parallel.overlap = parallel::Overlap::fixed;
+    d.parallel.overlap_tiles = 1;
+    EXPECT_DOUBLE_EQ(evaluate(d).metrics.ttft_s, off.metrics.ttft_s) << d.name;
+  }
+}
+
+TEST(Overlap, HidesCommunicationBehindCompute) {
+  auto d = llama70_tp8();
+  const auto off = evaluate(d);
+  d.parallel.overlap = parallel::Overlap::auto_tiles;
+  const auto on = evaluate(d);
+  // Prefill all-reduces (2 per layer, 64 x 2048 tokens) overlap with large GEMMs.
+  EXPECT_LT(op(on.prefill, OpClass::tp_comm), 0.8 * op(off.prefill, OpClass::tp_comm));
+  const double sum = std::accumulate(on.prefill.op_s.begin(), on.prefill.op_s.end(), 0.0);
+  EXPECT_NEAR(sum / on.prefill.time_s, 1.0, 1e-9);  // breakdown still adds up
+}
+
+TEST(Plan, SequenceParallelShardsNormsKeepsTraffic) {
+  auto d = llama70_tp8();
+  const auto base = evaluate(d);
+  d.parallel.sequence_parallel = true;
+  const auto sp = evaluate(d);
+  EXPECT_LT(op(sp.prefill, OpClass::norm), op(base.prefill, OpClass::norm) / 4);
+  EXPECT_NEAR(sp.prefill.comm_bytes / base.prefill.comm_bytes, 1.0, 0.05);
+}
+
+TEST(Plan, ContextParallelCutsLongPromptTtft) {
+  auto d = llama70_tp8();
+  d.workload.batch = 1;
+  d.workload.input_len = 32768;
+  d.system = testing::nvswitch(16);
+  d.system.levels[0].size = 16;
+  d.parallel.dp = 2;
+  const auto dp2 = evaluate(d);
+  d.parallel.dp = 1;
+  d.parallel.cp = 2;
+  const auto cp2 = evaluate(d);
+  EXPECT_LT(cp2.metrics.ttft_s, 0.7 * dp2.metrics.ttft_s);
+  EXPECT_LT(cp2.memory.kv_cache, dp2.memory.kv_cache * 1.01);
+}
+
+TEST(Plan, RedundantExpertsRelieveSkewedRouting) {
+  auto d = testing::deepseek_v3_32();
+  d.workload.routing.kind = workload::RoutingKind::zipf;
+  d.workload.routing.zipf_s = 1.2;
+  const auto base = evaluate(d);
+  d.parallel.redundant_experts_per_rank = 2;
+  const auto red = evaluate(d);
+  // Prefill is compute-bound: spreading the hot experts' tokens shortens the busiest rank.
+  EXPECT_LT(op(red.prefill, OpClass::moe_experts), 0.9 * op(base.prefill, OpClass::moe_experts));
+  // Decode reads weights: a replica is one more expert to read, so it never helps there.
+  EXPECT_GE(op(red.decode, OpClass::moe_experts), op(base.decode, OpClass::moe_experts) * 0.999);
+  EXPECT_GT(red.memory.weights, base.memory.weights);
+}
+
+TEST(Plan, PerModuleMoePlanChangesExpertSharding) {
+  auto d = testing::deepseek_v3_32();  // tp 2 x ep 16: 32 stage devices
+  const auto base = evaluate(d);
+  d.parallel.moe.tp = 1;  // experts whole, EP 32
+  const auto ep32 = evaluate(d);
+  EXPECT_TRUE(ep32.feasible);
+  EXPECT_NE(op(ep32.decode, OpClass::ep_comm), op(base.decode, OpClass::ep_comm));
+  // Same expert bytes per device: 256/16 experts split 2 ways vs 256/32 whole.
+  EXPECT_NEAR(ep32.memory.weights / base.memory.weights, 1.0, 0.05);
+}
+
+TEST(Plan, PlacementOrderMovesTrafficAcrossLevels) {
+  auto d = llama70_tp8();
+  d.system = testing::deepseek_v3_32().system;  // 8 per node, IB between nodes
+  d.system.devices = 16;
+  d.parallel.dp = 2;
+  const auto inner = evaluate(d);
+  d.parallel.placement = "dp,tp,ep,cp,pp";  // TP groups now straddle nodes
+  const auto outer = evaluate(d);
+  // Prefill all-reduces are bandwidth-bound; half of each TP group is now across InfiniBand
+  // (50 GB/s per NIC, four NICs of a node in parallel in the hierarchical all-reduce).
+  EXPECT_GT(op(outer.prefill, OpClass::tp_comm), 1.5 * op(inner.prefill, OpClass::tp_comm));
+  EXPECT_GT(op(outer.decode, OpClass::tp_comm), op(inner.decode, OpClass::tp_comm));
+}
+
+TEST(Evaluator, ReusableEvaluatorMatchesFreeFunction) {
+  Evaluator ev;
+  for (const auto& d : {llama70_tp8(), testing::deepseek_v3_32(), testing::small_dense()}) {
+    const auto a = evaluate(d);
+    const auto b = ev.evaluate(d);
+    const auto c = ev.evaluate(d);
+    EXPECT_EQ(a.metrics.tpot_s, b.metrics.tpot_s);
+    EXPECT_EQ(b.metrics.ttft_s, c.metrics.ttft_s);
+    EXPECT_EQ(a.decode.op_s, c.decode.op_s);
+  }
+}
+
+TEST(NetworkReport, LinksCarryTheCollectivesTraffic) {
+  const auto d = testing::deepseek_v3_32();
+  const auto rep = network_report(d, false);
+  ASSERT_FALSE(rep.links.empty());
+  double total = 0;
+  for (const auto& l : rep.links) {
+    EXPECT_GE(l.decode_bytes, 0.0);
+    EXPECT_LE(l.decode_utilisation, 1.0);
+    total += l.decode_bytes;
+  }
+  EXPECT_GT(total, 0.0);
+  EXPECT_GT(rep.decode_comm_analytic_s, 0.0);
+  // Single device: no network, no links.
+  EXPECT_TRUE(network_report(testing::small_dense(), false).links.empty());
+}
+
+TEST(NetworkReport, ReferenceSimulatorAgreesOnADecodeStep) {
+  const auto rep = network_report(llama70_tp8(), true);
+  ASSERT_GT(rep.decode_comm_reference_s, 0.0);
+  EXPECT_NEAR(rep.decode_comm_reference_s / rep.decode_comm_analytic_s, 1.0, 0.15);
+  EXPECT_GT(rep.tpot_reference_s, 0.0);
+}
+
+}  // namespace
+}  // namespace stackscope::perf
