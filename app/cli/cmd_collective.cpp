@@ -30,16 +30,11 @@ constexpr std::size_t kLinkRows = 10;
 std::vector<OptionSpec> collective_options() {
   return {
       {"--system", "ID|FILE", "system network: system preset id or JSON file"},
-      {"--op", "OP",
-       "all_reduce | all_gather | reduce_scatter | all_to_all | broadcast | point_to_point"},
+      {"--op", "OP", "the collective (OP above)"},
       {"--bytes", "N", "per-rank buffer in bytes; suffix K, M, G = 2^10, 2^20, 2^30"},
       {"--group", "N", "ranks taking part (point_to_point: 2)"},
-      {"--placement", "P",
-       "contiguous (devices 0..N-1, default) | strided:S (devices 0, S, 2S, ...) | "
-       "random:SEED (seeded shuffle of all devices, first N)"},
-      {"--algorithm", "A",
-       "auto (fastest, default) | ring | halving_doubling | tree | two_d | hierarchical | "
-       "direct | pairwise | in_network"},
+      {"--placement", "P", "contiguous (default) | strided:S | random:SEED (P above)"},
+      {"--algorithm", "A", "auto (fastest applicable, default) or one algorithm (A above)"},
       {"--reference-sim", "", "also run the flow-level reference simulator and report the error"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
@@ -326,7 +321,11 @@ Command make_collective_command() {
       "2(n-1)/n; all_gather, reduce_scatter, all_to_all x (n-1)/n). A link's utilisation is\n"
       "its busy time (bytes / bandwidth) over the collective's time. --reference-sim replays\n"
       "the same flows on the flow-level simulator (max-min fair sharing) and reports the\n"
-      "analytic model's error (reference_error = time / reference - 1).";
+      "analytic model's error (reference_error = time / reference - 1).\n\n"
+      "OP  all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, point_to_point\n"
+      "A   ring, halving_doubling, tree, two_d, hierarchical, direct, pairwise, in_network\n"
+      "P   contiguous: devices 0..N-1; strided:S: devices 0, S, 2S, ...; random:SEED: the\n"
+      "    first N devices of a seeded shuffle (mt19937_64) of all devices";
   c.options = collective_options();
   c.run = run_collective;
   return c;
