@@ -31,7 +31,8 @@ std::vector<OptionSpec> evaluate_options() {
   return {
       {"--hardware", "ID|FILE", "device: hardware preset id or JSON file"},
       {"--system", "ID|FILE",
-       "system network: preset id or JSON file (its device count, unless --devices)"},
+       "system network: preset id or JSON file (its device count unless --devices, and its "
+       "device unless --hardware)"},
       {"--devices", "N", "devices in the system (default: tp*pp*dp*ep*cp when the plan changes)"},
       {"--model", "ID|FILE", "model preset id or JSON file"},
       {"--precision", "P", "fp16|bf16|fp8|fp4 for weights, activations and KV cache"},
@@ -99,6 +100,12 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     d.system = resolve("--system", *v,
                        [&](const std::string& s) { return io::resolve_system(s, presets); });
     plan_touched = true;
+    // A system built from a named device brings it along unless --hardware chose another.
+    if (!a.has("--hardware") && !d.system.hardware.empty()) {
+      d.hardware = resolve("--system", d.system.hardware, [&](const std::string& s) {
+        return io::resolve_hardware(s, presets);
+      });
+    }
   }
   if (auto v = a.get("--model")) {
     d.model =
@@ -182,7 +189,8 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   }
   // The project's name describes its own device, model and device count; a changed one
   // would mislead.
-  if (a.has("--hardware") || a.has("--model") || d.system.devices != project_devices) {
+  if (a.has("--hardware") || a.has("--model") || a.has("--system") ||
+      d.system.devices != project_devices) {
     d.name = d.model.name + " on " + std::to_string(d.system.devices) + "x " + d.hardware.name;
   }
 }

@@ -224,6 +224,7 @@ template <class V, Is<hw::System> S>
 void describe(V& v, S& s) {
   v("id", s.id);
   v("name", s.name);
+  v("hardware", s.hardware);
   v("devices", s.devices);
   v("levels", s.levels);
 }

@@ -149,6 +149,9 @@ struct NetworkLevel {
 struct System {
   std::string id;
   std::string name;
+  // Preset id of the device this system is built from (empty: any). Picking a system without
+  // naming hardware (CLI --system, GUI) brings this device along.
+  std::string hardware;
   int devices = 1;
   std::vector<NetworkLevel> levels;
 };
