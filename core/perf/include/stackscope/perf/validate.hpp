@@ -12,9 +12,11 @@ namespace stackscope::perf {
 
 // Returns every problem found; empty means evaluate() may be called.
 // Checks: positive/finite sizes and rates, fractions in (0,1], layers_connected <= layers_total,
-// heads % kv_heads, heads and kv/ffn splits divisible by tp, tp*pp*dp*ep == system.devices,
-// pp <= layers, ep > 1 only for MoE with experts % ep == 0, input/output lengths >= 1,
-// and (unless batch_auto) the batch fitting device memory.
+// heads % kv_heads, heads and kv/ffn splits divisible by their module's tp,
+// tp*pp*dp*ep*cp == system.devices, placement a permutation, module plans that use all of a
+// stage's devices, network level shapes (at most 3 levels, mesh/torus dims), pp <= layers,
+// ep > 1 only for MoE with experts divisible by the MoE ep, input/output lengths >= 1, and
+// (unless batch_auto) the batch fitting device memory.
 std::vector<Issue> validate(const Design& design);
 
 }  // namespace stackscope::perf
