@@ -13,10 +13,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <numeric>
-#include <queue>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -24,33 +22,93 @@
 
 namespace stackscope::network::flow_sim_detail {
 
-// Progressive filling over a subset of flows. Scratch buffers are kept between calls so the
-// event loop allocates nothing after warm-up.
+// Per-link lists of the active flows, kept up to date as flows activate and complete (O(path)
+// each) so a rate recomputation never rebuilds them. Entries are path positions k (the flow
+// is flow_of[k]); pos[k] is where entry k sits in its link's list.
+class LinkLists {
+ public:
+  // Sizes the lists for `flows` (all flows that may become active) and empties them.
+  void reset(std::size_t links, std::span<const int> flows, std::span<const int> path_begin,
+             std::span<const int> path) {
+    base_.assign(links + 1, 0);
+    for (const int f : flows) {
+      for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) ++base_[path[k] + 1];
+    }
+    std::partial_sum(base_.begin(), base_.end(), base_.begin());
+    size_.assign(links, 0);
+    used_.clear();
+    used_pos_.resize(links);
+    entries_.resize(base_[links]);
+    flow_of_.resize(path.size());
+    pos_.resize(path.size());
+    for (const int f : flows) {
+      for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) flow_of_[k] = f;
+    }
+  }
+  void add(int f, std::span<const int> path_begin, std::span<const int> path) {
+    for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) {
+      const int l = path[k];
+      if (size_[l] == 0) {
+        used_pos_[l] = static_cast<int>(used_.size());
+        used_.push_back(l);
+      }
+      const int i = base_[l] + size_[l]++;
+      entries_[i] = k;
+      pos_[k] = i;
+    }
+  }
+  void remove(int f, std::span<const int> path_begin, std::span<const int> path) {
+    for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) {
+      const int l = path[k];
+      const int i = pos_[k];
+      const int moved = entries_[base_[l] + --size_[l]];
+      entries_[i] = moved;
+      pos_[moved] = i;
+      if (size_[l] == 0) {
+        const int last = used_.back();
+        used_[used_pos_[l]] = last;
+        used_pos_[last] = used_pos_[l];
+        used_.pop_back();
+      }
+    }
+  }
+  std::size_t links() const { return size_.size(); }
+  // Links crossed by at least one active flow (in no particular order).
+  std::span<const int> used() const { return used_; }
+  int count(int l) const { return size_[l]; }
+  // Active flows crossing link l: flow(i) for i in [begin(l), begin(l) + count(l)).
+  int begin(int l) const { return base_[l]; }
+  int flow(int i) const { return flow_of_[entries_[i]]; }
+
+ private:
+  std::vector<int> base_;
+  std::vector<int> size_;
+  std::vector<int> entries_;
+  std::vector<int> flow_of_;
+  std::vector<int> pos_;
+  std::vector<int> used_;
+  std::vector<int> used_pos_;
+};
+
+// Progressive filling over the flows in `lists`. Scratch buffers are kept between calls so
+// the event loop allocates nothing after warm-up.
 class MaxMinSolver {
  public:
-  // Writes rate[f] for every f in `active` (other entries untouched). Every active flow must
-  // cross at least one link.
-  void solve(std::span<const double> capacity, std::span<const int> active,
+  // Writes rate[f] for every flow in `lists` (other entries untouched).
+  void solve(std::span<const double> capacity, const LinkLists& lists,
              std::span<const int> path_begin, std::span<const int> path,
              std::span<double> rate) {
-    const std::size_t links = capacity.size();
-    count_.assign(links + 1, 0);
-    for (const int f : active) {
-      for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) ++count_[path[k] + 1];
+    // Only links with active flows are touched, so an event costs O(active links + active
+    // path entries), not O(all links).
+    remaining_.resize(capacity.size());
+    unfrozen_.resize(capacity.size());
+    heap_.clear();
+    for (const int l : lists.used()) {
+      remaining_[l] = capacity[l];
+      unfrozen_[l] = lists.count(l);
+      heap_.push_back({remaining_[l] / unfrozen_[l], l});
     }
-    // count_ becomes the CSR start of each link's list of active flows.
-    std::partial_sum(count_.begin(), count_.end(), count_.begin());
-    link_flows_.resize(count_[links]);
-    fill_.assign(count_.begin(), count_.end() - 1);
-    for (const int f : active) {
-      for (int k = path_begin[f]; k < path_begin[f + 1]; ++k) link_flows_[fill_[path[k]]++] = f;
-    }
-    remaining_.assign(capacity.begin(), capacity.end());
-    unfrozen_.resize(links);
-    for (std::size_t l = 0; l < links; ++l) {
-      unfrozen_[l] = count_[l + 1] - count_[l];
-      if (unfrozen_[l] > 0) heap_.emplace(remaining_[l] / unfrozen_[l], static_cast<int>(l));
-    }
+    std::make_heap(heap_.begin(), heap_.end(), later);
     if (frozen_.size() < rate.size()) frozen_.resize(rate.size(), 0);
     // Epoch stamps mark frozen flows without clearing a flag array on every call.
     if (++epoch_ == 0) {
@@ -61,18 +119,22 @@ class MaxMinSolver {
     // grow as flows freeze (the frozen share is the minimum), so an entry whose key is below
     // the link's current share is re-queued with the current share instead of processed.
     while (!heap_.empty()) {
-      const auto [key, l] = heap_.top();
-      heap_.pop();
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      const Entry top = heap_.back();
+      heap_.pop_back();
+      const int l = top.link;
       if (unfrozen_[l] == 0) continue;
       const double current = remaining_[l] / unfrozen_[l];
-      if (key < current) {
-        heap_.emplace(current, l);
+      if (top.share < current) {
+        heap_.push_back({current, l});
+        std::push_heap(heap_.begin(), heap_.end(), later);
         continue;
       }
       // Rounding can leave a hair below zero after many subtractions.
       const double share = std::max(current, 0.0);
-      for (int k = count_[l]; k < count_[l + 1]; ++k) {
-        const int f = link_flows_[k];
+      const int first = lists.begin(l);
+      for (int i = first; i < first + lists.count(l); ++i) {
+        const int f = lists.flow(i);
         if (frozen_[f] == epoch_) continue;
         frozen_[f] = epoch_;
         rate[f] = share;
@@ -85,16 +147,30 @@ class MaxMinSolver {
     }
   }
 
+  // Convenience for tests: max-min rates of the flows in `active`.
+  void solve(std::span<const double> capacity, std::span<const int> active,
+             std::span<const int> path_begin, std::span<const int> path,
+             std::span<double> rate) {
+    LinkLists lists;
+    lists.reset(capacity.size(), active, path_begin, path);
+    for (const int f : active) lists.add(f, path_begin, path);
+    solve(capacity, lists, path_begin, path, rate);
+  }
+
  private:
-  using Entry = std::pair<double, int>;  // (fair share, link); ties broken by link id
-  std::vector<int> count_;
-  std::vector<int> fill_;
-  std::vector<int> link_flows_;
+  struct Entry {
+    double share;
+    int link;
+  };
+  // Min-heap order on the share; ties broken by link id for determinism.
+  static bool later(const Entry& a, const Entry& b) {
+    return a.share > b.share || (a.share == b.share && a.link > b.link);
+  }
   std::vector<double> remaining_;
   std::vector<int> unfrozen_;
   std::vector<std::uint32_t> frozen_;
   std::uint32_t epoch_ = 0;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  std::vector<Entry> heap_;
 };
 
 // One step of flows. Time model (the simulator's contract, documented in flow_sim.cpp):
@@ -134,6 +210,7 @@ class StepEngine {
     std::stable_sort(pending_.begin(), pending_.end(),
                      [&](int a, int b) { return activation_[a] < activation_[b]; });
     active_.clear();
+    lists_.reset(capacity_.size(), pending_, path_begin, path);
     std::size_t next = 0;
     double t = t0;
     constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -144,8 +221,9 @@ class StepEngine {
         const int f = pending_[next++];
         start[f] = activation_[f];
         active_.push_back(f);
+        lists_.add(f, path_begin, path);
       }
-      solver_.solve(capacity_, active_, path_begin, path, rate_);
+      solver_.solve(capacity_, lists_, path_begin, path, rate_);
       ++events_;
       double dt_done = kInf;
       int first = -1;
@@ -171,6 +249,7 @@ class StepEngine {
           remaining_[f] = 0;
           finish[f] = t;
           end = std::max(end, t);
+          lists_.remove(f, path_begin, path);
           active_[i] = active_.back();
           active_.pop_back();
         } else {
@@ -186,6 +265,7 @@ class StepEngine {
  private:
   std::vector<double> capacity_;
   MaxMinSolver solver_;
+  LinkLists lists_;
   std::vector<double> rate_;
   std::vector<double> remaining_;
   std::vector<double> activation_;
