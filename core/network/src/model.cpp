@@ -119,7 +119,8 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
   } else {
     for (const auto& st : c.steps) {
       double max_lat = 0;
-      for (const auto& f : st.flows) {
+      int step_level = -1;
+      for (const auto& f : c.flows_of(st)) {
         const Routed r = routed(t, s, f.src, f.dst);
         max_lat = std::max(max_lat, r.latency_s);
         for (int id : r.links) {
@@ -128,8 +129,9 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
           slot += f.bytes;
         }
         out.injected_per_byte += f.bytes * st.repeat;
-        out.outermost = std::max(out.outermost, r.level);
+        step_level = std::max(step_level, r.level);
       }
+      out.outermost = std::max(out.outermost, step_level);
       double max_spb = 0;
       for (int id : s.step_touched) {
         const auto k = static_cast<std::size_t>(id);
@@ -138,7 +140,7 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
         s.step_bytes[k] = 0.0;
       }
       s.step_touched.clear();
-      out.latency_s += (st.alpha_s + max_lat) * st.repeat;
+      out.latency_s += (detail::level_alpha(t, step_level) + max_lat) * st.repeat;
       out.s_per_byte += max_spb * st.repeat;
       out.steps += st.repeat;
     }
@@ -213,6 +215,7 @@ bool is_trivial(const CollectiveRequest& r) {
 struct NetworkModel::Impl {
   Topology topology;
   Scratch scratch;
+  detail::CompactSchedule work;  // stage-1 buffer reused by every build
 
   // Memo: one entry per (op, algorithm, ranks, traffic). Entries of an explicit algorithm own
   // a Costed; Algorithm::automatic entries list the Costed of every applicable candidate.
@@ -266,8 +269,8 @@ struct NetworkModel::Impl {
         if (costed[static_cast<std::size_t>(ci)].ok && e.n_alts < 8) e.alts[e.n_alts++] = ci;
       }
     } else {
-      const auto compact = detail::build(topology, op, ranks, traffic, alg);
-      costed.push_back(cost_compact(topology, compact, ranks, scratch));
+      detail::build(topology, op, ranks, traffic, alg, work);
+      costed.push_back(cost_compact(topology, work, ranks, scratch));
       e.costed = static_cast<int>(costed.size()) - 1;
     }
     const int id = static_cast<int>(entries.size());
@@ -344,7 +347,7 @@ Schedule NetworkModel::schedule(const CollectiveRequest& request, Algorithm algo
   const auto& t = impl_->topology;
   if (algorithm != Algorithm::automatic) {
     const auto c = detail::build(t, request.op, request.ranks, request.traffic, algorithm);
-    return detail::expand(c, request.op, request.bytes);
+    return detail::expand(t, c, request.op, request.bytes);
   }
   // Automatic: cost every candidate afresh (const: the memo is not touched) and expand the
   // fastest one.
@@ -361,7 +364,7 @@ Schedule NetworkModel::schedule(const CollectiveRequest& request, Algorithm algo
       best = std::move(c);
     }
   }
-  return detail::expand(best, request.op, request.bytes);
+  return detail::expand(t, best, request.op, request.bytes);
 }
 
 }  // namespace stackscope::network

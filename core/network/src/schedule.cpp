@@ -165,76 +165,84 @@ void ring_step(const Topology& t, std::span<const int> ranks, double chunk,
   }
 }
 
-void add_step(std::vector<CompactStep>& steps, std::vector<Flow> flows, int repeat) {
-  if (repeat < 1 || flows.empty()) return;
-  steps.push_back({std::move(flows), 0.0, repeat});
+// Closes the step holding the flows appended since `begin` (drops it if it has none).
+void close_step(CompactSchedule& s, std::size_t begin, int repeat) {
+  if (repeat < 1 || s.flows.size() == begin) {
+    s.flows.resize(begin);
+    return;
+  }
+  s.steps.push_back({static_cast<int>(begin), static_cast<int>(s.flows.size()), 0.0, repeat});
 }
 
 // Ring all-reduce: n-1 reduce-scatter steps then n-1 all-gather steps, each moving 1/n.
 void ring_all_reduce(const Topology& t, std::span<const int> ranks, double frac,
-                     std::vector<CompactStep>& steps) {
+                     CompactSchedule& s) {
   const int n = static_cast<int>(ranks.size());
-  std::vector<Flow> f;
-  ring_step(t, ranks, frac / n, f);
-  add_step(steps, std::move(f), 2 * (n - 1));
+  const std::size_t begin = s.flows.size();
+  ring_step(t, ranks, frac / n, s.flows);
+  close_step(s, begin, 2 * (n - 1));
 }
 
 // Recursive halving (reduce-scatter): distance n/2, n/4, ..., 1 exchanging 1/2, 1/4, ... 1/n.
-void halving(std::span<const int> r, std::vector<CompactStep>& steps) {
+void halving(std::span<const int> r, CompactSchedule& s) {
   const std::size_t n = r.size();
   double part = 0.5;
   for (std::size_t d = n / 2; d >= 1; d /= 2, part /= 2) {
-    std::vector<Flow> f;
-    for (std::size_t i = 0; i < n; ++i) f.push_back({r[i], r[i ^ d], part});
-    add_step(steps, std::move(f), 1);
+    const std::size_t begin = s.flows.size();
+    for (std::size_t i = 0; i < n; ++i) s.flows.push_back({r[i], r[i ^ d], part});
+    close_step(s, begin, 1);
   }
 }
 
 // Recursive doubling (all-gather): distance 1, 2, ..., n/2 exchanging 1/n, 2/n, ..., 1/2.
-void doubling(std::span<const int> r, std::vector<CompactStep>& steps) {
+void doubling(std::span<const int> r, CompactSchedule& s) {
   const std::size_t n = r.size();
   for (std::size_t d = 1; d < n; d *= 2) {
-    std::vector<Flow> f;
+    const std::size_t begin = s.flows.size();
     const double part = static_cast<double>(d) / static_cast<double>(n);
-    for (std::size_t i = 0; i < n; ++i) f.push_back({r[i], r[i ^ d], part});
-    add_step(steps, std::move(f), 1);
+    for (std::size_t i = 0; i < n; ++i) s.flows.push_back({r[i], r[i ^ d], part});
+    close_step(s, begin, 1);
   }
 }
 
 // Binomial tree rooted at r[0]: reduce (leaves first) and broadcast (root first) of the whole
 // buffer, ceil(log2 n) steps each.
-void binomial_reduce(std::span<const int> r, std::vector<CompactStep>& steps) {
+void binomial_reduce(std::span<const int> r, CompactSchedule& s) {
   const std::size_t n = r.size();
-  for (std::size_t s = 1; s < n; s *= 2) {
-    std::vector<Flow> f;
-    for (std::size_t i = s; i < n; i += 2 * s) f.push_back({r[i], r[i - s], 1.0});
-    add_step(steps, std::move(f), 1);
+  for (std::size_t d = 1; d < n; d *= 2) {
+    const std::size_t begin = s.flows.size();
+    for (std::size_t i = d; i < n; i += 2 * d) s.flows.push_back({r[i], r[i - d], 1.0});
+    close_step(s, begin, 1);
   }
 }
 
-void binomial_broadcast(std::span<const int> r, std::vector<CompactStep>& steps) {
+void binomial_broadcast(std::span<const int> r, CompactSchedule& s) {
   const std::size_t n = r.size();
   std::size_t top = 1;
   while (top < n) top *= 2;
-  for (std::size_t s = top / 2; s >= 1; s /= 2) {
-    std::vector<Flow> f;
-    for (std::size_t i = 0; i + s < n; i += 2 * s) f.push_back({r[i], r[i + s], 1.0});
-    add_step(steps, std::move(f), 1);
+  for (std::size_t d = top / 2; d >= 1; d /= 2) {
+    const std::size_t begin = s.flows.size();
+    for (std::size_t i = 0; i + d < n; i += 2 * d) s.flows.push_back({r[i], r[i + d], 1.0});
+    close_step(s, begin, 1);
   }
 }
 
 // Runs several equally shaped sub-schedules side by side (step k = union of their step k).
-bool merge_parallel(std::vector<std::vector<CompactStep>>& parts, std::vector<CompactStep>& out) {
+bool merge_parallel(const std::vector<CompactSchedule>& parts, CompactSchedule& out) {
   if (parts.empty()) return true;
+  const auto& first = parts.front().steps;
   for (const auto& p : parts) {
-    if (p.size() != parts.front().size()) return false;
-    for (std::size_t k = 0; k < p.size(); ++k)
-      if (p[k].repeat != parts.front()[k].repeat) return false;
+    if (p.steps.size() != first.size()) return false;
+    for (std::size_t k = 0; k < first.size(); ++k)
+      if (p.steps[k].repeat != first[k].repeat) return false;
   }
-  for (std::size_t k = 0; k < parts.front().size(); ++k) {
-    std::vector<Flow> f;
-    for (auto& p : parts) f.insert(f.end(), p[k].flows.begin(), p[k].flows.end());
-    add_step(out, std::move(f), parts.front()[k].repeat);
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    const std::size_t begin = out.flows.size();
+    for (const auto& p : parts) {
+      const auto f = p.flows_of(p.steps[k]);
+      out.flows.insert(out.flows.end(), f.begin(), f.end());
+    }
+    close_step(out, begin, first[k].repeat);
   }
   return true;
 }
@@ -243,23 +251,24 @@ bool merge_parallel(std::vector<std::vector<CompactStep>>& parts, std::vector<Co
 // columns, all-gather along rows. Moves 2(n-1)/n of the buffer per rank like a flat ring, in
 // 2(R-1) + 2(C-1) steps instead of 2(n-1).
 void grid_all_reduce(const Topology& t, const std::vector<Group>& rows, double frac,
-                     std::vector<CompactStep>& steps) {
+                     CompactSchedule& s) {
   const std::size_t len = rows.front().size();
   const std::size_t n_rows = rows.size();
-  std::vector<Flow> along;
-  for (const auto& row : rows) ring_step(t, row, frac / static_cast<double>(len), along);
-  add_step(steps, along, static_cast<int>(len) - 1);
-  std::vector<Flow> across;
+  std::size_t begin = s.flows.size();
+  for (const auto& row : rows) ring_step(t, row, frac / static_cast<double>(len), s.flows);
+  close_step(s, begin, static_cast<int>(len) - 1);
+  const CompactStep along = s.steps.back();
+  begin = s.flows.size();
   Group col(n_rows);
   for (std::size_t j = 0; j < len; ++j) {
     for (std::size_t i = 0; i < n_rows; ++i) col[i] = rows[i][j];
-    ring_step(t, col, frac / static_cast<double>(len * n_rows), across);
+    ring_step(t, col, frac / static_cast<double>(len * n_rows), s.flows);
   }
-  add_step(steps, std::move(across), 2 * (static_cast<int>(n_rows) - 1));
-  add_step(steps, std::move(along), static_cast<int>(len) - 1);
+  close_step(s, begin, 2 * (static_cast<int>(n_rows) - 1));
+  s.steps.push_back(along);  // the all-gather moves the same flows as the reduce-scatter
 }
 
-bool two_d(const Topology& t, std::span<const int> ranks, std::vector<CompactStep>& steps) {
+bool two_d(const Topology& t, std::span<const int> ranks, CompactSchedule& s) {
   const int n = static_cast<int>(ranks.size());
   auto rows = level_groups(t, ranks);
   if (rows.empty()) {
@@ -281,52 +290,52 @@ bool two_d(const Topology& t, std::span<const int> ranks, std::vector<CompactSte
     if (len >= n || len < 2) return false;
     for (int i = 0; i < n; i += len) rows.emplace_back(ranks.begin() + i, ranks.begin() + i + len);
   }
-  grid_all_reduce(t, rows, 1.0, steps);
+  grid_all_reduce(t, rows, 1.0, s);
   return true;
 }
 
 // Hierarchical all-reduce of `frac` of the buffer: reduce-scatter inside each unit of the level
 // below the outermost one crossed, all-reduce (recursively) among the ranks with the same
 // position in their unit, all-gather inside the units.
-bool hierarchical(const Topology& t, std::span<const int> ranks, double frac,
-                  std::vector<CompactStep>& steps) {
+bool hierarchical(const Topology& t, std::span<const int> ranks, double frac, CompactSchedule& s) {
   const int level = outermost(t, ranks);
   if (level < 1) {
-    ring_all_reduce(t, ranks, frac, steps);
+    ring_all_reduce(t, ranks, frac, s);
     return true;
   }
   const auto groups = group_by_unit(t, ranks, level - 1);
   if (!equal_sizes(groups)) return false;
   const std::size_t g = groups.front().size();
   if (g == 1) {
-    ring_all_reduce(t, ranks, frac, steps);
+    ring_all_reduce(t, ranks, frac, s);
     return true;
   }
   const double shard = frac / static_cast<double>(g);
-  std::vector<Flow> inner;
-  for (const auto& grp : groups) ring_step(t, grp, shard, inner);
-  add_step(steps, inner, static_cast<int>(g) - 1);
-  std::vector<std::vector<CompactStep>> parts(g);
+  const std::size_t begin = s.flows.size();
+  for (const auto& grp : groups) ring_step(t, grp, shard, s.flows);
+  close_step(s, begin, static_cast<int>(g) - 1);
+  const CompactStep inner = s.steps.back();
+  std::vector<CompactSchedule> parts(g);
   Group across(groups.size());
   for (std::size_t j = 0; j < g; ++j) {
     for (std::size_t i = 0; i < groups.size(); ++i) across[i] = groups[i][j];
     if (!hierarchical(t, across, shard, parts[j])) return false;
   }
-  if (!merge_parallel(parts, steps)) return false;
-  add_step(steps, std::move(inner), static_cast<int>(g) - 1);
+  if (!merge_parallel(parts, s)) return false;
+  s.steps.push_back(inner);
   return true;
 }
 
 // Pipelined chain broadcast from r[0]: the message in n-1 chunks flows down the chain
 // r[0] -> r[1] -> ... ; link k carries chunk c at step k + c (2n-3 steps).
-void chain_broadcast(std::span<const int> r, std::vector<CompactStep>& steps) {
+void chain_broadcast(std::span<const int> r, CompactSchedule& s) {
   const int n = static_cast<int>(r.size());
   const int chunks = n - 1;
-  for (int s = 0; s < (n - 1) + chunks - 1; ++s) {
-    std::vector<Flow> f;
+  for (int step = 0; step < (n - 1) + chunks - 1; ++step) {
+    const std::size_t begin = s.flows.size();
     for (int k = 0; k < n - 1; ++k)
-      if (s - k >= 0 && s - k < chunks) f.push_back({r[k], r[k + 1], 1.0 / chunks});
-    add_step(steps, std::move(f), 1);
+      if (step - k >= 0 && step - k < chunks) s.flows.push_back({r[k], r[k + 1], 1.0 / chunks});
+    close_step(s, begin, 1);
   }
 }
 
@@ -377,9 +386,9 @@ int in_network_level(const Topology& t, std::span<const int> ranks) {
   return std::adjacent_find(units.begin(), units.end()) == units.end() ? level : -1;
 }
 
-CompactSchedule build(const Topology& t, Collective op, std::span<const int> ranks,
-                      std::span<const double> traffic, Algorithm algorithm) {
-  CompactSchedule s;
+void build(const Topology& t, Collective op, std::span<const int> ranks,
+           std::span<const double> traffic, Algorithm algorithm, CompactSchedule& s) {
+  s.clear();
   s.algorithm = algorithm;
   for (int r : ranks)
     if (r < 0 || r >= t.devices())
@@ -390,118 +399,123 @@ CompactSchedule build(const Topology& t, Collective op, std::span<const int> ran
   req.op = op;
   req.ranks = ranks;
   req.traffic = traffic;
-  if (algorithm == Algorithm::automatic || !applicable(algorithm, req)) return s;
+  if (algorithm == Algorithm::automatic || !applicable(algorithm, req)) return;
   const std::size_t n = ranks.size();
   s.ok = true;
-  if (n < 2) return s;
-  auto& steps = s.steps;
+  if (n < 2) return;
   switch (op) {
     case Collective::all_reduce:
       switch (algorithm) {
-        case Algorithm::ring: ring_all_reduce(t, ranks, 1.0, steps); break;
+        case Algorithm::ring: ring_all_reduce(t, ranks, 1.0, s); break;
         case Algorithm::halving_doubling:
-          halving(ranks, steps);
-          doubling(ranks, steps);
+          halving(ranks, s);
+          doubling(ranks, s);
           break;
         case Algorithm::tree:
-          binomial_reduce(ranks, steps);
-          binomial_broadcast(ranks, steps);
+          binomial_reduce(ranks, s);
+          binomial_broadcast(ranks, s);
           break;
-        case Algorithm::two_d: s.ok = two_d(t, ranks, steps); break;
+        case Algorithm::two_d: s.ok = two_d(t, ranks, s); break;
         case Algorithm::hierarchical:
-          s.ok = outermost(t, ranks) >= 1 && hierarchical(t, ranks, 1.0, steps);
+          s.ok = outermost(t, ranks) >= 1 && hierarchical(t, ranks, 1.0, s);
           break;
-        case Algorithm::in_network: {
+        case Algorithm::in_network:
           s.in_network_level = in_network_level(t, ranks);
           s.ok = s.in_network_level >= 0;
           if (s.ok) {
             // Reduce into the switch, then multicast the result back: no device-to-device
             // flows, two steps of the level's alpha.
-            const double alpha =
-                t.system().levels[static_cast<std::size_t>(s.in_network_level)].latency_us *
-                units::kMicro;
-            steps.push_back({{}, alpha, 1});
-            steps.push_back({{}, alpha, 1});
+            const double alpha = level_alpha(t, s.in_network_level);
+            s.steps.push_back({0, 0, alpha, 1});
+            s.steps.push_back({0, 0, alpha, 1});
           }
-          return s;
-        }
+          return;
         default: s.ok = false; break;
       }
       break;
     case Collective::all_gather:
     case Collective::reduce_scatter:
       if (algorithm == Algorithm::ring) {
-        std::vector<Flow> f;
-        ring_step(t, ranks, 1.0 / static_cast<double>(n), f);
-        add_step(steps, std::move(f), static_cast<int>(n) - 1);
+        ring_step(t, ranks, 1.0 / static_cast<double>(n), s.flows);
+        close_step(s, 0, static_cast<int>(n) - 1);
       } else if (algorithm == Algorithm::halving_doubling) {
         if (op == Collective::all_gather)
-          doubling(ranks, steps);
+          doubling(ranks, s);
         else
-          halving(ranks, steps);
+          halving(ranks, s);
       } else {
-        std::vector<Flow> f;
         for (std::size_t i = 0; i < n; ++i)
           for (std::size_t j = 0; j < n; ++j)
-            if (i != j) f.push_back({ranks[i], ranks[j], 1.0 / static_cast<double>(n)});
-        add_step(steps, std::move(f), 1);
+            if (i != j) s.flows.push_back({ranks[i], ranks[j], 1.0 / static_cast<double>(n)});
+        close_step(s, 0, 1);
       }
       break;
     case Collective::all_to_all:
       if (algorithm == Algorithm::direct) {
-        std::vector<Flow> f;
-        f.reserve(n * (n - 1));
+        s.flows.reserve(n * (n - 1));
         for (std::size_t i = 0; i < n; ++i)
           for (std::size_t j = 0; j < n; ++j) {
             const double share = pair_share(traffic, n, i, j);
-            if (i != j && share > 0) f.push_back({ranks[i], ranks[j], share});
+            if (i != j && share > 0) s.flows.push_back({ranks[i], ranks[j], share});
           }
-        add_step(steps, std::move(f), 1);
+        close_step(s, 0, 1);
       } else {
         for (std::size_t k = 1; k < n; ++k) {
-          std::vector<Flow> f;
+          const std::size_t begin = s.flows.size();
           for (std::size_t i = 0; i < n; ++i) {
             const std::size_t j = (i + k) % n;
             const double share = pair_share(traffic, n, i, j);
-            if (share > 0) f.push_back({ranks[i], ranks[j], share});
+            if (share > 0) s.flows.push_back({ranks[i], ranks[j], share});
           }
-          add_step(steps, std::move(f), 1);
+          close_step(s, begin, 1);
         }
       }
       break;
     case Collective::broadcast:
       if (algorithm == Algorithm::tree)
-        binomial_broadcast(ranks, steps);
+        binomial_broadcast(ranks, s);
       else
-        chain_broadcast(ranks, steps);
+        chain_broadcast(ranks, s);
       break;
     case Collective::point_to_point:
-      if (ranks[0] != ranks[1]) add_step(steps, {{ranks[0], ranks[1], 1.0}}, 1);
+      if (ranks[0] != ranks[1]) {
+        s.flows.push_back({ranks[0], ranks[1], 1.0});
+        close_step(s, 0, 1);
+      }
       break;
   }
   if (!s.ok) {
-    steps.clear();
-    return s;
+    s.steps.clear();
+    s.flows.clear();
   }
-  // Step alpha: the latency of the outermost level any flow of the step crosses.
-  for (auto& st : steps) {
-    int level = -1;
-    for (const auto& f : st.flows) level = std::max(level, t.level_between(f.src, f.dst));
-    st.alpha_s =
-        level < 0 ? 0.0
-                  : t.system().levels[static_cast<std::size_t>(level)].latency_us * units::kMicro;
-  }
+}
+
+CompactSchedule build(const Topology& t, Collective op, std::span<const int> ranks,
+                      std::span<const double> traffic, Algorithm algorithm) {
+  CompactSchedule s;
+  build(t, op, ranks, traffic, algorithm, s);
   return s;
 }
 
-Schedule expand(const CompactSchedule& compact, Collective op, double bytes) {
+double level_alpha(const Topology& t, int level) {
+  return level < 0 ? 0.0
+                   : t.system().levels[static_cast<std::size_t>(level)].latency_us * units::kMicro;
+}
+
+Schedule expand(const Topology& t, const CompactSchedule& compact, Collective op, double bytes) {
   Schedule s;
   s.op = op;
   s.algorithm = compact.algorithm;
   for (const auto& st : compact.steps) {
     Step step;
     step.alpha_s = st.alpha_s;
-    step.flows = st.flows;
+    const auto flows = compact.flows_of(st);
+    if (!flows.empty()) {
+      int level = -1;
+      for (const auto& f : flows) level = std::max(level, t.level_between(f.src, f.dst));
+      step.alpha_s = level_alpha(t, level);
+    }
+    step.flows.assign(flows.begin(), flows.end());
     for (auto& f : step.flows) f.bytes *= bytes;
     for (int r = 0; r < st.repeat; ++r) s.steps.push_back(step);
   }

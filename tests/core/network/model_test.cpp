@@ -17,7 +17,6 @@ namespace {
 
 hw::NetworkLevel level(hw::Topology t, int size, double GBps = 100, double alpha_us = 2) {
   hw::NetworkLevel l;
-  l.name = "L";
   l.topology = t;
   l.size = size;
   l.link_GBps = GBps;

@@ -16,7 +16,6 @@ namespace {
 
 hw::NetworkLevel level(hw::Topology t, int size, int dx = 0, int dy = 0) {
   hw::NetworkLevel l;
-  l.name = "L";
   l.topology = t;
   l.size = size;
   l.dims_x = dx;
