@@ -235,6 +235,9 @@ class StepEngine {
         }
       }
       const double next_activation = next < pending_.size() ? activation_[pending_[next]] : kInf;
+      if (first < 0 && next_activation == kInf) {
+        throw std::logic_error("flow_sim: active flows without bandwidth");  // unreachable
+      }
       double t_next = t + dt_done;
       if (!(t_next <= next_activation)) {
         t_next = next_activation;
