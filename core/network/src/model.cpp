@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Stage 2, analytic. Every term of a step's time is linear in the message size: alpha and the
-// path latency do not depend on it, and every flow's bytes (hence every link's bytes and the
-// bottleneck link) scale with it. So a (op, algorithm, group, traffic) shape is routed once and
-// kept as time(S) = latency_s + S x seconds_per_byte plus its per-link bytes per byte of S;
-// later calls with any size are a hash lookup and a few multiplications.
+// Stage 2, analytic. A step's flows start together after the step's alpha; flow f reaches its
+// destination's side of the network after its path latency lat_f (hops x hop latency) and a
+// link drains its bytes once its first flow has arrived, at line rate (work-conserving,
+// cut-through). So a step ends at
+//   alpha + max( max_f lat_f,  max_l (min_{f on l} lat_f + bytes_l / bw_l) ),
+// which is the bottleneck-link term of MODEL.md §6 with the links' latency overlapped with
+// other links' transfers; it never exceeds alpha + max lat + max bytes/bw, and agrees with the
+// flow simulator (flow_sim.hpp) to a fraction of a percent on average.
+//
+// Every line (min latency, bytes_l / bw_l per byte of S) scales with the message size S, so a
+// step is a convex piecewise-linear function of S and so is a schedule: an (op, algorithm,
+// group, traffic) shape is routed once and kept as its pieces plus its per-link bytes per byte
+// of S; later calls with any size are a hash lookup and a short search.
 #include "stackscope/network/model.hpp"
 
 #include <algorithm>
@@ -36,23 +44,49 @@ double bus_bandwidth_factor(Collective op, int n) {
 namespace {
 
 // One algorithm on one group, per byte of the request.
+// time(S) = latency_s + S x s_per_byte below the first knee; from knee k on (S >= knee.from)
+// it is knee.latency_s + S x knee.s_per_byte (a convex piecewise-linear function).
+struct Knee {
+  double from = 0;
+  double latency_s = 0;
+  double s_per_byte = 0;
+};
+
 struct Costed {
   bool ok = false;
   Algorithm algorithm = Algorithm::ring;
   double latency_s = 0;
   double s_per_byte = 0;
+  std::vector<Knee> knees;
   double injected_per_byte = 0;  // all ranks together
   double energy_per_byte = 0;    // all links together (J per byte of S)
   int steps = 0;
   int outermost = -1;
   std::vector<std::pair<int, double>> link_bytes;  // (link, bytes per byte of S), sparse
+
+  double time(double S) const {
+    if (knees.empty() || S < knees.front().from) return latency_s + S * s_per_byte;
+    const auto it = std::upper_bound(knees.begin(), knees.end(), S,
+                                     [](double x, const Knee& k) { return x < k.from; });
+    const Knee& k = *(it - 1);
+    return k.latency_s + S * k.s_per_byte;
+  }
 };
 
 // Per-costing scratch: dense per-link accumulators and the route buffer. (Routes are not
 // cached: on a VM a cache of every pair's route costs more in page faults than re-routing.)
+struct Line {
+  double a = 0;  // intercept (s)
+  double b = 0;  // slope (s per byte of S)
+};
+
 struct Scratch {
   std::vector<double> step_bytes;
+  std::vector<double> step_first;  // per link: earliest arrival of a flow in this step
   std::vector<int> step_touched;
+  std::vector<Line> lines;
+  std::vector<Line> hull;
+  std::vector<std::pair<double, Line>> deltas;  // (S, change of intercept and slope)
   std::vector<double> total_bytes;
   std::vector<int> total_touched;
   std::vector<int> route;
@@ -75,6 +109,38 @@ Routed routed(const Topology& t, Scratch& s, int a, int b) {
     r.level = std::max(r.level, links[static_cast<std::size_t>(id)].level);
   }
   return r;
+}
+
+// Upper envelope over S >= 0 of `lines` (reordered): hull[0] wins at S = 0, each next line
+// takes over at the returned breakpoints (ascending).
+void upper_envelope(std::vector<Line>& lines, std::vector<Line>& hull,
+                    std::vector<double>& breaks) {
+  hull.clear();
+  breaks.clear();
+  // Steepest first; for equal slopes only the highest matters.
+  std::sort(lines.begin(), lines.end(),
+            [](const Line& x, const Line& y) { return x.b != y.b ? x.b > y.b : x.a > y.a; });
+  Line cur = lines.front();
+  for (const Line& l : lines)
+    if (l.a > cur.a || (l.a == cur.a && l.b > cur.b)) cur = l;
+  hull.push_back(cur);
+  for (;;) {
+    // The line with a larger slope that overtakes `cur` first (ties: the steepest).
+    double best_x = std::numeric_limits<double>::infinity();
+    const Line* next = nullptr;
+    for (const Line& l : lines) {
+      if (l.b <= cur.b) break;  // sorted by slope, steepest first
+      const double x = (cur.a - l.a) / (l.b - cur.b);
+      if (x < best_x) {
+        best_x = x;
+        next = &l;
+      }
+    }
+    if (next == nullptr) return;
+    breaks.push_back(std::max(best_x, 0.0));
+    cur = *next;
+    hull.push_back(cur);
+  }
 }
 
 Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::span<const int> ranks,
@@ -117,6 +183,9 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
     out.steps = static_cast<int>(c.steps.size());
     out.outermost = c.in_network_level;
   } else {
+    s.step_first.assign(n_links, std::numeric_limits<double>::infinity());
+    s.deltas.clear();
+    std::vector<double> breaks;
     for (const auto& st : c.steps) {
       double max_lat = 0;
       int step_level = -1;
@@ -124,25 +193,54 @@ Costed cost_compact(const Topology& t, const detail::CompactSchedule& c, std::sp
         const Routed r = routed(t, s, f.src, f.dst);
         max_lat = std::max(max_lat, r.latency_s);
         for (int id : r.links) {
-          auto& slot = s.step_bytes[static_cast<std::size_t>(id)];
-          if (slot == 0.0) s.step_touched.push_back(id);
-          slot += f.bytes;
+          const auto k = static_cast<std::size_t>(id);
+          if (s.step_bytes[k] == 0.0) s.step_touched.push_back(id);
+          s.step_bytes[k] += f.bytes;
+          s.step_first[k] = std::min(s.step_first[k], r.latency_s);
         }
         out.injected_per_byte += f.bytes * st.repeat;
         step_level = std::max(step_level, r.level);
       }
       out.outermost = std::max(out.outermost, step_level);
-      double max_spb = 0;
+      // Lines of this step: every link (first arrival, drain time per byte of S) and the
+      // longest path alone. Links with the same first arrival collapse to their slowest.
+      s.lines.clear();
+      s.lines.push_back({max_lat, 0.0});
       for (int id : s.step_touched) {
         const auto k = static_cast<std::size_t>(id);
-        max_spb = std::max(max_spb, s.step_bytes[k] / links[k].bw_Bps);
+        s.lines.push_back({s.step_first[k], s.step_bytes[k] / links[k].bw_Bps});
         add_total(id, s.step_bytes[k] * st.repeat);
         s.step_bytes[k] = 0.0;
+        s.step_first[k] = std::numeric_limits<double>::infinity();
       }
       s.step_touched.clear();
-      out.latency_s += (detail::level_alpha(t, step_level) + max_lat) * st.repeat;
-      out.s_per_byte += max_spb * st.repeat;
+      upper_envelope(s.lines, s.hull, breaks);
+      const double r = st.repeat;
+      out.latency_s += (detail::level_alpha(t, step_level) + s.hull[0].a) * r;
+      out.s_per_byte += s.hull[0].b * r;
+      for (std::size_t k = 0; k < breaks.size(); ++k) {
+        const Line& from = s.hull[k];
+        const Line& to = s.hull[k + 1];
+        s.deltas.push_back({breaks[k], {(to.a - from.a) * r, (to.b - from.b) * r}});
+      }
       out.steps += st.repeat;
+    }
+    // Sum of the steps' convex pieces: one knee per distinct breakpoint.
+    std::sort(s.deltas.begin(), s.deltas.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    double a = out.latency_s, b = out.s_per_byte;
+    for (const auto& [x, d] : s.deltas) {
+      a += d.a;
+      b += d.b;
+      if (x <= 0.0) {
+        out.latency_s = a;
+        out.s_per_byte = b;
+      } else if (!out.knees.empty() && out.knees.back().from == x) {
+        out.knees.back().latency_s = a;
+        out.knees.back().s_per_byte = b;
+      } else {
+        out.knees.push_back({x, a, b});
+      }
     }
   }
   std::sort(s.total_touched.begin(), s.total_touched.end());
@@ -314,7 +412,7 @@ CollectiveCost NetworkModel::cost(const CollectiveRequest& request, LinkLoads* l
     double best_t = std::numeric_limits<double>::infinity();
     for (int k = 0; k < entry.n_alts; ++k) {
       const Costed& c = m.costed[static_cast<std::size_t>(entry.alts[k])];
-      const double time = c.latency_s + bytes * c.s_per_byte;
+      const double time = c.time(bytes);
       if (time < best_t) {
         best_t = time;
         best = &c;
@@ -324,7 +422,7 @@ CollectiveCost NetworkModel::cost(const CollectiveRequest& request, LinkLoads* l
   }
   const double n = static_cast<double>(request.ranks.size());
   CollectiveCost out;
-  out.time_s = best->latency_s + bytes * best->s_per_byte;
+  out.time_s = best->time(bytes);
   out.algorithm = best->algorithm;
   out.steps = best->steps;
   out.bytes_per_device = best->injected_per_byte * bytes / n;
@@ -358,7 +456,7 @@ Schedule NetworkModel::schedule(const CollectiveRequest& request, Algorithm algo
     auto c = detail::build(t, request.op, request.ranks, request.traffic, a);
     if (!c.ok) continue;
     const Costed k = request.ranks.size() < 2 ? Costed{} : cost_compact(t, c, request.ranks, s);
-    const double time = k.latency_s + request.bytes * k.s_per_byte;
+    const double time = k.time(request.bytes);
     if (time < best_t) {
       best_t = time;
       best = std::move(c);

@@ -107,27 +107,35 @@ double expected_total_sent(Case c, int n) {
   return 0;
 }
 
-// Independent stage 2: route every flow of every (expanded) step and apply the step formula.
-double reference_time(const Topology& t, const Schedule& s) {
+// Independent stage 2: route every flow of every (expanded) step; a step ends at
+// alpha + max(longest path latency, max over links of (first arrival + bytes / bandwidth)).
+// `overlap` false: the conservative alpha + max latency + max bytes / bandwidth.
+double reference_time(const Topology& t, const Schedule& s, bool overlap = true) {
   double total = 0;
   std::vector<int> route;
   for (const auto& step : s.steps) {
     std::map<int, double> link_bytes;
+    std::map<int, double> first;
     double max_lat = 0;
     for (const auto& f : step.flows) {
       route.clear();
       t.route(f.src, f.dst, route);
       double lat = 0;
+      for (int id : route) lat += t.links()[static_cast<std::size_t>(id)].latency_s;
       for (int id : route) {
         link_bytes[id] += f.bytes;
-        lat += t.links()[static_cast<std::size_t>(id)].latency_s;
+        first[id] = first.count(id) ? std::min(first[id], lat) : lat;
       }
       max_lat = std::max(max_lat, lat);
     }
+    double end = max_lat;
     double max_t = 0;
-    for (const auto& [id, b] : link_bytes)
-      max_t = std::max(max_t, b / t.links()[static_cast<std::size_t>(id)].bw_Bps);
-    total += step.alpha_s + max_lat + max_t;
+    for (const auto& [id, b] : link_bytes) {
+      const double drain = b / t.links()[static_cast<std::size_t>(id)].bw_Bps;
+      end = std::max(end, first[id] + drain);
+      max_t = std::max(max_t, drain);
+    }
+    total += step.alpha_s + (overlap ? end : max_lat + max_t);
   }
   return total;
 }
@@ -195,6 +203,15 @@ TEST(Schedule, ConservationAndStageTwoFormula) {
         EXPECT_NEAR(cost.bytes_per_device, total / n, 1e-6 * total) << what;
         EXPECT_EQ(cost.steps, static_cast<int>(s.steps.size())) << what;
         EXPECT_NEAR(cost.time_s, reference_time(model.topology(), s), 1e-9 * cost.time_s) << what;
+        // The memoised piecewise-linear form holds at every size.
+        for (double S : {1e2, 3e3, 7e4, 2e6, 5e7, 3e9}) {
+          auto other = req;
+          other.bytes = S;
+          const double memo = model.cost(other).time_s;
+          const Schedule big = model.schedule(other, c.algorithm);
+          EXPECT_NEAR(memo, reference_time(model.topology(), big), 1e-9 * memo) << what << " " << S;
+          EXPECT_LE(memo, reference_time(model.topology(), big, false) * (1 + 1e-12)) << what;
+        }
         ++checked;
       }
     }

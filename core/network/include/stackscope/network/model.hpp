@@ -2,11 +2,15 @@
 #pragma once
 // Stage 2, analytic (MODEL.md §6): flows of each step are routed on the topology, bytes are
 // summed per link, and a step takes
-//   alpha + max over flows (hops x hop_latency) + max over links (bytes / bandwidth);
-// the collective takes the sum over steps. With Algorithm::automatic every applicable
+//   alpha + max( max over flows (hops x hop_latency),
+//                max over links (first arrival of a flow on it + bytes / bandwidth) ),
+// i.e. the bottleneck-link term with the path latency overlapped where the bottleneck link's
+// traffic arrives early (never more than alpha + max latency + max bytes / bandwidth); the
+// collective takes the sum over steps. With Algorithm::automatic every applicable
 // algorithm is costed and the fastest chosen. Symmetric steps (rings, shifts) are costed once
 // and multiplied; costs are memoised per (op, algorithm, group) shape so repeated calls with
-// other sizes are cheap: time = latency part + bytes x (bottleneck seconds per byte).
+// other sizes are cheap: time is a convex piecewise-linear function of the bytes, stored as
+// its pieces.
 //
 // Contract: NetworkModel is not thread-safe (it memoises); use one per thread. cost() never
 // throws for valid requests; units are SI.
