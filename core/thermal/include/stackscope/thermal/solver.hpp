@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Finite-volume thermal grid solver over a StackModel, after HotSpot's grid model (Huang et al.,
+// IEEE TVLSI 2006): each chip layer is a rows x cols grid of cells; lateral conductances
+// k.t.dy/dx between neighbours, vertical conductances through series half-thicknesses between the
+// same cell of adjacent layers; the last layer feeds a gridded heat spreader and heat sink over
+// the chip footprint plus lumped peripheral spreader/sink nodes for the parts outside it; r_convec
+// connects the sink to ambient, distributed over the sink by area.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stackscope/thermal/stack.hpp"
+
+namespace stackscope::thermal {
+
+// power[layer][block] in watts, blocks indexed as in that layer's floorplan. Layers that do not
+// dissipate power (or have no floorplan) may have an empty vector. For a power layer with no
+// floorplan, power[layer] may hold one value spread uniformly over the chip.
+using PowerMap = std::vector<std::vector<double>>;
+
+struct GridOptions {
+  int rows = 64;
+  int cols = 64;
+  double tolerance = 1e-10;  // relative residual for the iterative solver
+  int max_iterations = 5000;
+  enum class Method { kConjugateGradient, kCholesky } method = Method::kConjugateGradient;
+};
+
+struct LayerStats {
+  std::string name;
+  double max_C = 0.0;
+  double mean_C = 0.0;
+  double min_C = 0.0;
+};
+
+struct BlockTemperature {
+  int layer = -1;
+  std::string block;
+  double max_C = 0.0;   // hottest cell the block overlaps
+  double mean_C = 0.0;  // overlap-area-weighted mean (HotSpot's default "avg" grid map mode)
+};
+
+struct Solution {
+  int rows = 0;
+  int cols = 0;
+  // temperature_C[layer][r * cols + c], row 0 at the bottom (y = 0), column 0 at x = 0.
+  // Indexed like StackModel::layers (plus an appended TIM layer if append_interface_layer).
+  std::vector<std::vector<double>> temperature_C;
+  std::vector<LayerStats> layers;
+  std::vector<double> spreader_C;  // gridded spreader over the chip footprint (rows x cols)
+  std::vector<double> sink_C;      // gridded sink over the chip footprint
+  double spreader_periphery_C = 0.0;
+  double sink_periphery_C = 0.0;
+  std::vector<BlockTemperature> blocks;  // every block of every layer with a floorplan
+  BlockTemperature hottest;              // block with the highest max_C (layer -1 if no floorplans)
+  double total_power_W = 0.0;
+  double heat_to_ambient_W = 0.0;  // sum over convection conductances of (T - ambient)
+  int iterations = 0;              // CG iterations (0 for Cholesky)
+  double residual = 0.0;
+  double solve_seconds = 0.0;  // assembly + solve wall time
+};
+
+// Steady state. Throws std::invalid_argument on malformed input.
+Solution solve_steady(const StackModel& stack, const PowerMap& power, const GridOptions& opt = {});
+
+// Power density per cell (W) for one layer: blocks rasterised by overlap area (blocks clipped to
+// the chip; power of the clipped part is kept, spread over the in-chip part).
+std::vector<double> rasterise_power(const StackModel& stack, int layer,
+                                    const std::vector<double>& block_power_W, int rows, int cols);
+
+}  // namespace stackscope::thermal

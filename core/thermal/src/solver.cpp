@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Grid model after HotSpot (Huang et al., IEEE TVLSI 2006, section III; HotSpot 6
+// temperature_grid.c): cells of each layer, vertical series half-cell resistances, a gridded
+// spreader and sink under the chip footprint and lumped peripheral spreader/sink nodes.
+#include "stackscope/thermal/solver.hpp"
+
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace stackscope::thermal {
+
+Extent floorplan_extent(const Floorplan& fp) {
+  Extent e;
+  for (const auto& b : fp.blocks) {
+    e.width_m = std::max(e.width_m, b.x_m + b.width_m);
+    e.height_m = std::max(e.height_m, b.y_m + b.height_m);
+  }
+  return e;
+}
+
+namespace {
+
+struct Overlap {
+  int r0 = 0, r1 = -1, c0 = 0, c1 = -1;  // inclusive cell ranges
+};
+
+// Cell index ranges that a clipped rectangle touches.
+Overlap cell_range(double x0, double x1, double y0, double y1, double dx, double dy, int rows,
+                   int cols) {
+  Overlap o;
+  if (x1 <= x0 || y1 <= y0) return o;
+  o.c0 = std::clamp(static_cast<int>(std::floor(x0 / dx)), 0, cols - 1);
+  o.c1 = std::clamp(static_cast<int>(std::ceil(x1 / dx)) - 1, 0, cols - 1);
+  o.r0 = std::clamp(static_cast<int>(std::floor(y0 / dy)), 0, rows - 1);
+  o.r1 = std::clamp(static_cast<int>(std::ceil(y1 / dy)) - 1, 0, rows - 1);
+  return o;
+}
+
+double overlap_1d(double a0, double a1, double b0, double b1) {
+  return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
+
+template <typename F>
+void for_each_cell_overlap(const Block& b, double chip_w, double chip_h, int rows, int cols,
+                           F&& f) {
+  const double dx = chip_w / cols, dy = chip_h / rows;
+  const double x0 = std::max(0.0, b.x_m), x1 = std::min(chip_w, b.x_m + b.width_m);
+  const double y0 = std::max(0.0, b.y_m), y1 = std::min(chip_h, b.y_m + b.height_m);
+  const Overlap o = cell_range(x0, x1, y0, y1, dx, dy, rows, cols);
+  for (int r = o.r0; r <= o.r1; ++r) {
+    const double oy = overlap_1d(y0, y1, r * dy, (r + 1) * dy);
+    if (oy <= 0) continue;
+    for (int c = o.c0; c <= o.c1; ++c) {
+      const double ox = overlap_1d(x0, x1, c * dx, (c + 1) * dx);
+      if (ox > 0) f(r * cols + c, ox * oy);
+    }
+  }
+}
+
+std::vector<Layer> effective_layers(const StackModel& s) {
+  std::vector<Layer> layers = s.layers;
+  if (s.append_interface_layer) {
+    Layer tim;
+    tim.name = "TIM";
+    tim.thickness_m = s.package.t_interface_m;
+    tim.conductivity_W_per_mK = s.package.k_interface_W_per_mK;
+    tim.volumetric_heat_capacity_J_per_m3K = s.package.c_interface_J_per_m3K;
+    layers.push_back(tim);
+  }
+  return layers;
+}
+
+void validate(const StackModel& s, const std::vector<Layer>& layers, const GridOptions& opt) {
+  if (opt.rows < 1 || opt.cols < 1) throw std::invalid_argument("thermal: grid must be >= 1x1");
+  if (layers.empty()) throw std::invalid_argument("thermal: stack has no layers");
+  if (!(s.chip_width_m > 0) || !(s.chip_height_m > 0))
+    throw std::invalid_argument("thermal: chip width/height must be positive");
+  for (const auto& l : layers) {
+    if (!(l.thickness_m > 0) || !(l.conductivity_W_per_mK > 0))
+      throw std::invalid_argument("thermal: layer '" + l.name +
+                                  "' needs positive thickness and conductivity");
+    if (l.floorplan >= static_cast<int>(s.floorplans.size()))
+      throw std::invalid_argument("thermal: layer '" + l.name + "' has a bad floorplan index");
+  }
+  const auto& p = s.package;
+  const double chip_side = std::max(s.chip_width_m, s.chip_height_m);
+  if (p.s_spreader_m < chip_side * (1 - 1e-9) || p.s_sink_m < p.s_spreader_m * (1 - 1e-9))
+    throw std::invalid_argument("thermal: need s_sink >= s_spreader >= chip side");
+  if (!(p.r_convec_K_per_W > 0) || !(p.t_spreader_m > 0) || !(p.t_sink_m > 0) ||
+      !(p.k_spreader_W_per_mK > 0) || !(p.k_sink_W_per_mK > 0))
+    throw std::invalid_argument("thermal: package parameters must be positive");
+}
+
+}  // namespace
+
+std::vector<double> rasterise_power(const StackModel& stack, int layer,
+                                    const std::vector<double>& block_power_W, int rows, int cols) {
+  std::vector<double> cell(static_cast<size_t>(rows) * cols, 0.0);
+  if (block_power_W.empty()) return cell;
+  const Layer& l = stack.layers.at(static_cast<size_t>(layer));
+  const double W = stack.chip_width_m, H = stack.chip_height_m;
+  if (l.floorplan < 0) {
+    if (block_power_W.size() != 1)
+      throw std::invalid_argument("thermal: layer '" + l.name +
+                                  "' has no floorplan; give one uniform power value");
+    std::fill(cell.begin(), cell.end(), block_power_W[0] / (static_cast<double>(rows) * cols));
+    return cell;
+  }
+  const auto& fp = stack.floorplans.at(static_cast<size_t>(l.floorplan));
+  if (block_power_W.size() != fp.blocks.size())
+    throw std::invalid_argument("thermal: layer '" + l.name + "' power has " +
+                                std::to_string(block_power_W.size()) + " values for " +
+                                std::to_string(fp.blocks.size()) + " blocks");
+  for (size_t i = 0; i < fp.blocks.size(); ++i) {
+    const Block& b = fp.blocks[i];
+    const double p = block_power_W[i];
+    if (p == 0.0) continue;
+    const double in_area =
+        overlap_1d(0, W, b.x_m, b.x_m + b.width_m) * overlap_1d(0, H, b.y_m, b.y_m + b.height_m);
+    if (!(in_area > 0))
+      throw std::invalid_argument("thermal: block '" + b.name + "' with power lies off the chip");
+    for_each_cell_overlap(b, W, H, rows, cols, [&](int idx, double a) {
+      cell[static_cast<size_t>(idx)] += p * a / in_area;
+    });
+  }
+  return cell;
+}
+
+Solution solve_steady(const StackModel& stack, const PowerMap& power, const GridOptions& opt) {
+  const auto t_start = std::chrono::steady_clock::now();
+  const std::vector<Layer> layers = effective_layers(stack);
+  validate(stack, layers, opt);
+  const int rows = opt.rows, cols = opt.cols;
+  const int nl = static_cast<int>(layers.size());
+  const int nc = rows * cols;
+  const double W = stack.chip_width_m, H = stack.chip_height_m;
+  const double dx = W / cols, dy = H / rows, A = dx * dy;
+  const Package& pk = stack.package;
+
+  // Node numbering: chip layers, spreader grid, sink grid, then the periphery nodes.
+  const int sp0 = nl * nc, hs0 = (nl + 1) * nc;
+  const double chip_area = W * H;
+  const double a_sp_per = pk.s_spreader_m * pk.s_spreader_m - chip_area;
+  const double a_hs_per = pk.s_sink_m * pk.s_sink_m - chip_area;
+  const bool has_sp_per = a_sp_per > 1e-9 * chip_area;
+  const bool has_hs_per = a_hs_per > 1e-9 * chip_area;
+  int n = (nl + 2) * nc;
+  const int p_sp = has_sp_per ? n++ : -1;
+  const int p_hs = has_hs_per ? n++ : -1;
+
+  std::vector<Eigen::Triplet<double>> trip;
+  trip.reserve(static_cast<size_t>(n) * 7);
+  std::vector<double> g_amb(static_cast<size_t>(n), 0.0);
+  auto link = [&](int i, int j, double g) {
+    trip.emplace_back(i, i, g);
+    trip.emplace_back(j, j, g);
+    trip.emplace_back(i, j, -g);
+    trip.emplace_back(j, i, -g);
+  };
+  auto lateral = [&](int base, double k, double t) {
+    const double gx = k * t * dy / dx, gy = k * t * dx / dy;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        const int i = base + r * cols + c;
+        if (c + 1 < cols) link(i, i + 1, gx);
+        if (r + 1 < rows) link(i, i + cols, gy);
+      }
+  };
+  auto vertical = [&](int base_a, double ra_half, int base_b, double rb_half) {
+    // ra_half, rb_half: half-thickness / k of each side (per unit area)
+    const double g = A / (ra_half + rb_half);
+    for (int i = 0; i < nc; ++i) link(base_a + i, base_b + i, g);
+  };
+
+  for (int l = 0; l < nl; ++l) {
+    const Layer& L = layers[static_cast<size_t>(l)];
+    if (L.lateral_heat_flow) lateral(l * nc, L.conductivity_W_per_mK, L.thickness_m);
+    const double half = 0.5 * L.thickness_m / L.conductivity_W_per_mK;
+    if (l + 1 < nl) {
+      const Layer& U = layers[static_cast<size_t>(l) + 1];
+      vertical(l * nc, half, (l + 1) * nc, 0.5 * U.thickness_m / U.conductivity_W_per_mK);
+    } else {
+      vertical(l * nc, half, sp0, 0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK);
+    }
+  }
+  lateral(sp0, pk.k_spreader_W_per_mK, pk.t_spreader_m);
+  lateral(hs0, pk.k_sink_W_per_mK, pk.t_sink_m);
+  vertical(sp0, 0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK, hs0,
+           0.5 * pk.t_sink_m / pk.k_sink_W_per_mK);
+
+  // Edge cells to the peripheral node: from the cell centre to the middle of the overhang
+  // (HotSpot's r_sp1_x / r_hs1_x use the same half-overhang path length).
+  auto periphery = [&](int base, int node, double k, double t, double side) {
+    const double wx = 0.5 * (side - W), wy = 0.5 * (side - H);
+    for (int r = 0; r < rows; ++r) {
+      if (wx > 0) {
+        const double g = k * t * dy / (0.5 * dx + 0.5 * wx);
+        link(base + r * cols, node, g);
+        link(base + r * cols + cols - 1, node, g);
+      }
+    }
+    for (int c = 0; c < cols; ++c) {
+      if (wy > 0) {
+        const double g = k * t * dx / (0.5 * dy + 0.5 * wy);
+        link(base + c, node, g);
+        link(base + (rows - 1) * cols + c, node, g);
+      }
+    }
+  };
+  const double sink_face = pk.s_sink_m * pk.s_sink_m;
+  if (has_sp_per) periphery(sp0, p_sp, pk.k_spreader_W_per_mK, pk.t_spreader_m, pk.s_spreader_m);
+  if (has_hs_per) periphery(hs0, p_hs, pk.k_sink_W_per_mK, pk.t_sink_m, pk.s_sink_m);
+  if (has_sp_per && has_hs_per) {
+    const double r =
+        (0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK + 0.5 * pk.t_sink_m / pk.k_sink_W_per_mK) /
+        a_sp_per;
+    link(p_sp, p_hs, 1.0 / r);
+  }
+  // r_convec spread over the sink's whole face by area.
+  for (int i = 0; i < nc; ++i)
+    g_amb[static_cast<size_t>(hs0 + i)] = A / sink_face / pk.r_convec_K_per_W;
+  if (has_hs_per) g_amb[static_cast<size_t>(p_hs)] = a_hs_per / sink_face / pk.r_convec_K_per_W;
+  for (int i = 0; i < n; ++i)
+    if (g_amb[static_cast<size_t>(i)] > 0) trip.emplace_back(i, i, g_amb[static_cast<size_t>(i)]);
+
+  // Right-hand side: power per cell (solving for the rise over ambient).
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(n);
+  double total_power = 0.0;
+  if (power.size() > stack.layers.size())
+    throw std::invalid_argument("thermal: power map has more layers than the stack");
+  for (size_t l = 0; l < power.size(); ++l) {
+    if (power[l].empty()) continue;
+    const bool any = std::any_of(power[l].begin(), power[l].end(), [](double p) { return p != 0; });
+    if (!any) continue;
+    if (!stack.layers[l].dissipates_power)
+      throw std::invalid_argument("thermal: power given for non-dissipating layer '" +
+                                  stack.layers[l].name + "'");
+    const auto cell = rasterise_power(stack, static_cast<int>(l), power[l], rows, cols);
+    for (int i = 0; i < nc; ++i) {
+      b[static_cast<int>(l) * nc + i] += cell[static_cast<size_t>(i)];
+      total_power += cell[static_cast<size_t>(i)];
+    }
+  }
+
+  Eigen::SparseMatrix<double> G(n, n);
+  G.setFromTriplets(trip.begin(), trip.end());
+  G.makeCompressed();
+
+  Solution sol;
+  sol.rows = rows;
+  sol.cols = cols;
+  Eigen::VectorXd theta;
+  if (opt.method == GridOptions::Method::kCholesky) {
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+    if (ldlt.info() != Eigen::Success) throw std::runtime_error("thermal: factorisation failed");
+    theta = ldlt.solve(b);
+    sol.residual = b.norm() > 0 ? (G * theta - b).norm() / b.norm() : 0.0;
+  } else {
+    Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper,
+                             Eigen::IncompleteCholesky<double>>
+        cg;
+    cg.setTolerance(opt.tolerance);
+    cg.setMaxIterations(opt.max_iterations);
+    cg.compute(G);
+    if (cg.info() != Eigen::Success) throw std::runtime_error("thermal: preconditioner failed");
+    theta = cg.solve(b);
+    sol.iterations = static_cast<int>(cg.iterations());
+    sol.residual = cg.error();
+    if (cg.info() != Eigen::Success && sol.residual > 1e3 * opt.tolerance)
+      throw std::runtime_error("thermal: conjugate gradient did not converge (residual " +
+                               std::to_string(sol.residual) + ")");
+  }
+
+  const double amb = pk.ambient_C;
+  sol.total_power_W = total_power;
+  for (int i = 0; i < n; ++i) sol.heat_to_ambient_W += g_amb[static_cast<size_t>(i)] * theta[i];
+  sol.temperature_C.assign(static_cast<size_t>(nl), std::vector<double>(static_cast<size_t>(nc)));
+  sol.layers.resize(static_cast<size_t>(nl));
+  for (int l = 0; l < nl; ++l) {
+    auto& t = sol.temperature_C[static_cast<size_t>(l)];
+    double sum = 0, mx = -std::numeric_limits<double>::infinity(), mn = -mx;
+    for (int i = 0; i < nc; ++i) {
+      t[static_cast<size_t>(i)] = amb + theta[l * nc + i];
+      sum += t[static_cast<size_t>(i)];
+      mx = std::max(mx, t[static_cast<size_t>(i)]);
+      mn = std::min(mn, t[static_cast<size_t>(i)]);
+    }
+    sol.layers[static_cast<size_t>(l)] = {layers[static_cast<size_t>(l)].name, mx, sum / nc, mn};
+  }
+  sol.spreader_C.resize(static_cast<size_t>(nc));
+  sol.sink_C.resize(static_cast<size_t>(nc));
+  for (int i = 0; i < nc; ++i) {
+    sol.spreader_C[static_cast<size_t>(i)] = amb + theta[sp0 + i];
+    sol.sink_C[static_cast<size_t>(i)] = amb + theta[hs0 + i];
+  }
+  sol.spreader_periphery_C = has_sp_per ? amb + theta[p_sp] : sol.spreader_C[0];
+  sol.sink_periphery_C = has_hs_per ? amb + theta[p_hs] : sol.sink_C[0];
+
+  // Block temperatures on every layer that has a floorplan.
+  sol.hottest.max_C = -std::numeric_limits<double>::infinity();
+  for (int l = 0; l < static_cast<int>(stack.layers.size()); ++l) {
+    const int f = stack.layers[static_cast<size_t>(l)].floorplan;
+    if (f < 0) continue;
+    const auto& t = sol.temperature_C[static_cast<size_t>(l)];
+    for (const Block& blk : stack.floorplans[static_cast<size_t>(f)].blocks) {
+      BlockTemperature bt{l, blk.name, -std::numeric_limits<double>::infinity(), 0.0};
+      double wsum = 0;
+      for_each_cell_overlap(blk, W, H, rows, cols, [&](int idx, double a) {
+        bt.max_C = std::max(bt.max_C, t[static_cast<size_t>(idx)]);
+        bt.mean_C += a * t[static_cast<size_t>(idx)];
+        wsum += a;
+      });
+      if (wsum <= 0) continue;  // block entirely off the chip
+      bt.mean_C /= wsum;
+      if (bt.max_C > sol.hottest.max_C) sol.hottest = bt;
+      sol.blocks.push_back(std::move(bt));
+    }
+  }
+  if (sol.blocks.empty()) sol.hottest = {};
+  sol.solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  return sol;
+}
+
+}  // namespace stackscope::thermal
