@@ -353,6 +353,9 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
   t.row({"power per device", readable(m.power_w), "W"});
   t.row({"memory used per device", fixed(r.memory.total() / kGiB, 1), "GiB"});
   t.row({"memory capacity per device", fixed(r.memory.capacity / kGiB, 1), "GiB"});
+  t.row({"die area used / die", fixed(r.area.used, 0) + " / " + fixed(r.area.die, 0), "mm2"});
+  if (r.thermal.modelled)
+    t.row({"peak DRAM temperature (compact)", fixed(r.thermal.dram_peak_C, 1), "deg C"});
   out << t.str();
   out << "  (weights " << fixed(r.memory.weights / kGiB, 1) << ", KV cache "
       << fixed(r.memory.kv_cache / kGiB, 1) << ", activations "

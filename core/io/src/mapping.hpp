@@ -165,6 +165,7 @@ void describe(V& v, S& m) {
   v("cycles_per_sector", m.cycles_per_sector);
   v("timing", m.timing);
   v("capacity_per_layer_GiB", m.capacity_per_layer_GiB);
+  v("bit_density_Gb_per_mm2", m.bit_density_Gb_per_mm2);
   v("reserved_GiB", m.reserved_GiB);
   v("round_trip_latency_ns", m.round_trip_latency_ns);
   v("utilisation_cap", m.utilisation_cap);
@@ -184,6 +185,23 @@ void describe(V& v, S& e) {
   v("tdp_W", e.tdp_W);
 }
 
+template <class V, Is<hw::Thermal> S>
+void describe(V& v, S& t) {
+  v("ambient_C", t.ambient_C);
+  v("r_base_K_per_W", t.r_base_K_per_W);
+  v("r_layer_K_per_W", t.r_layer_K_per_W);
+}
+
+template <class V, Is<hw::Area> S>
+void describe(V& v, S& a) {
+  v("sram_mm2_per_MiB", a.sram_mm2_per_MiB);
+  v("router_mm2", a.router_mm2);
+  v("memory_phy_mm2", a.memory_phy_mm2);
+  v("io_phy_mm2", a.io_phy_mm2);
+  v("other_mm2", a.other_mm2);
+  v("reticle_mm2", a.reticle_mm2);
+}
+
 template <class V, Is<hw::Noc> S>
 void describe(V& v, S& n) {
   v("mesh_x", n.mesh_x);
@@ -201,6 +219,8 @@ void describe(V& v, S& h) {
   v("memory", h.memory);
   v("noc", h.noc);
   v("energy", h.energy);
+  v("area", h.area);
+  v("thermal", h.thermal);
   v("runtime_reserved_GiB", h.runtime_reserved_GiB);
 }
 

@@ -117,6 +117,27 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   memory["total"] = write_value(f.total());
   j["memory"] = std::move(memory);
 
+  const auto& a = result.area;
+  Json area = Json::object();
+  area["cores_mm2"] = write_value(a.cores);
+  area["shared_sram_mm2"] = write_value(a.shared_sram);
+  area["noc_mm2"] = write_value(a.noc);
+  area["phy_mm2"] = write_value(a.phy);
+  area["vertical_mm2"] = write_value(a.vertical);
+  area["other_mm2"] = write_value(a.other);
+  area["used_mm2"] = write_value(a.used);
+  area["die_mm2"] = write_value(a.die);
+  area["reticle_mm2"] = write_value(a.reticle);
+  j["area"] = std::move(area);
+
+  Json thermal = Json::object();
+  thermal["modelled"] = result.thermal.modelled;
+  if (result.thermal.modelled) {
+    thermal["dram_peak_C"] = write_value(result.thermal.dram_peak_C);
+    thermal["refresh_doubled"] = result.thermal.refresh_doubled;
+  }
+  j["thermal"] = std::move(thermal);
+
   Json breakdown = Json::object();
   breakdown["prefill"] = phase_json(result.prefill);
   breakdown["decode"] = phase_json(result.decode);

@@ -17,6 +17,7 @@
 #include "stackscope/network/model.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
+#include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 
 namespace stackscope::perf {
@@ -518,8 +519,18 @@ PhaseBreakdown to_phase(const Block& stage, double passes, double static_W) {
 
 double capacity_bytes(const hw::Hardware& h) {
   if (h.memory.kind == hw::MemoryKind::sram_only) return hw::total_sram_bytes(h.compute);
+  if (h.memory.kind == hw::MemoryKind::stacked_3d && h.memory.bit_density_Gb_per_mm2 > 0) {
+    const double raw = power_area::area(h).dram_layer_capacity_bytes * h.memory.stacks *
+                       h.memory.layers_total;
+    return std::max(0.0, raw - h.memory.reserved_GiB * units::kGiB);
+  }
   return hw::memory_capacity_bytes(h.memory);
 }
+
+// JEDEC: DRAM refreshes twice as often above 85 C; above 95 C we call the design infeasible
+// (MODEL.md §9).
+constexpr double kRefreshDoublingC = 85.0;
+constexpr double kDramLimitC = 95.0;
 
 // Builds (or reuses) the network model and this plan's representative rank groups.
 NetState* prepare_network(const Design& d, const parallel::Placement& place, NetState& state) {
@@ -537,7 +548,7 @@ NetState* prepare_network(const Design& d, const parallel::Placement& place, Net
   return &state;
 }
 
-Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state) {
+Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state, double dram_C) {
   Ctx c{d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, parallel::Placement(d.parallel),
         nullptr, 1};
   c.die.clock_GHz *= clock_scale;
@@ -554,12 +565,12 @@ Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state) {
   const double launch = d.hardware.compute.kernel_launch_us * units::kMicro;
   const double mat = hw::matrix_peak_flops(c.die, mm);
   const double vect = hw::vector_peak_flops(c.die);
-  const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {});
+  const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {}, dram_C);
   memory::AccessPattern page;
   page.kind = memory::PatternKind::chunk;
   page.chunk_bytes = kKvPageTokens * parallel::kv_bytes_per_token_layer(
                                          d.model, c.kv_bytes, c.place.attention_tp());
-  const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page);
+  const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page, dram_C);
   c.stream = {mat, vect, bw_stream.effective_Bps, launch};
   c.kv = {mat, vect, bw_kv.effective_Bps, launch};
   c.energy = power_area::energy_rates(d.hardware, mm);
@@ -578,12 +589,12 @@ struct PhaseBlocks {
 };
 
 Result evaluate_at(const Design& d, int batch, double clock_scale, NetState* net,
-                   PhaseBlocks* blocks = nullptr) {
+                   PhaseBlocks* blocks = nullptr, double dram_C = 50.0) {
   Result r;
   r.batch = batch;
   r.clock_scale = clock_scale;
   r.memory = memory_footprint(d, batch);
-  const Ctx c = make_ctx(d, clock_scale, net);
+  const Ctx c = make_ctx(d, clock_scale, net, dram_C);
   const auto& w = d.workload;
   const double dp = std::max(1, d.parallel.dp);
   const int m = micro_batches(d, batch);
@@ -617,10 +628,27 @@ Result evaluate_at(const Design& d, int batch, double clock_scale, NetState* net
   mt.power_w = total_s > 0 ? energy_dev / total_s : 0.0;
   mt.memory_bytes_per_device = r.memory.total();
 
+  // Compact thermal model (MODEL.md §9): peak DRAM temperature from the mean device power.
+  const auto& th = d.hardware.thermal;
+  if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
+    const double layers = d.hardware.memory.layers_total;
+    r.thermal.modelled = true;
+    r.thermal.dram_peak_C =
+        th.ambient_C + mt.power_w * (th.r_base_K_per_W + th.r_layer_K_per_W * layers);
+    r.thermal.refresh_doubled = dram_C > kRefreshDoublingC;
+  }
+
+  const auto a = power_area::area(d.hardware);
+  r.area = {a.cores_mm2, a.shared_sram_mm2, a.noc_mm2, a.phy_mm2, a.vertical_mm2,
+            a.other_mm2,  a.used_mm2(),      a.die_mm2, a.reticle_mm2};
+
   r.reasons = kOk;
   if (r.memory.total() > r.memory.capacity) r.reasons |= kMemoryCapacity;
   if (mt.power_w > d.hardware.energy.tdp_W * (1.0 + 1e-9)) r.reasons |= kPowerOverTdp;
-  r.feasible = (r.reasons & kMemoryCapacity) == 0;
+  if (!a.fits_die()) r.reasons |= kAreaOverDie;
+  if (!a.fits_reticle()) r.reasons |= kDieOverReticle;
+  if (r.thermal.modelled && r.thermal.dram_peak_C > kDramLimitC) r.reasons |= kDramTooHot;
+  r.feasible = (r.reasons & (kMemoryCapacity | kAreaOverDie | kDieOverReticle | kDramTooHot)) == 0;
   return r;
 }
 
@@ -641,10 +669,15 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
   // Power wall (MODEL.md §8): throttle clocks by the cubic law and re-evaluate once.
   const double scale =
       power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
-  if (scale < 1.0) {
-    r = evaluate_at(d, batch, scale, net, blocks);
-    r.reasons |= kPowerOverTdp;
+  const bool throttled = scale < 1.0;
+  if (throttled) r = evaluate_at(d, batch, scale, net, blocks);
+  // Thermal coupling (MODEL.md §9): DRAM above 85 C refreshes twice as often, which lowers
+  // its bandwidth; re-evaluate once at the hot refresh rate.
+  if (r.thermal.modelled && r.thermal.dram_peak_C > kRefreshDoublingC) {
+    const double hot = r.thermal.dram_peak_C;
+    r = evaluate_at(d, batch, throttled ? scale : 1.0, net, blocks, hot);
   }
+  if (throttled) r.reasons |= kPowerOverTdp;
   return r;
 }
 

@@ -64,7 +64,13 @@ std::vector<std::string> describe(std::uint32_t reasons) {
   if (reasons & kZeroBatch) out.emplace_back("zero batch: not even batch 1 fits device memory");
   if (reasons & kPowerOverTdp)
     out.emplace_back("power over TDP: clocks scaled down by the cubic law");
-  const std::uint32_t known = kMemoryCapacity | kZeroBatch | kPowerOverTdp;
+  if (reasons & kAreaOverDie)
+    out.emplace_back("area: cores, SRAM, NoC, PHYs and the vertical-link field exceed the die");
+  if (reasons & kDieOverReticle) out.emplace_back("area: the die exceeds the lithography reticle");
+  if (reasons & kDramTooHot)
+    out.emplace_back("thermal: DRAM above 95 C (refresh already doubled above 85 C)");
+  const std::uint32_t known = kMemoryCapacity | kZeroBatch | kPowerOverTdp | kAreaOverDie |
+                              kDieOverReticle | kDramTooHot;
   for (unsigned bit = 0; bit < 32; ++bit) {
     const std::uint32_t flag = 1u << bit;
     if ((reasons & flag) && !(known & flag))

@@ -149,3 +149,61 @@ TEST(NetworkReport, ReferenceSimulatorAgreesOnADecodeStep) {
 
 }  // namespace
 }  // namespace stackscope::perf
+
+namespace stackscope::perf {
+namespace {
+
+Design stacked_design() {
+  auto d = testing::small_dense();
+  auto& m = d.hardware.memory;
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.stacks = 1;
+  m.layers_total = 8;
+  m.layers_connected = 4;
+  m.channels_per_layer = 64;
+  m.bytes_per_transfer = 8;
+  m.clock_MHz = 1600;
+  m.capacity_per_layer_GiB = 12;
+  m.vertical = {hw::VerticalLinkKind::hybrid_bond, 9.0, 0.5, 3.2, 0.05, 81};
+  d.hardware.thermal = {45, 0.05, 0.004};
+  d.workload.batch = 32;
+  return d;
+}
+
+TEST(ThermalCoupling, HotDramRefreshesMoreAndTooHotIsInfeasible) {
+  auto d = stacked_design();
+  const auto cool = evaluate(d);
+  ASSERT_TRUE(cool.thermal.modelled);
+  EXPECT_LT(cool.thermal.dram_peak_C, 85.0);
+  EXPECT_FALSE(cool.thermal.refresh_doubled);
+  // A worse heat sink: DRAM between 85 and 95 C -> doubled refresh, slower decode, feasible.
+  const double p = cool.metrics.power_w;
+  d.hardware.thermal.r_base_K_per_W = (90.0 - 45.0) / p - 8 * 0.004;
+  const auto warm = evaluate(d);
+  EXPECT_TRUE(warm.thermal.refresh_doubled);
+  EXPECT_GT(warm.metrics.tpot_s, cool.metrics.tpot_s);
+  EXPECT_TRUE(warm.feasible);
+  d.hardware.thermal.r_base_K_per_W = (120.0 - 45.0) / p;
+  const auto hot = evaluate(d);
+  EXPECT_FALSE(hot.feasible);
+  EXPECT_TRUE(hot.reasons & kDramTooHot);
+}
+
+TEST(ThermalCoupling, HbmDesignsAreNotCoupled) {
+  const auto r = evaluate(testing::small_dense());
+  EXPECT_FALSE(r.thermal.modelled);
+  EXPECT_FALSE(r.reasons & kDramTooHot);
+}
+
+TEST(AreaCheck, OversizedDieIsInfeasible) {
+  auto d = stacked_design();
+  d.hardware.compute.die_area_mm2 = 1000;
+  d.hardware.compute.cores = 300;
+  const auto r = evaluate(d);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_TRUE(r.reasons & kDieOverReticle);
+  EXPECT_GT(r.area.used, 0.0);
+}
+
+}  // namespace
+}  // namespace stackscope::perf

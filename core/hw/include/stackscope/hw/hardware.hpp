@@ -84,6 +84,9 @@ struct Memory {
   double cycles_per_sector = 4;   // memory clock cycles to transfer one sector
   DramTiming timing;
   double capacity_per_layer_GiB = 2;
+  // DRAM bit density per layer; > 0 derives a stacked_3d layer's capacity from the die area
+  // left after the vertical-link field (MODEL.md §8), overriding capacity_per_layer_GiB.
+  double bit_density_Gb_per_mm2 = 0;
   double reserved_GiB = 0;        // not usable by the model (firmware, runtime, ECC)
   double round_trip_latency_ns = 400;  // load-to-use latency seen by a core (Little's law)
   double utilisation_cap = 0.9;   // achievable fraction of peak for ideal streams
@@ -103,6 +106,26 @@ struct Energy {
   double tdp_W = 700;
 };
 
+// Area of the parts of a die that are not cores (MODEL.md §8). Cores include their own SRAM.
+struct Area {
+  double sram_mm2_per_MiB = 0.35;     // shared buffer incl. periphery (5 nm-class high-density
+                                      // bitcell 0.021 um^2 x 8.4 Mbit = 0.18 mm^2 raw, x ~2)
+  double router_mm2 = 0.1;            // one NoC mesh router
+  double memory_phy_mm2 = 11;         // per HBM stack interface (2.5D); 0 for stacked DRAM
+  double io_phy_mm2 = 40;             // chip-to-chip / network PHYs
+  double other_mm2 = 50;              // control, clocking, misc. uncore
+  double reticle_mm2 = 858;           // 26 mm x 33 mm lithography field
+};
+
+// Compact thermal model for the search inner loop (MODEL.md §9): peak DRAM temperature =
+// ambient + device power x (r_base + r_layer x DRAM layers). Defaults are DeepStack's
+// 0.56 + 0.01 L K/W; core/thermal fits them to its grid solver.
+struct Thermal {
+  double ambient_C = 45;
+  double r_base_K_per_W = 0.56;
+  double r_layer_K_per_W = 0.01;
+};
+
 struct Noc {
   int mesh_x = 1;
   int mesh_y = 1;
@@ -119,6 +142,8 @@ struct Hardware {
   Memory memory;
   Noc noc;
   Energy energy;
+  Area area;
+  Thermal thermal;
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
 };
 

@@ -100,7 +100,8 @@ void save_text_atomic(const std::filesystem::path& file, std::string_view text);
 
 // The CLI's --json document for one evaluation:
 // { "design": name, "feasible", "reasons": [...], "batch", "metrics": {...},
-//   "memory": {...}, "breakdown": { "prefill": {"time_s", "ops": {...}, "resources": {...}},
+//   "memory": {...}, "area": {cores_mm2, ..., used_mm2, die_mm2, reticle_mm2},
+//   "thermal": {modelled, dram_peak_C, refresh_doubled}, "breakdown": { "prefill": {"time_s", "ops": {...}, "resources": {...}},
 //                                   "decode": {...} } }
 std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent = 2);
 

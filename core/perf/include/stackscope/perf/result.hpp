@@ -50,6 +50,9 @@ enum Infeasibility : std::uint32_t {
   kMemoryCapacity = 1u << 0,   // weights + KV + activations exceed device memory
   kZeroBatch = 1u << 1,        // batch auto found no batch that fits
   kPowerOverTdp = 1u << 2,     // reported; clocks are scaled (cubic law) instead
+  kAreaOverDie = 1u << 3,      // cores + SRAM + NoC + PHYs + vertical field exceed the die
+  kDieOverReticle = 1u << 4,   // the die exceeds the lithography reticle
+  kDramTooHot = 1u << 5,       // DRAM above 95 C (refresh doubles above 85 C)
 };
 std::vector<std::string> describe(std::uint32_t reasons);
 
@@ -83,6 +86,18 @@ struct Metrics {
   double memory_bytes_per_device = 0;
 };
 
+struct AreaSummary {  // mm^2 per die
+  double cores = 0, shared_sram = 0, noc = 0, phy = 0, vertical = 0, other = 0;
+  double used = 0, die = 0, reticle = 0;
+};
+
+struct ThermalSummary {
+  bool modelled = false;   // DRAM stacked on the logic die (stacked_3d); 2.5D HBM and SRAM-only
+                           // designs keep their memory off the hot die and are not coupled
+  double dram_peak_C = 0;  // compact model: ambient + P (r_base + r_layer L)
+  bool refresh_doubled = false;
+};
+
 struct Result {
   bool feasible = false;
   std::uint32_t reasons = kOk;
@@ -90,6 +105,8 @@ struct Result {
   double clock_scale = 1.0;    // < 1 when the power wall throttled clocks
   Metrics metrics;
   MemoryFootprint memory;
+  AreaSummary area;
+  ThermalSummary thermal;
   PhaseBreakdown prefill;
   PhaseBreakdown decode;
 };
