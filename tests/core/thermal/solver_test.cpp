@@ -164,6 +164,48 @@ TEST(ThermalSolver, AppendedInterfaceLayer) {
   EXPECT_NEAR(a.layers[0].max_C, b.layers[0].max_C, 1e-6);
 }
 
+TEST(ThermalTransient, HeatsMonotonicallyTowardsSteadyState) {
+  const StackModel s = quad_stack();
+  const PowerMap p = {{10.0, 20.0, 5.0, 30.0}, {}};
+  const Solution steady = solve_steady(s, p);
+  TransientOptions t;
+  t.step_s = 5.0;  // the sink's time constant is ~C_sink.r_convec = 88 J/K x 0.1 K/W ~ 9 s
+  t.steps = 100;
+  t.record_every = 10;
+  const auto snaps = solve_transient(s, p, {}, t);
+  ASSERT_EQ(snaps.size(), 10u);
+  double prev = s.package.ambient_C;
+  for (const auto& sn : snaps) {
+    EXPECT_GE(sn.layers[0].max_C, prev - 1e-9);
+    prev = sn.layers[0].max_C;
+  }
+  EXPECT_NEAR(snaps.back().time_s, 500.0, 1e-9);
+  const double rise = steady.layers[0].max_C - s.package.ambient_C;
+  EXPECT_NEAR(snaps.back().layers[0].max_C, steady.layers[0].max_C, 1e-3 * rise);
+  // A short, fine-step run stays well below steady state: the die heats in milliseconds but the
+  // sink takes seconds.
+  t.step_s = 1e-4;
+  t.steps = 20;
+  t.record_every = 0;
+  const auto early = solve_transient(s, p, {}, t);
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_LT(early[0].layers[0].max_C - s.package.ambient_C, 0.5 * rise);
+  EXPECT_GT(early[0].layers[0].max_C, s.package.ambient_C);
+}
+
+TEST(ThermalTransient, SteadyStateIsAFixedPoint) {
+  const StackModel s = centred_stack();
+  const PowerMap p = {{25.0}, {}};
+  const Solution steady = solve_steady(s, p);
+  TransientOptions t;
+  t.step_s = 0.01;
+  t.steps = 5;
+  t.initial = &steady;
+  const auto out = solve_transient(s, p, {}, t);
+  for (size_t i = 0; i < steady.temperature_C[0].size(); ++i)
+    ASSERT_NEAR(out.back().temperature_C[0][i], steady.temperature_C[0][i], 1e-6);
+}
+
 TEST(ThermalSolver, RejectsMalformedInput) {
   StackModel s = quad_stack();
   EXPECT_THROW(solve_steady(s, {{1.0, 2.0}, {}}), std::invalid_argument);       // wrong block count

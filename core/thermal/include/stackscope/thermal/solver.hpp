@@ -59,10 +59,24 @@ struct Solution {
   int iterations = 0;              // CG iterations (0 for Cholesky)
   double residual = 0.0;
   double solve_seconds = 0.0;  // assembly + solve wall time
+  double time_s = 0.0;         // transient snapshots: simulated time since the start
+};
+
+struct TransientOptions {
+  double step_s = 1e-3;  // backward-Euler time step
+  int steps = 100;
+  int record_every = 0;               // keep a snapshot every N steps (0: only the last step)
+  const Solution* initial = nullptr;  // nullptr: everything starts at ambient
 };
 
 // Steady state. Throws std::invalid_argument on malformed input.
 Solution solve_steady(const StackModel& stack, const PowerMap& power, const GridOptions& opt = {});
+
+// Transient under constant power (backward Euler on C.dT/dt + G.T = P, node capacitances =
+// volumetric heat capacity x cell volume). Returns the recorded snapshots in time order;
+// iterations accumulate over steps and solve_seconds is the wall time up to each snapshot.
+std::vector<Solution> solve_transient(const StackModel& stack, const PowerMap& power,
+                                      const GridOptions& opt, const TransientOptions& topt);
 
 // Power density per cell (W) for one layer: blocks rasterised by overlap area (blocks clipped to
 // the chip; power of the clipped part is kept, spread over the in-chip part).
