@@ -101,9 +101,8 @@ void validate(const StackModel& s, const std::vector<Layer>& layers, const GridO
 // Preconditioned conjugate gradient for the conductance matrix. Thin layers couple far more
 // strongly vertically than laterally, so the preconditioner solves each vertical column of cells
 // (chip layers, spreader, sink) exactly as a tridiagonal system (line relaxation), and adds a
-// coarse correction over per-layer aggregates of cells (two-level Schwarz) for the smooth
-// lateral modes that the weak convection boundary leaves badly conditioned (symmetric
-// multiplicative cycle: coarse, line, coarse).
+// coarse correction over per-layer aggregates of cells (additive two-level Schwarz) for the smooth
+// lateral modes that the weak convection boundary leaves badly conditioned.
 struct PcgResult {
   Eigen::VectorXd x;
   int iterations = 0;
@@ -181,15 +180,11 @@ PcgResult solve_pcg(const Eigen::SparseMatrix<double>& G, const Eigen::VectorXd&
     }
     for (int k = ncol_nodes; k < n; ++k) y[k] += r[k] / diag[k];
   };
-  // Symmetric two-level cycle: coarse, line smoothing, coarse (each on the current residual).
-  Eigen::VectorXd rr(n);
+  // Additive two-level Schwarz: column line solves plus the coarse correction.
   auto precondition = [&](const Eigen::VectorXd& r, Eigen::VectorXd& y) {
     y.setZero(n);
+    line_add(r, y);
     coarse_add(r, y);
-    rr.noalias() = r - G * y;
-    line_add(rr, y);
-    rr.noalias() = r - G * y;
-    coarse_add(rr, y);
   };
 
   PcgResult res;
@@ -293,9 +288,10 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
   std::vector<Eigen::Triplet<double>> trip;
   trip.reserve(static_cast<size_t>(n) * 7);
   std::vector<double> g_amb(static_cast<size_t>(n), 0.0);
+  std::vector<double> gdiag(static_cast<size_t>(n), 0.0);  // diagonal summed separately
   auto link = [&](int i, int j, double g) {
-    trip.emplace_back(i, i, g);
-    trip.emplace_back(j, j, g);
+    gdiag[static_cast<size_t>(i)] += g;
+    gdiag[static_cast<size_t>(j)] += g;
     trip.emplace_back(i, j, -g);
     trip.emplace_back(j, i, -g);
   };
@@ -365,7 +361,7 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
     g_amb[static_cast<size_t>(hs0 + i)] = A / sink_face / pk.r_convec_K_per_W;
   if (has_hs_per) g_amb[static_cast<size_t>(p_hs)] = a_hs_per / sink_face / pk.r_convec_K_per_W;
   for (int i = 0; i < n; ++i)
-    if (g_amb[static_cast<size_t>(i)] > 0) trip.emplace_back(i, i, g_amb[static_cast<size_t>(i)]);
+    trip.emplace_back(i, i, gdiag[static_cast<size_t>(i)] + g_amb[static_cast<size_t>(i)]);
 
   // Right-hand side: power per cell (solving for the rise over ambient).
   Eigen::VectorXd b = Eigen::VectorXd::Zero(n);
