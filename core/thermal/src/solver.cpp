@@ -161,25 +161,19 @@ PcgResult solve_pcg(const Eigen::SparseMatrix<double>& G, const Eigen::VectorXd&
     const Eigen::VectorXd ec = coarse.solve(rc);
     for (int k = 0; k < n; ++k) y[k] += ec[agg[static_cast<size_t>(k)]];
   };
+  // Thomas sweeps level by level over all columns at once (contiguous memory).
   auto line_add = [&](const Eigen::VectorXd& r, Eigen::VectorXd& y) {
-    for (int i = 0; i < nc; ++i) {
-      double prev = r[i];
-      tmp[i] = prev;
-      for (int z = 1; z < nz; ++z) {
-        const int k = z * nc + i;
-        prev = r[k] - lmul[k] * prev;
-        tmp[k] = prev;
-      }
-      const int top = (nz - 1) * nc + i;
-      tmp[top] /= D[top];
-      for (int z = nz - 2; z >= 0; --z) {
-        const int k = z * nc + i;
+    for (int i = 0; i < nc; ++i) tmp[i] = r[i];
+    for (int z = 1; z < nz; ++z)
+      for (int k = z * nc, e = k + nc; k < e; ++k) tmp[k] = r[k] - lmul[k] * tmp[k - nc];
+    for (int k = (nz - 1) * nc; k < ncol_nodes; ++k) tmp[k] /= D[k];
+    for (int z = nz - 2; z >= 0; --z)
+      for (int k = z * nc, e = k + nc; k < e; ++k)
         tmp[k] = tmp[k] / D[k] - lmul[k + nc] * tmp[k + nc];
-      }
-      for (int z = 0; z < nz; ++z) y[z * nc + i] += tmp[z * nc + i];
-    }
+    for (int k = 0; k < ncol_nodes; ++k) y[k] += tmp[k];
     for (int k = ncol_nodes; k < n; ++k) y[k] += r[k] / diag[k];
   };
+
   // Additive two-level Schwarz: column line solves plus the coarse correction.
   auto precondition = [&](const Eigen::VectorXd& r, Eigen::VectorXd& y) {
     y.setZero(n);
