@@ -22,8 +22,11 @@ using PowerMap = std::vector<std::vector<double>>;
 struct GridOptions {
   int rows = 64;
   int cols = 64;
-  double tolerance = 1e-10;  // relative residual for the iterative solver
+  double tolerance = 1e-10;  // PCG relative residual ||b - G.x|| / ||b||
   int max_iterations = 5000;
+  // kConjugateGradient: PCG with a vertical-line + per-layer coarse-grid preconditioner
+  // (64x64x20 layers: ~56 iterations, ~0.25 s). kCholesky: Eigen SimplicialLDLT, a direct
+  // cross-check; its fill grows fast on 3D grids (32x32x20 already takes ~2 s).
   enum class Method { kConjugateGradient, kCholesky } method = Method::kConjugateGradient;
 };
 
