@@ -7,6 +7,7 @@
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/memory/bank_sim.hpp"
 #include "stackscope/memory/dram.hpp"
 
 namespace stackscope::cli {
@@ -19,6 +20,7 @@ std::vector<OptionSpec> dram_options() {
       {"--memory", "ID|FILE", "hardware preset id or hardware JSON file (its memory is used)"},
       {"--pattern", "P", "stream | random | chunk:BYTES | mix:READ_FRACTION | row-conflict"},
       {"--temperature", "C", "DRAM temperature in deg C (refresh doubles above 85; default 50)"},
+      {"--reference", "", "also run the bank-level DRAM simulator and compare it with the model"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -70,6 +72,19 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
 
   const memory::DramBandwidth bw =
       memory::effective_bandwidth(hardware.memory, hardware.compute, *pattern, temperature_C);
+  // --reference: the bank-level simulator vs the model's DRAM-device limit
+  // min(row, activation) x (1 - refresh); buffering, SRAM and utilisation caps are not DRAM
+  // behaviour, so they are left out of the comparison (bank_sim.hpp).
+  const bool reference = a.has("--reference") && hardware.memory.kind != hw::MemoryKind::sram_only;
+  memory::BankSimResult sim;
+  double dram_limit = 0, ref_error = 0;
+  if (reference) {
+    memory::BankSimConfig cfg;
+    cfg.temperature_C = temperature_C;
+    sim = memory::simulate_bank_level(hardware.memory, *pattern, cfg);
+    dram_limit = memory::analytic_dram_limit_Bps(bw);
+    ref_error = sim.effective_Bps > 0 ? (dram_limit - sim.effective_Bps) / sim.effective_Bps : 0;
+  }
 
   if (a.has("--json")) {
     nlohmann::ordered_json j;
@@ -86,6 +101,14 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
     j["sram_GBps"] = bw.sram_Bps / kGB;
     j["refresh_overhead"] = bw.refresh_overhead;
     j["bound"] = std::string(memory::to_string(bw.bound));
+    if (reference) {
+      j["dram_limit_GBps"] = dram_limit / kGB;
+      j["reference_GBps"] = sim.effective_Bps / kGB;
+      j["reference_error"] = ref_error;
+      j["reference_row_hit_rate"] = sim.row_hit_rate;
+      j["reference_refresh_share"] = sim.refresh_share;
+      j["reference_banks_per_channel"] = sim.banks_per_channel;
+    }
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -109,6 +132,17 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
   const double frac = bw.peak_Bps > 0 ? bw.effective_Bps / bw.peak_Bps : 0;
   ctx.out << "\nbound by     " << memory::to_string(bw.bound) << " (" << fixed(100.0 * frac, 1)
           << " % of peak)\n";
+  if (reference) {
+    ctx.out << "\nbank-level reference (cycle-stepped, open page, FR-FCFS; "
+            << sim.banks_per_channel << " banks per channel)\n";
+    Table r({"quantity", "value", "unit"}, "lrl");
+    r.row({"model DRAM limit min(row, act) x (1 - refresh)", readable(dram_limit / kGB), "GB/s"});
+    r.row({"reference bandwidth", readable(sim.effective_Bps / kGB), "GB/s"});
+    r.row({"model error vs reference", fixed(100.0 * ref_error, 1), "%"});
+    r.row({"reference row hit rate", fixed(100.0 * sim.row_hit_rate, 1), "%"});
+    r.row({"reference refresh share", fixed(100.0 * sim.refresh_share, 2), "%"});
+    ctx.out << r.str();
+  }
   return kExitOk;
 }
 
@@ -117,12 +151,15 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
 Command make_dram_command() {
   Command c;
   c.name = "dram";
-  c.synopsis = "dram --memory ID|FILE --pattern PATTERN [--temperature C] [--json]";
+  c.synopsis = "dram --memory ID|FILE --pattern PATTERN [--temperature C] [--reference] [--json]";
   c.summary = "effective DRAM bandwidth of a device memory for an access pattern";
   c.description =
       "Runs the transaction-aware DRAM model (row cycle with the layer-connectivity rule,\n"
       "activation-rate cap, Little's-law buffering, SRAM staging, refresh) for the memory of a\n"
-      "hardware preset or file, and prints each limit and the effective bandwidth.";
+      "hardware preset or file, and prints each limit and the effective bandwidth.\n"
+      "--reference also runs the bank-level simulator (tRCD/tRP/tRAS/tFAW/tRRD/tCCD/tWTR,\n"
+      "refresh) and compares it with the model's DRAM-device limit\n"
+      "min(row-cycle, activation) x (1 - refresh) (reference_GBps, reference_error).";
   c.options = dram_options();
   c.run = run_dram;
   return c;

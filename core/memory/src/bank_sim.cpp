@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Cycle-stepped bank-level DRAM scheduler, the reference the analytic model (dram.cpp) is
+// checked against. One cycle = one memory data clock (1 / clock_MHz). Per channel:
+//  - banks with an open row and earliest-issue times for ACT, column commands and PRE;
+//    tRCD (ACT -> RD/WR), tRAS (ACT -> PRE), tRP (PRE -> ACT), tRRD (ACT -> ACT in the channel),
+//    tFAW (rolling window of 4 ACTs per channel), JEDEC JESD235 (HBM) / JESD238 (HBM3);
+//  - bank groups of 4 (JESD235A HBM2: 4 bank groups x 4 banks): consecutive column commands in
+//    one group are tCCD_L = tCCD_ns apart, across groups only the data burst (tCCD_S = burst);
+//  - data bus busy cycles_per_sector per sector; write-to-read turnaround burst + tWTR, read-to-
+//    write burst + tCCD_L (the model has no CL/CWL, so the read-to-write gap is approximated);
+//    write recovery before PRE approximated by tRCD (HBM2 tWR 16 vs tRCD 14 cycles, DRAMsim3);
+//  - one row command (ACT/PRE/REF) and one column command (RD/WR) per cycle: HBM has separate
+//    row and column command buses (JESD235);
+//  - all-bank refresh: every tREFI (halved above 85 C) the channel stops activating, closes all
+//    banks and issues REF, which blocks it for tRFC (DRAMsim3 refresh_policy
+//    RANK_LEVEL_SIMULTANEOUS);
+//  - open-page policy, FR-FCFS over a bounded request queue (Rixner et al., ISCA 2000): the
+//    oldest ready row hit first, otherwise the oldest request whose ACT/PRE can issue; a row
+//    with queued hits is not closed.
+// Address mapping: row : bank : bank group : channel : column (DRAMsim3's rorabgbachco with the
+// bank-group bits moved below the bank bits so that sequential rows alternate bank groups, the
+// usual HBM choice when tCCD_L > tCCD_S). A sequential stream therefore fills one row-sized
+// column run per channel, then moves to the next channel; each channel sees row-sized runs in
+// consecutive banks. Channels are identical, so `channels_simulated` channels (default one) are
+// simulated, each with its own share of the pattern, and the result is scaled.
+// stacked_3d with layers_total > layers_connected: each connected (vertical) channel fronts
+// layers_total / layers_connected layers' banks (DeepStack's connectivity idea), so the channel
+// has banks_per_channel x max(1, layers_total / layers_connected) banks.
+#include "stackscope/memory/bank_sim.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <random>
+#include <vector>
+
+namespace stackscope::memory {
+namespace {
+
+using Cycle = std::int64_t;
+constexpr Cycle kNever = -1;
+constexpr int kBankGroups = 4;
+constexpr std::int64_t kRowsPerBank = 32768;  // HBM2 8 Gb x128 (DRAMsim3); only sets hit odds
+constexpr double kRefreshDoublingC = 85.0;    // JEDEC extended temperature range
+
+struct Request {
+  int bank = 0;
+  std::int64_t row = 0;
+  bool write = false;
+};
+
+struct Bank {
+  std::int64_t open_row = kNever;
+  Cycle act_ready = 0;  // earliest ACT (after tRP / tRFC)
+  Cycle col_ready = 0;  // earliest RD/WR to the open row (tRCD)
+  Cycle pre_ready = 0;  // earliest PRE (tRAS, read-to-precharge, write recovery)
+};
+
+struct Timing {
+  Cycle burst, tRCD, tRP, tRAS, tRRD, tFAW, tCCD_L, tWTR, tWR, tRFC, tREFI;
+};
+
+Cycle to_cycles(double ns, double t_ck_ns) {
+  return std::max<Cycle>(1, static_cast<Cycle>(std::ceil(ns / t_ck_ns - 1e-9)));
+}
+
+// The per-channel share of an access pattern (MODEL.md §2 patterns, issue 4).
+class Generator {
+ public:
+  Generator(const hw::Memory& m, const AccessPattern& p, int banks, double channels,
+            std::uint64_t seed)
+      : p_(p), banks_(banks), rng_(seed) {
+    sectors_per_row_ = std::max<std::int64_t>(1, std::llround(m.row_bytes / m.sector_bytes));
+    switch (p.kind) {
+      case PatternKind::stream:
+      case PatternKind::mix: run_sectors_ = sectors_per_row_; break;
+      case PatternKind::random:
+      case PatternKind::row_conflict: run_sectors_ = 1; break;
+      case PatternKind::chunk: {
+        // A chunk of at most one row stays in one row of one channel; a longer one spreads
+        // row-sized pieces over the channels (column bits below channel bits) and only gives a
+        // channel several consecutive rows when it is longer than a row in every channel.
+        const double bytes = std::max(p.chunk_bytes, m.sector_bytes);
+        if (bytes <= m.row_bytes) {
+          run_sectors_ = std::max<std::int64_t>(1, std::llround(bytes / m.sector_bytes));
+        } else {
+          const double rows_here = std::max(1.0, std::floor(bytes / (m.row_bytes * channels)));
+          run_sectors_ = static_cast<std::int64_t>(rows_here) * sectors_per_row_;
+        }
+        break;
+      }
+    }
+  }
+
+  Request next() {
+    if (left_ == 0) start_run();
+    --left_;
+    Request r{bank_, row_, write_};
+    if (++col_ == sectors_per_row_) {  // run continues in the next bank (then next row)
+      col_ = 0;
+      if (++bank_ == banks_) {
+        bank_ = 0;
+        ++row_;
+      }
+    }
+    return r;
+  }
+
+ private:
+  void start_run() {
+    left_ = run_sectors_;
+    switch (p_.kind) {
+      case PatternKind::stream:
+      case PatternKind::mix:
+        // Sequential: the next row-sized run follows where the last one ended.
+        if (p_.kind == PatternKind::mix)
+          write_ = std::uniform_real_distribution<double>(0, 1)(rng_) >= p_.read_fraction;
+        break;
+      case PatternKind::row_conflict:
+        bank_ = 0;
+        row_ = (row_ + 1) % kRowsPerBank;
+        col_ = 0;
+        break;
+      case PatternKind::random:
+      case PatternKind::chunk: {
+        bank_ = static_cast<int>(rng_() % static_cast<std::uint64_t>(banks_));
+        row_ = static_cast<std::int64_t>(rng_() % kRowsPerBank);
+        // Runs shorter than a row start at a run-aligned column so they stay in one row.
+        const std::int64_t slots = std::max<std::int64_t>(1, sectors_per_row_ / run_sectors_);
+        col_ = run_sectors_ < sectors_per_row_
+                   ? static_cast<std::int64_t>(rng_() % static_cast<std::uint64_t>(slots)) *
+                         run_sectors_
+                   : 0;
+        break;
+      }
+    }
+  }
+
+  AccessPattern p_;
+  int banks_;
+  std::mt19937_64 rng_;
+  std::int64_t sectors_per_row_ = 1;
+  std::int64_t run_sectors_ = 1;
+  std::int64_t left_ = 0;
+  int bank_ = 0;
+  std::int64_t row_ = 0;
+  std::int64_t col_ = 0;
+  bool write_ = false;
+};
+
+struct Stats {
+  std::uint64_t acts = 0, reads = 0, writes = 0, refresh_cycles = 0;
+};
+
+class Channel {
+ public:
+  Channel(const Timing& t, int banks, int queue_depth, Generator gen)
+      : t_(t),
+        banks_(static_cast<std::size_t>(banks)),
+        depth_(queue_depth),
+        gen_(std::move(gen)),
+        hits_(static_cast<std::size_t>(banks), 0),
+        seen_(static_cast<std::size_t>(banks), 0) {
+    faw_.fill(-t.tFAW);
+    group_next_col_.fill(0);
+    next_ref_ = t.tREFI;
+  }
+
+  void step(Cycle now, bool measure, Stats& s) {
+    while (static_cast<int>(queue_.size()) < depth_) queue_.push_back(gen_.next());
+    if (now < ref_busy_until_) {
+      if (measure) ++s.refresh_cycles;
+      return;
+    }
+    if (now >= next_ref_) ref_pending_ = true;
+    if (ref_pending_) {
+      if (measure) ++s.refresh_cycles;
+      refresh(now);
+      return;
+    }
+    column_command(now, measure, s);
+    row_command(now, measure, s);
+  }
+
+ private:
+  void refresh(Cycle now) {
+    bool all_closed = true;
+    Cycle ready = now;
+    for (auto& b : banks_) {
+      if (b.open_row != kNever) {
+        all_closed = false;
+        if (now >= b.pre_ready) {  // one PRE per cycle on the row command bus
+          precharge(b, now);
+          return;
+        }
+      }
+      ready = std::max(ready, b.act_ready);
+    }
+    if (!all_closed || now < ready) return;
+    ref_busy_until_ = now + t_.tRFC;
+    for (auto& b : banks_) b.act_ready = std::max(b.act_ready, ref_busy_until_);
+    next_ref_ += t_.tREFI;
+    ref_pending_ = false;
+  }
+
+  void precharge(Bank& b, Cycle now) {
+    b.open_row = kNever;
+    b.act_ready = std::max(b.act_ready, now + t_.tRP);
+  }
+
+  // FR-FCFS: the oldest request whose row is open and whose column command may issue now.
+  void column_command(Cycle now, bool measure, Stats& s) {
+    if (now < bus_free_) return;
+    for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+      Bank& b = banks_[static_cast<std::size_t>(it->bank)];
+      const int g = it->bank % kBankGroups;
+      if (b.open_row != it->row || now < b.col_ready || now < group_next_col_[g]) continue;
+      if (it->write ? now < next_wr_ : now < next_rd_) continue;
+      bus_free_ = now + t_.burst;
+      group_next_col_[g] = now + t_.tCCD_L;
+      if (it->write) {
+        next_rd_ = std::max(next_rd_, now + t_.burst + t_.tWTR);
+        b.pre_ready = std::max(b.pre_ready, now + t_.burst + t_.tWR);
+        if (measure) ++s.writes;
+      } else {
+        next_wr_ = std::max(next_wr_, now + t_.burst + t_.tCCD_L);
+        b.pre_ready = std::max(b.pre_ready, now + std::max(t_.burst, t_.tCCD_L));
+        if (measure) ++s.reads;
+      }
+      queue_.erase(it);
+      return;
+    }
+  }
+
+  // Oldest request (one per bank) whose PRE or ACT may issue now.
+  void row_command(Cycle now, bool measure, Stats& s) {
+    ++stamp_;
+    for (const auto& r : queue_) {
+      const auto bi = static_cast<std::size_t>(r.bank);
+      if (hits_stamp_ != stamp_) {
+        // Queued row hits per bank: a row with pending hits is not closed (row hits first).
+        std::fill(hits_.begin(), hits_.end(), 0);
+        for (const auto& q : queue_)
+          if (banks_[static_cast<std::size_t>(q.bank)].open_row == q.row)
+            ++hits_[static_cast<std::size_t>(q.bank)];
+        hits_stamp_ = stamp_;
+      }
+      if (seen_[bi] == stamp_) continue;
+      seen_[bi] = stamp_;
+      Bank& b = banks_[bi];
+      if (b.open_row == r.row) continue;
+      if (b.open_row != kNever) {
+        if (hits_[bi] == 0 && now >= b.pre_ready) {
+          precharge(b, now);
+          return;
+        }
+        continue;
+      }
+      const Cycle faw_oldest = faw_[faw_head_];
+      if (now < b.act_ready || now < next_act_ || now < faw_oldest + t_.tFAW) continue;
+      b.open_row = r.row;
+      b.col_ready = now + t_.tRCD;
+      b.pre_ready = now + t_.tRAS;
+      next_act_ = now + t_.tRRD;
+      faw_[faw_head_] = now;
+      faw_head_ = (faw_head_ + 1) % faw_.size();
+      if (measure) ++s.acts;
+      return;
+    }
+  }
+
+  Timing t_;
+  std::vector<Bank> banks_;
+  int depth_;
+  Generator gen_;
+  std::deque<Request> queue_;
+  std::vector<int> hits_;
+  std::vector<std::uint64_t> seen_;
+  std::uint64_t stamp_ = 0;
+  std::uint64_t hits_stamp_ = 0;
+  std::array<Cycle, 4> faw_{};
+  std::size_t faw_head_ = 0;
+  std::array<Cycle, kBankGroups> group_next_col_{};
+  Cycle bus_free_ = 0;
+  Cycle next_rd_ = 0;
+  Cycle next_wr_ = 0;
+  Cycle next_act_ = 0;
+  Cycle next_ref_ = 0;
+  Cycle ref_busy_until_ = 0;
+  bool ref_pending_ = false;
+};
+
+}  // namespace
+
+double analytic_dram_limit_Bps(const DramBandwidth& bw) noexcept {
+  return std::min(bw.row_limited_Bps, bw.activation_Bps) * (1.0 - bw.refresh_overhead);
+}
+
+BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& pattern,
+                                  const BankSimConfig& cfg) {
+  BankSimResult res;
+  const double channels = static_cast<double>(m.stacks) * m.layers_connected * m.channels_per_layer;
+  if (m.kind == hw::MemoryKind::sram_only || channels <= 0 || m.clock_MHz <= 0) return res;
+
+  const double t_ck = 1e3 / m.clock_MHz;  // ns
+  const auto& tm = m.timing;
+  double trefi = tm.tREFI_ns;
+  if (cfg.temperature_C > kRefreshDoublingC) trefi *= 0.5;
+  const Cycle burst = std::max<Cycle>(1, std::llround(m.cycles_per_sector));
+  const Timing t{burst,
+                 to_cycles(tm.tRCD_ns, t_ck),
+                 to_cycles(tm.tRP_ns, t_ck),
+                 to_cycles(tm.tRAS_ns, t_ck),
+                 to_cycles(tm.tRRD_ns, t_ck),
+                 to_cycles(tm.tFAW_ns, t_ck),
+                 std::max(burst, to_cycles(tm.tCCD_ns, t_ck)),
+                 to_cycles(tm.tWTR_ns, t_ck),
+                 to_cycles(tm.tRCD_ns, t_ck),
+                 to_cycles(tm.tRFC_ns, t_ck),
+                 to_cycles(trefi, t_ck)};
+
+  double layers_per_channel = 1.0;
+  if (m.kind == hw::MemoryKind::stacked_3d && m.layers_connected > 0)
+    layers_per_channel = std::max(1.0, static_cast<double>(m.layers_total) / m.layers_connected);
+  const int banks =
+      std::max(1, static_cast<int>(std::lround(m.banks_per_channel * layers_per_channel)));
+  res.banks_per_channel = banks;
+  res.cycle_ns = t_ck;
+
+  const int nsim = std::max(1, cfg.channels_simulated);
+  std::vector<Channel> chans;
+  chans.reserve(static_cast<std::size_t>(nsim));
+  for (int c = 0; c < nsim; ++c)
+    chans.emplace_back(t, banks, std::max(1, cfg.queue_depth),
+                       Generator(m, pattern, banks, channels,
+                                 cfg.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c)));
+
+  const auto warm = static_cast<Cycle>(std::ceil(cfg.warmup_us * 1e3 / t_ck));
+  const auto window = std::max<Cycle>(1, static_cast<Cycle>(std::ceil(cfg.window_us * 1e3 / t_ck)));
+  Stats s;
+  for (Cycle now = 0; now < warm + window; ++now) {
+    const bool measure = now >= warm;
+    for (auto& ch : chans) ch.step(now, measure, s);
+  }
+
+  const double seconds = static_cast<double>(window) * t_ck * 1e-9 * nsim;
+  const double bytes = static_cast<double>(s.reads + s.writes) * m.sector_bytes;
+  res.per_channel_Bps = bytes / seconds;
+  res.effective_Bps = res.per_channel_Bps * channels;
+  const double cols = static_cast<double>(s.reads + s.writes);
+  res.row_hit_rate = cols > 0 ? std::max(0.0, 1.0 - static_cast<double>(s.acts) / cols) : 0.0;
+  res.activations = s.acts;
+  res.reads = s.reads;
+  res.writes = s.writes;
+  res.refresh_share = static_cast<double>(s.refresh_cycles) / static_cast<double>(window * nsim);
+  return res;
+}
+
+}  // namespace stackscope::memory
