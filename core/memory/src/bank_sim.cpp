@@ -23,9 +23,10 @@
 // column run per channel, then moves to the next channel; each channel sees row-sized runs in
 // consecutive banks. Channels are identical, so `channels_simulated` channels (default one) are
 // simulated, each with its own share of the pattern, and the result is scaled.
-// stacked_3d with layers_total > layers_connected: each connected (vertical) channel fronts
-// layers_total / layers_connected layers' banks (DeepStack's connectivity idea), so the channel
-// has banks_per_channel x max(1, layers_total / layers_connected) banks.
+// stacked_3d (DeepStack's organisation): a channel's slice of one DRAM layer is one
+// lock-stepped bank and each vertical connection fronts floor or ceil(layers_total /
+// layers_connected) layers, so a layer can recharge while another streams only when at least
+// two layers share the connection (MODEL.md §2 connectivity rule).
 #include "stackscope/memory/bank_sim.hpp"
 
 #include <algorithm>
@@ -320,40 +321,56 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
                  to_cycles(tm.tRFC_ns, t_ck),
                  to_cycles(trefi, t_ck)};
 
-  double layers_per_channel = 1.0;
-  if (m.kind == hw::MemoryKind::stacked_3d && m.layers_connected > 0)
-    layers_per_channel = std::max(1.0, static_cast<double>(m.layers_total) / m.layers_connected);
-  const int banks =
-      std::max(1, static_cast<int>(std::lround(m.banks_per_channel * layers_per_channel)));
-  res.banks_per_channel = banks;
+  // Banks behind one channel. HBM: banks_per_channel. stacked_3d (DeepStack's organisation):
+  // a channel's slice of one layer acts as one lock-stepped bank, and the layers_total layers
+  // are spread over the layers_connected vertical connections, so floor(T/C) or ceil(T/C)
+  // layers share a channel; both kinds are simulated and weighted by how many there are.
+  struct Kind {
+    int banks;
+    double share;
+  };
+  Kind kinds[2] = {{std::max(1, m.banks_per_channel), 1.0}, {0, 0.0}};
+  if (m.kind == hw::MemoryKind::stacked_3d && m.layers_connected > 0) {
+    const int lo = std::max(1, m.layers_total / m.layers_connected);
+    const int extra = m.layers_total - lo * m.layers_connected;  // connections with lo + 1
+    const double hi_share = std::clamp(static_cast<double>(extra) / m.layers_connected, 0.0, 1.0);
+    kinds[0] = {lo, 1.0 - hi_share};
+    kinds[1] = {lo + 1, hi_share};
+  }
+  res.banks_per_channel = kinds[0].banks;
   res.cycle_ns = t_ck;
-
-  const int nsim = std::max(1, cfg.channels_simulated);
-  std::vector<Channel> chans;
-  chans.reserve(static_cast<std::size_t>(nsim));
-  for (int c = 0; c < nsim; ++c)
-    chans.emplace_back(t, banks, std::max(1, cfg.queue_depth),
-                       Generator(m, pattern, banks, channels,
-                                 cfg.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c)));
 
   const auto warm = static_cast<Cycle>(std::ceil(cfg.warmup_us * 1e3 / t_ck));
   const auto window = std::max<Cycle>(1, static_cast<Cycle>(std::ceil(cfg.window_us * 1e3 / t_ck)));
-  Stats s;
-  for (Cycle now = 0; now < warm + window; ++now) {
-    const bool measure = now >= warm;
-    for (auto& ch : chans) ch.step(now, measure, s);
+  const int nsim = std::max(1, cfg.channels_simulated);
+  double per_channel = 0, hit = 0, refresh = 0;
+  for (const Kind& k : kinds) {
+    if (k.share <= 0) continue;
+    std::vector<Channel> chans;
+    chans.reserve(static_cast<std::size_t>(nsim));
+    for (int c = 0; c < nsim; ++c)
+      chans.emplace_back(t, k.banks, std::max(1, cfg.queue_depth),
+                         Generator(m, pattern, k.banks, channels,
+                                   cfg.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c)));
+    Stats s;
+    for (Cycle now = 0; now < warm + window; ++now) {
+      const bool measure = now >= warm;
+      for (auto& ch : chans) ch.step(now, measure, s);
+    }
+    const double seconds = static_cast<double>(window) * t_ck * 1e-9 * nsim;
+    const double bytes = static_cast<double>(s.reads + s.writes) * m.sector_bytes;
+    per_channel += k.share * bytes / seconds;
+    const double cols = static_cast<double>(s.reads + s.writes);
+    hit += k.share * (cols > 0 ? std::max(0.0, 1.0 - static_cast<double>(s.acts) / cols) : 0.0);
+    refresh += k.share * static_cast<double>(s.refresh_cycles) / static_cast<double>(window * nsim);
+    res.activations += s.acts;
+    res.reads += s.reads;
+    res.writes += s.writes;
   }
-
-  const double seconds = static_cast<double>(window) * t_ck * 1e-9 * nsim;
-  const double bytes = static_cast<double>(s.reads + s.writes) * m.sector_bytes;
-  res.per_channel_Bps = bytes / seconds;
-  res.effective_Bps = res.per_channel_Bps * channels;
-  const double cols = static_cast<double>(s.reads + s.writes);
-  res.row_hit_rate = cols > 0 ? std::max(0.0, 1.0 - static_cast<double>(s.acts) / cols) : 0.0;
-  res.activations = s.acts;
-  res.reads = s.reads;
-  res.writes = s.writes;
-  res.refresh_share = static_cast<double>(s.refresh_cycles) / static_cast<double>(window * nsim);
+  res.per_channel_Bps = per_channel;
+  res.effective_Bps = per_channel * channels;
+  res.row_hit_rate = hit;
+  res.refresh_share = refresh;
   return res;
 }
 

@@ -41,18 +41,32 @@ double row_efficiency(const hw::Memory& m, double bytes) {
   return row_read / (row_read + recharge);
 }
 
-// Fraction of the recharge time that other rows cannot hide.
-// stacked_3d, DeepStack's connectivity rule: while layers_connected <= layers_total / 2 an
-// idle layer behind the same vertical links recharges while another streams (eta = 1); above
-// that eta falls linearly to eta_row at full connection.
+// Row-cycle efficiency after hiding recharge behind other banks.
 // hbm: each channel interleaves over banks_per_channel banks, so a stream hides recharge
 // (eta = 1) whenever there are at least two banks to alternate between.
+// stacked_3d, DeepStack's connectivity rule: a channel's slice of one layer is one
+// lock-stepped bank, and the layers_total layers are spread over the layers_connected vertical
+// connections. While layers_connected <= layers_total / 2 every connection fronts >= 2 layers
+// and one recharges while another streams (eta = 1); above that, 2C - T connections front a
+// single layer and pay eta_row, the other T - C still hide it. This is DeepStack's rule with
+// the ramp between T/2 and T taken from whole layers per connection (it matches the
+// bank-level reference, core/memory/src/bank_sim.cpp, at every C; DeepStack's straight line
+// meets it at both ends).
 double connectivity_eta(const hw::Memory& m, double eta_row) {
   if (m.kind == hw::MemoryKind::hbm) return m.banks_per_channel >= 2 ? 1.0 : eta_row;
-  const double half = 0.5 * m.layers_total;
-  if (m.layers_connected <= half) return 1.0;
-  const double over = (m.layers_connected - half) / half;  // 0 .. 1
-  return 1.0 - (1.0 - eta_row) * over;
+  const double t = m.layers_total, c = std::max(1, m.layers_connected);
+  if (c <= 0.5 * t) return 1.0;
+  const double single = std::clamp(2.0 * c - t, 0.0, c);  // connections with one layer
+  return ((c - single) + single * eta_row) / c;
+}
+
+// Banks a channel can have activating at once: HBM banks, or the layers behind a vertical
+// connection (at least one) for stacked_3d.
+double banks_behind_channel(const hw::Memory& m) {
+  if (m.kind == hw::MemoryKind::stacked_3d)
+    return std::max(1.0, std::floor(static_cast<double>(m.layers_total) /
+                                    std::max(1, m.layers_connected)));
+  return std::max(1, m.banks_per_channel);
 }
 
 }  // namespace
@@ -93,7 +107,11 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
   const double act_bytes = bytes_per_activation(m, p);
   const double eta_row = row_efficiency(m, act_bytes);
   if (p.kind == PatternKind::row_conflict) {
-    r.eta = eta_row;  // same bank, new row every access: nothing hides the recharge
+    // Same bank, new row every access: one sector per row cycle max(tRAS, tRCD + burst) + tRP
+    // (JEDEC tRC); nothing hides the recharge.
+    const double t_sector = m.cycles_per_sector / (m.clock_MHz * units::kMega);
+    const double busy = std::max(m.timing.tRAS_ns * kNano, m.timing.tRCD_ns * kNano + t_sector);
+    r.eta = t_sector / (busy + m.timing.tRP_ns * kNano);
   } else if (p.kind == PatternKind::random) {
     r.eta = 1.0;  // spread over banks; limited by the activation rate below
   } else {
@@ -112,8 +130,11 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
   r.row_limited_Bps = r.peak_Bps * r.eta * turnaround;
 
   // Activation-rate cap: <= 4 activations per tFAW and <= 1 per tRRD per channel.
+  // A bank can open a new row once per row cycle tRC = tRAS + tRP, so the banks behind a
+  // channel bound its activation rate too.
   const double act_rate =
-      std::min(4.0 / (m.timing.tFAW_ns * kNano), 1.0 / (m.timing.tRRD_ns * kNano));
+      std::min({4.0 / (m.timing.tFAW_ns * kNano), 1.0 / (m.timing.tRRD_ns * kNano),
+                banks_behind_channel(m) / ((m.timing.tRAS_ns + m.timing.tRP_ns) * kNano)});
   r.activation_Bps = channels * act_rate * act_bytes;
 
   // Little's law: bytes in flight = bandwidth x round-trip latency. Half of each core's SRAM

@@ -112,8 +112,14 @@ TEST(BankSim, StackedChannelFrontsLayersBanksAndScalesByChannels) {
   m.layers_connected = 4;
   m.channels_per_layer = 2;
   const BankSimResult r = simulate_bank_level(m, pattern("stream"));
-  EXPECT_EQ(r.banks_per_channel, 48);  // 16 x 12 / 4
+  EXPECT_EQ(r.banks_per_channel, 3);  // one lock-stepped bank per layer, 12 layers / 4
   EXPECT_DOUBLE_EQ(r.effective_Bps, r.per_channel_Bps * 8);
+  // Fully connected: every connection fronts one layer and pays the row cycle.
+  m.layers_connected = 12;
+  m.channels_per_layer = 1;
+  const BankSimResult full = simulate_bank_level(m, pattern("stream"));
+  EXPECT_EQ(full.banks_per_channel, 1);
+  EXPECT_LT(full.per_channel_Bps, 0.9 * r.per_channel_Bps);
   m.kind = hw::MemoryKind::hbm;
   EXPECT_EQ(simulate_bank_level(m, pattern("stream")).banks_per_channel, 16);
 }

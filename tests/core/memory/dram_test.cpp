@@ -58,8 +58,8 @@ TEST(Dram, RowConflictPaysFullRecharge) {
   AccessPattern p;
   p.kind = PatternKind::row_conflict;
   const auto bw = effective_bandwidth(hbm2_stack(), big_die(), p);
-  // One 64 B sector = 2 cycles = 2 ns, then tRP + tRCD = 28 ns: eta = 2 / 30.
-  EXPECT_NEAR(bw.eta, 2.0 / 30.0, 1e-12);
+  // One 64 B sector = 2 ns per row cycle max(tRAS 34, tRCD 14 + 2) + tRP 14 = 48 ns (JEDEC tRC).
+  EXPECT_NEAR(bw.eta, 2.0 / 48.0, 1e-12);
 }
 
 TEST(Dram, LargerChunksNeverSlower) {
@@ -86,9 +86,9 @@ TEST(Dram, ConnectivityRuleFor3dStacks) {
   m.layers_connected = 8;
   const double eta_row = 32.0 / (32.0 + 28.0);
   EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, eta_row, 1e-12);
-  // Halfway between: linear.
+  // In between: 6 connections front 8 layers, so 2 front two layers (hidden) and 4 front one.
   m.layers_connected = 6;
-  EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, 1.0 - 0.5 * (1.0 - eta_row), 1e-12);
+  EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, (2.0 + 4.0 * eta_row) / 6.0, 1e-12);
 }
 
 TEST(Dram, RefreshDoublesAbove85C) {
