@@ -10,5 +10,6 @@ Command make_collective_command();
 Command make_dram_command();
 Command make_presets_command();
 Command make_validate_project_command();
+Command make_thermal_command();
 
 }  // namespace stackscope::cli

@@ -47,6 +47,7 @@ void register_builtins(CommandRegistry& registry) {
   registry.add(make_dram_command());
   registry.add(make_presets_command());
   registry.add(make_validate_project_command());
+  registry.add(make_thermal_command());
 }
 
 void print_command_help(const Command& command, std::ostream& out) {

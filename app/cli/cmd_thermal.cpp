@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `thermal`: steady-state temperatures of a layer stack read from HotSpot files.
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <stdexcept>
+
+#include "commands.hpp"
+#include "stackscope/cli/text.hpp"
+#include "stackscope/io/hotspot.hpp"
+#include "stackscope/thermal/solver.hpp"
+
+namespace stackscope::cli {
+namespace {
+
+constexpr int kMaxGrid = 1024;
+
+std::vector<OptionSpec> thermal_options() {
+  return {
+      {"--hotspot", "CONFIG LCF PTRACE", "HotSpot config, .lcf (a .flp: 2D mode) and .ptrace"},
+      {"--grid", "R C", "grid size (default: the config's -grid_rows/-grid_cols, or 64 64)"},
+      {"--json", "", "print the result as JSON"},
+      {"--help", "", "show this help"},
+  };
+}
+
+// --hotspot and --grid take several values; parse_args sees them as flags once their values
+// are taken out here.
+struct Split {
+  std::vector<std::string> rest;
+  std::vector<std::string> hotspot, grid;
+};
+
+Split split_multi(std::span<const std::string> args) {
+  Split s;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::vector<std::string>* dest = a == "--hotspot" ? &s.hotspot
+                                     : a == "--grid"  ? &s.grid
+                                                      : nullptr;
+    s.rest.push_back(a);
+    if (dest == nullptr) continue;
+    const std::size_t n = dest == &s.hotspot ? 3 : 2;
+    if (!dest->empty()) throw CliError("thermal: option " + a + " given more than once");
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= args.size() || args[i + k].rfind("--", 0) == 0) {
+        throw CliError("thermal: option " + a + " needs " + std::to_string(n) + " values (" +
+                       (n == 3 ? "CONFIG LCF PTRACE" : "R C") + ")");
+      }
+      dest->push_back(args[i + k]);
+    }
+    i += n;
+  }
+  return s;
+}
+
+int run_thermal(std::span<const std::string> args, Context& ctx) {
+  static const std::vector<OptionSpec> parse_spec = {
+      {"--hotspot", "", ""}, {"--grid", "", ""}, {"--json", "", ""}, {"--help", "", ""}};
+  const Split split = split_multi(args);
+  const ParsedArgs a = parse_args("thermal", split.rest, parse_spec, 1);
+  if (a.has("--help")) {
+    print_command_help(make_thermal_command(), ctx.out);
+    return kExitOk;
+  }
+  if (!a.positional.empty()) {
+    throw CliError("thermal: unexpected argument '" + a.positional[0] +
+                   "': deriving a floorplan from a project file is not implemented yet "
+                   "(allowed: --hotspot CONFIG LCF PTRACE)");
+  }
+  if (split.hotspot.empty()) {
+    throw CliError("thermal: --hotspot CONFIG LCF PTRACE is required");
+  }
+  const std::filesystem::path middle = split.hotspot[1];
+  const io::HotspotModel m = middle.extension() == ".flp"
+                                 ? io::read_hotspot_2d(split.hotspot[0], middle, split.hotspot[2])
+                                 : io::read_hotspot(split.hotspot[0], middle, split.hotspot[2]);
+
+  thermal::GridOptions opt;
+  opt.rows = m.grid_rows;
+  opt.cols = m.grid_cols;
+  if (!split.grid.empty()) {
+    opt.rows = static_cast<int>(parse_int("--grid", split.grid[0], 1, kMaxGrid));
+    opt.cols = static_cast<int>(parse_int("--grid", split.grid[1], 1, kMaxGrid));
+  }
+  thermal::Solution s;
+  try {
+    s = thermal::solve_steady(m.stack, m.power, opt);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("thermal: ") + e.what());
+  }
+  for (const auto& w : m.warnings) ctx.err << "warning: " << w << "\n";
+
+  if (a.has("--json")) {
+    nlohmann::ordered_json j;
+    j["layers"] = nlohmann::ordered_json::array();
+    for (std::size_t l = 0; l < s.layers.size(); ++l) {
+      const auto& st = s.layers[l];
+      j["layers"].push_back({{"index", l},
+                             {"name", st.name},
+                             {"max_C", st.max_C},
+                             {"mean_C", st.mean_C},
+                             {"min_C", st.min_C}});
+    }
+    j["hottest"] = {
+        {"layer", s.hottest.layer}, {"block", s.hottest.block}, {"temperature_C", s.hottest.max_C}};
+    j["grid"] = {{"rows", s.rows}, {"cols", s.cols}};
+    j["total_power_W"] = s.total_power_W;
+    j["ambient_C"] = m.stack.package.ambient_C;
+    j["solve_seconds"] = s.solve_seconds;
+    j["warnings"] = m.warnings;
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+
+  ctx.out << "stack        " << m.stack.layers.size() << " layers, "
+          << fixed(m.stack.chip_width_m * 1e3, 2) << " x " << fixed(m.stack.chip_height_m * 1e3, 2)
+          << " mm, " << readable(s.total_power_W) << " W, ambient "
+          << fixed(m.stack.package.ambient_C, 2) << " deg C\n"
+          << "grid         " << s.rows << " x " << s.cols << " (solved in "
+          << fixed(s.solve_seconds * 1e3, 1) << " ms)\n\n";
+  Table t({"layer", "name", "max C", "mean C", "min C"}, "rl");
+  for (std::size_t l = 0; l < s.layers.size(); ++l) {
+    const auto& st = s.layers[l];
+    t.row(
+        {std::to_string(l), st.name, fixed(st.max_C, 2), fixed(st.mean_C, 2), fixed(st.min_C, 2)});
+  }
+  ctx.out << t.str();
+  if (s.hottest.layer >= 0) {
+    ctx.out << "\nhottest      " << s.hottest.block << " on layer " << s.hottest.layer << " ("
+            << s.layers[static_cast<std::size_t>(s.hottest.layer)].name
+            << "): " << fixed(s.hottest.max_C, 2) << " deg C\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command make_thermal_command() {
+  Command c;
+  c.name = "thermal";
+  c.synopsis = "thermal --hotspot CONFIG LCF PTRACE [--grid R C] [--json]";
+  c.summary = "steady-state temperatures of a layer stack from HotSpot files";
+  c.description =
+      "Reads a HotSpot 6 case (config file, .lcf layer configuration with its .flp floorplans,\n"
+      ".ptrace power trace averaged to steady state), solves the thermal grid model and prints\n"
+      "each layer's max/mean/min temperature in deg C in .lcf order, and the hottest block.\n"
+      "Config keys it does not use are reported as warnings on stderr.";
+  c.options = thermal_options();
+  c.run = run_thermal;
+  return c;
+}
+
+}  // namespace stackscope::cli
