@@ -241,6 +241,12 @@ TEST(HotspotRead, FileErrors) {
   EXPECT_NE(e.find("broken.lcf:"), std::string::npos) << e;
   EXPECT_NE(e.find(": cannot read floorplan file (got '"), std::string::npos) << e;
   EXPECT_NE(e.find("nowhere.flp"), std::string::npos) << e;
+  // A floorplan narrower than the chip: read, with a warning at its .lcf line.
+  write(d / "tim.flp", "tim 0.01 0.009 0 0\n");
+  const auto narrow = read_hotspot(d / "stack.config", d / "stack.lcf", kData / "stack.ptrace");
+  EXPECT_TRUE(std::any_of(narrow.warnings.begin(), narrow.warnings.end(), [](const auto& w) {
+    return w.find("stack.lcf:39: floorplan tim.flp spans 0.01 x 0.009 m") != std::string::npos;
+  }));
   // Missing input file.
   EXPECT_NE(error_of([&] {
               read_hotspot(d / "none.config", d / "stack.lcf", d / "x");

@@ -31,6 +31,13 @@ constexpr std::string_view kNameNote = "# name:";
   throw ConfigError({Issue{where, std::move(message), std::move(value), std::move(allowed)}});
 }
 
+// Shortest text that reads back to the same double (std::to_chars round-trip guarantee).
+std::string num(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
 std::string at(const std::string& source, int line) {
   return source + ":" + std::to_string(line);
 }
@@ -452,6 +459,19 @@ HotspotModel read_hotspot(const std::filesystem::path& config, const std::filesy
     m.stack.layers.push_back(std::move(layer));
   }
   set_chip_extent(m.stack);
+  // HotSpot's grid model needs every layer's floorplan to span the same chip outline.
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto& fp = m.stack.floorplans[static_cast<std::size_t>(m.stack.layers[l].floorplan)];
+    const thermal::Extent e = thermal::floorplan_extent(fp);
+    constexpr double kRel = 1e-9;
+    if (std::abs(e.width_m - m.stack.chip_width_m) > kRel * m.stack.chip_width_m ||
+        std::abs(e.height_m - m.stack.chip_height_m) > kRel * m.stack.chip_height_m) {
+      m.warnings.push_back(at(lcf.string(), layers[l].floorplan_line) + ": floorplan " +
+                           layers[l].floorplan_file + " spans " + num(e.width_m) + " x " +
+                           num(e.height_m) + " m, the chip " + num(m.stack.chip_width_m) + " x " +
+                           num(m.stack.chip_height_m) + " m");
+    }
+  }
   const HotspotPowerTrace trace = parse_ptrace(read_text(ptrace, "power trace"), ptrace.string());
   m.power = power_of(m.stack, trace, ptrace.string(), m.warnings);
   return m;
@@ -488,13 +508,6 @@ HotspotModel read_hotspot_2d(const std::filesystem::path& config, const std::fil
 }
 
 namespace {
-
-// Shortest text that reads back to the same double (std::to_chars round-trip guarantee).
-std::string num(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
 
 // File-name-safe version of a layer name.
 std::string safe(const std::string& name) {
