@@ -43,7 +43,6 @@ using Cycle = std::int64_t;
 constexpr Cycle kNever = -1;
 constexpr int kBankGroups = 4;
 constexpr std::int64_t kRowsPerBank = 32768;  // HBM2 8 Gb x128 (DRAMsim3); only sets hit odds
-constexpr double kRefreshDoublingC = 85.0;    // JEDEC extended temperature range
 
 struct Request {
   int bank = 0;

@@ -12,9 +12,6 @@ namespace {
 
 using units::kNano;
 
-// JEDEC: above 85 C (extended temperature range) DRAM must refresh twice as often.
-constexpr double kRefreshDoublingC = 85.0;
-
 double total_channels(const hw::Memory& m) {
   return static_cast<double>(m.stacks) * m.layers_connected * m.channels_per_layer;
 }

@@ -527,9 +527,9 @@ double capacity_bytes(const hw::Hardware& h) {
   return hw::memory_capacity_bytes(h.memory);
 }
 
-// JEDEC: DRAM refreshes twice as often above 85 C; above 95 C we call the design infeasible
-// (MODEL.md §9).
-constexpr double kRefreshDoublingC = 85.0;
+// DRAM refreshes twice as often above memory::kRefreshDoublingC (85 C); above 95 C the design
+// is infeasible (MODEL.md §9).
+using memory::kRefreshDoublingC;
 constexpr double kDramLimitC = 95.0;
 
 // Builds (or reuses) the network model and this plan's representative rank groups.

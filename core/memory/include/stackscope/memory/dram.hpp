@@ -12,6 +12,9 @@
 
 namespace stackscope::memory {
 
+// JEDEC extended temperature range: above 85 C DRAM must refresh twice as often (tREFI/2).
+inline constexpr double kRefreshDoublingC = 85.0;
+
 enum class PatternKind {
   stream,        // long sequential runs (weight streaming)
   random,        // independent sector-sized accesses
