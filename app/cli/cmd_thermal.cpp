@@ -1,12 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `thermal`: steady-state temperatures of a layer stack read from HotSpot files.
+// `thermal`: steady-state temperatures of a layer stack read from HotSpot files, or derived
+// from a project's design and its decode-phase activity (perf::thermal_model).
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 
 #include "commands.hpp"
 #include "stackscope/cli/text.hpp"
+#include "stackscope/common/issue.hpp"
 #include "stackscope/io/hotspot.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/thermal_map.hpp"
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/thermal/solver.hpp"
 
 namespace stackscope::cli {
@@ -19,6 +27,7 @@ std::vector<OptionSpec> thermal_options() {
       {"--hotspot", "CONFIG LCF PTRACE", "HotSpot config, .lcf (a .flp: 2D mode) and .ptrace"},
       {"--grid", "R C", "grid size (default: the config's -grid_rows/-grid_cols, or 64 64)"},
       {"--json", "", "print the result as JSON"},
+      {"--write-hotspot", "DIR", "PROJECT form: also write the stack as HotSpot files to DIR"},
       {"--help", "", "show this help"},
   };
 }
@@ -54,26 +63,55 @@ Split split_multi(std::span<const std::string> args) {
 }
 
 int run_thermal(std::span<const std::string> args, Context& ctx) {
-  static const std::vector<OptionSpec> parse_spec = {
-      {"--hotspot", "", ""}, {"--grid", "", ""}, {"--json", "", ""}, {"--help", "", ""}};
+  static const std::vector<OptionSpec> parse_spec = {{"--hotspot", "", ""},
+                                                     {"--grid", "", ""},
+                                                     {"--json", "", ""},
+                                                     {"--help", "", ""},
+                                                     {"--write-hotspot", "DIR", ""}};
   const Split split = split_multi(args);
   const ParsedArgs a = parse_args("thermal", split.rest, parse_spec, 1);
   if (a.has("--help")) {
     print_command_help(make_thermal_command(), ctx.out);
     return kExitOk;
   }
+  if (!a.positional.empty() && !split.hotspot.empty()) {
+    throw CliError("thermal: give either PROJECT.json or --hotspot CONFIG LCF PTRACE, not both");
+  }
+  if (a.positional.empty() && split.hotspot.empty()) {
+    throw CliError("thermal: a PROJECT.json or --hotspot CONFIG LCF PTRACE is required");
+  }
+  if (a.has("--write-hotspot") && a.positional.empty()) {
+    throw CliError("thermal: --write-hotspot needs the PROJECT.json form");
+  }
+  io::HotspotModel m;
+  std::optional<perf::Result> result;  // PROJECT form: the evaluation the stack came from
   if (!a.positional.empty()) {
-    throw CliError("thermal: unexpected argument '" + a.positional[0] +
-                   "': deriving a floorplan from a project file is not implemented yet "
-                   "(allowed: --hotspot CONFIG LCF PTRACE)");
+    const std::filesystem::path file = a.positional.front();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      throw CliError("thermal: cannot read project file '" + file.string() +
+                     "' (allowed: a project JSON file, or --hotspot CONFIG LCF PTRACE)");
+    }
+    const perf::Design design = io::load_project(file, ctx.presets);
+    if (const auto issues = perf::validate(design); !issues.empty()) {
+      for (const auto& issue : issues) ctx.err << "error: " << format_issue(issue) << "\n";
+      return kExitBadInput;
+    }
+    result = perf::evaluate(design);
+    perf::ThermalDesign td = perf::thermal_model(design, *result);
+    m.stack = std::move(td.stack);
+    m.power = std::move(td.power);
+    if (design.hardware.memory.kind != hw::MemoryKind::stacked_3d) {
+      m.warnings.push_back(
+          "memory is not stacked_3d: the stack is the logic die only (its "
+          "DRAM sits beside the die and is not modelled)");
+    }
+  } else {
+    const std::filesystem::path middle = split.hotspot[1];
+    m = middle.extension() == ".flp"
+            ? io::read_hotspot_2d(split.hotspot[0], middle, split.hotspot[2])
+            : io::read_hotspot(split.hotspot[0], middle, split.hotspot[2]);
   }
-  if (split.hotspot.empty()) {
-    throw CliError("thermal: --hotspot CONFIG LCF PTRACE is required");
-  }
-  const std::filesystem::path middle = split.hotspot[1];
-  const io::HotspotModel m = middle.extension() == ".flp"
-                                 ? io::read_hotspot_2d(split.hotspot[0], middle, split.hotspot[2])
-                                 : io::read_hotspot(split.hotspot[0], middle, split.hotspot[2]);
 
   thermal::GridOptions opt;
   opt.rows = m.grid_rows;
@@ -89,6 +127,13 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
     throw CliError(std::string("thermal: ") + e.what());
   }
   for (const auto& w : m.warnings) ctx.err << "warning: " << w << "\n";
+  if (a.has("--write-hotspot")) {
+    const std::filesystem::path dir = *a.get("--write-hotspot");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw CliError("thermal: cannot create '" + dir.string() + "': " + ec.message());
+    io::write_hotspot(dir, "stack", m.stack, m.power, opt.rows, opt.cols);
+  }
 
   if (a.has("--json")) {
     nlohmann::ordered_json j;
@@ -107,6 +152,7 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
     j["total_power_W"] = s.total_power_W;
     j["ambient_C"] = m.stack.package.ambient_C;
     j["solve_seconds"] = s.solve_seconds;
+    if (result) j["compact_dram_peak_C"] = result->thermal.dram_peak_C;
     j["warnings"] = m.warnings;
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
@@ -130,6 +176,11 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
             << s.layers[static_cast<std::size_t>(s.hottest.layer)].name
             << "): " << fixed(s.hottest.max_C, 2) << " deg C\n";
   }
+  if (result && result->thermal.modelled) {
+    ctx.out << "compact      DRAM peak " << fixed(result->thermal.dram_peak_C, 2)
+            << " deg C (R_base + R_layer L model at the run's mean power "
+            << readable(result->metrics.power_w) << " W)\n";
+  }
   return kExitOk;
 }
 
@@ -138,13 +189,19 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
 Command make_thermal_command() {
   Command c;
   c.name = "thermal";
-  c.synopsis = "thermal --hotspot CONFIG LCF PTRACE [--grid R C] [--json]";
-  c.summary = "steady-state temperatures of a layer stack from HotSpot files";
+  c.synopsis =
+      "thermal (PROJECT.json [--write-hotspot DIR] | --hotspot CONFIG LCF PTRACE) [--grid R C] "
+      "[--json]";
+  c.summary = "steady-state temperatures of a layer stack (HotSpot files or a project)";
   c.description =
       "Reads a HotSpot 6 case (config file, .lcf layer configuration with its .flp floorplans,\n"
       ".ptrace power trace averaged to steady state), solves the thermal grid model and prints\n"
       "each layer's max/mean/min temperature in deg C in .lcf order, and the hottest block.\n"
-      "Config keys it does not use are reported as warnings on stderr.";
+      "Config keys it does not use are reported as warnings on stderr.\n"
+      "With PROJECT.json it evaluates the design and derives the stack (logic die, then bond\n"
+      "and DRAM layers for stacked_3d memory, then TIM), floorplans (core grid + uncore strip;\n"
+      "one block per DRAM channel) and power from the decode phase; it also prints the\n"
+      "compact model's DRAM peak for comparison (JSON: compact_dram_peak_C).";
   c.options = thermal_options();
   c.run = run_thermal;
   return c;
