@@ -612,3 +612,31 @@ TEST(ResultNames, AreStableAndUnique) {
 
 }  // namespace
 }  // namespace stackscope::perf
+
+namespace stackscope::perf {
+namespace {
+
+// Area and compact-thermal parameters: sizes and resistances cannot be negative, the reticle
+// must exist, ambient must leave room below the 95 C DRAM limit, the KV re-read share is a
+// fraction in [0, 1].
+TEST(Validate, AreaThermalAndKvRereadRanges) {
+  const std::vector<std::pair<std::string, void (*)(Design&)>> cases = {
+      {"/hardware/area/router_mm2", [](Design& d) { d.hardware.area.router_mm2 = -1; }},
+      {"/hardware/area/reticle_mm2", [](Design& d) { d.hardware.area.reticle_mm2 = 0; }},
+      {"/hardware/thermal/r_base_K_per_W",
+       [](Design& d) { d.hardware.thermal.r_base_K_per_W = -0.1; }},
+      {"/hardware/thermal/ambient_C", [](Design& d) { d.hardware.thermal.ambient_C = 120; }},
+      {"/hardware/memory/bit_density_Gb_per_mm2",
+       [](Design& d) { d.hardware.memory.bit_density_Gb_per_mm2 = -0.1; }},
+      {"/hardware/compute/decode_kv_reread_fraction",
+       [](Design& d) { d.hardware.compute.decode_kv_reread_fraction = 1.5; }},
+  };
+  for (const auto& [path, set] : cases) {
+    Design d;
+    set(d);
+    EXPECT_FALSE(only_issue(d, path).allowed.empty()) << path;
+  }
+}
+
+}  // namespace
+}  // namespace stackscope::perf

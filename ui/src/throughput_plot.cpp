@@ -77,9 +77,11 @@ void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
   double curX = 0, curY = 0;
   perf::Design d = design;
   d.workload.batch_auto = false;
+  // One evaluator for the whole sweep: the system's network model is built once, not per point.
+  perf::Evaluator evaluator;
   for (int b : batches) {
     d.workload.batch = b;
-    const perf::Result r = perf::evaluate(d);
+    const perf::Result r = evaluator.evaluate(d);
     x.push_back(r.metrics.utps);
     y.push_back(r.metrics.stps);
     if (b == currentBatch) {

@@ -796,7 +796,6 @@ NetworkReport network_report(const Design& d, bool reference_sim) {
 
   // Every group of a kind runs its collectives at the same time: replay each recorded call on
   // every group (the slowest stage's counts stand for all stages).
-  std::vector<int> ranks(static_cast<std::size_t>(devices));
   auto replay = [&](const Block& block, double passes, bool decode, double* analytic_s,
                     double* reference_s) {
     network::LinkLoads loads;

@@ -97,6 +97,10 @@ void check_compute(Checker& c, const hw::ComputeDie& d) {
   c.at_least(p + "/mma_tile_n", d.mma_tile_n);
   c.fraction(p + "/matmul_efficiency", d.matmul_efficiency);
   c.fraction(p + "/attention_efficiency", d.attention_efficiency);
+  if (!std::isfinite(d.decode_kv_reread_fraction) || d.decode_kv_reread_fraction < 0 ||
+      d.decode_kv_reread_fraction > 1)
+    c.add(p + "/decode_kv_reread_fraction", "must be a fraction in [0, 1]",
+          num(d.decode_kv_reread_fraction), "number in [0, 1]");
   c.non_negative(p + "/kernel_launch_us", d.kernel_launch_us);
   c.positive(p + "/area_per_core_mm2", d.area_per_core_mm2);
   c.positive(p + "/die_area_mm2", d.die_area_mm2);
@@ -139,6 +143,7 @@ void check_memory(Checker& c, const hw::Memory& m) {
   c.non_negative(t + "/tWTR_ns", m.timing.tWTR_ns);
   c.non_negative(t + "/tCCD_ns", m.timing.tCCD_ns);
   c.positive(p + "/capacity_per_layer_GiB", m.capacity_per_layer_GiB);
+  c.non_negative(p + "/bit_density_Gb_per_mm2", m.bit_density_Gb_per_mm2);
   c.non_negative(p + "/round_trip_latency_ns", m.round_trip_latency_ns);
   c.fraction(p + "/utilisation_cap", m.utilisation_cap);
   c.non_negative(p + "/energy_pJ_per_bit", m.energy_pJ_per_bit);
@@ -173,6 +178,20 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
       h.energy.static_power_W >= h.energy.tdp_W)
     c.add(e + "/static_power_W", "static power alone reaches the TDP", num(h.energy.static_power_W),
           "number in [0, tdp_W = " + num(h.energy.tdp_W) + ")");
+  const std::string a = "/hardware/area";
+  c.non_negative(a + "/sram_mm2_per_MiB", h.area.sram_mm2_per_MiB);
+  c.non_negative(a + "/router_mm2", h.area.router_mm2);
+  c.non_negative(a + "/memory_phy_mm2", h.area.memory_phy_mm2);
+  c.non_negative(a + "/io_phy_mm2", h.area.io_phy_mm2);
+  c.non_negative(a + "/other_mm2", h.area.other_mm2);
+  c.positive(a + "/reticle_mm2", h.area.reticle_mm2);
+  const std::string th = "/hardware/thermal";
+  // Ambient (coolant/air inlet) must lie below the 95 C DRAM limit for any design to be feasible.
+  if (!std::isfinite(h.thermal.ambient_C) || h.thermal.ambient_C < -60 || h.thermal.ambient_C >= 95)
+    c.add(th + "/ambient_C", "ambient temperature out of range", num(h.thermal.ambient_C),
+          "number in [-60, 95) deg C");
+  c.non_negative(th + "/r_base_K_per_W", h.thermal.r_base_K_per_W);
+  c.non_negative(th + "/r_layer_K_per_W", h.thermal.r_layer_K_per_W);
   c.non_negative("/hardware/runtime_reserved_GiB", h.runtime_reserved_GiB);
 }
 

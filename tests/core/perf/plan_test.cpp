@@ -153,25 +153,8 @@ TEST(NetworkReport, ReferenceSimulatorAgreesOnADecodeStep) {
 namespace stackscope::perf {
 namespace {
 
-Design stacked_design() {
-  auto d = testing::small_dense();
-  auto& m = d.hardware.memory;
-  m.kind = hw::MemoryKind::stacked_3d;
-  m.stacks = 1;
-  m.layers_total = 8;
-  m.layers_connected = 4;
-  m.channels_per_layer = 64;
-  m.bytes_per_transfer = 8;
-  m.clock_MHz = 1600;
-  m.capacity_per_layer_GiB = 12;
-  m.vertical = {hw::VerticalLinkKind::hybrid_bond, 9.0, 0.5, 3.2, 0.05, 81};
-  d.hardware.thermal = {45, 0.05, 0.004};
-  d.workload.batch = 32;
-  return d;
-}
-
 TEST(ThermalCoupling, HotDramRefreshesMoreAndTooHotIsInfeasible) {
-  auto d = stacked_design();
+  auto d = testing::stacked_design();
   const auto cool = evaluate(d);
   ASSERT_TRUE(cool.thermal.modelled);
   EXPECT_LT(cool.thermal.dram_peak_C, 85.0);
@@ -196,7 +179,7 @@ TEST(ThermalCoupling, HbmDesignsAreNotCoupled) {
 }
 
 TEST(AreaCheck, OversizedDieIsInfeasible) {
-  auto d = stacked_design();
+  auto d = testing::stacked_design();
   d.hardware.compute.die_area_mm2 = 1000;
   d.hardware.compute.cores = 300;
   const auto r = evaluate(d);

@@ -66,4 +66,24 @@ inline Design deepseek_v3_32() {
   return d;
 }
 
+// LLaMA-2-7B shape on one DeepStack-like logic die with 8 hybrid-bonded DRAM layers on top
+// (4 connected, 64 x 64-bit channels each at 3.2 Gb/s), a cool package (0.05 + 0.004 L K/W).
+inline Design stacked_design() {
+  auto d = small_dense();
+  d.name = "test-stacked";
+  auto& m = d.hardware.memory;
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.stacks = 1;
+  m.layers_total = 8;
+  m.layers_connected = 4;
+  m.channels_per_layer = 64;
+  m.bytes_per_transfer = 8;
+  m.clock_MHz = 1600;
+  m.capacity_per_layer_GiB = 12;
+  m.vertical = {hw::VerticalLinkKind::hybrid_bond, 9.0, 0.5, 3.2, 0.05, 81};
+  d.hardware.thermal = {45, 0.05, 0.004};
+  d.workload.batch = 32;
+  return d;
+}
+
 }  // namespace stackscope::perf::testing

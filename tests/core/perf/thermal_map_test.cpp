@@ -15,25 +15,6 @@
 namespace stackscope::perf {
 namespace {
 
-// A DeepStack-like device: LLaMA-2-7B shape on one logic die with hybrid-bonded DRAM on top
-// (same memory as plan_test.cpp's ThermalCoupling design).
-Design stacked_design() {
-  auto d = testing::small_dense();
-  auto& m = d.hardware.memory;
-  m.kind = hw::MemoryKind::stacked_3d;
-  m.stacks = 1;
-  m.layers_total = 8;
-  m.layers_connected = 4;
-  m.channels_per_layer = 64;
-  m.bytes_per_transfer = 8;
-  m.clock_MHz = 1600;
-  m.capacity_per_layer_GiB = 12;
-  m.vertical = {hw::VerticalLinkKind::hybrid_bond, 9.0, 0.5, 3.2, 0.05, 81};
-  d.hardware.thermal = {45, 0.05, 0.004};
-  d.workload.batch = 32;
-  return d;
-}
-
 double stack_power(const thermal::PowerMap& pm) {
   double s = 0;
   for (const auto& l : pm) s = std::accumulate(l.begin(), l.end(), s);
@@ -48,7 +29,7 @@ thermal::GridOptions coarse() {
 }
 
 TEST(ThermalMap, PowerIsConserved) {
-  const Design d = stacked_design();
+  const Design d = testing::stacked_design();
   const Result r = evaluate(d);
   const ThermalDesign td = thermal_model(d, r);
   const double device_W = r.decode.energy_J / r.decode.time_s;
@@ -79,7 +60,7 @@ TEST(ThermalMap, HbmDesignIsALogicDieOnly) {
 }
 
 TEST(ThermalMap, HottestDramLayerIsNextToTheLogicDie) {
-  Design d = stacked_design();
+  Design d = testing::stacked_design();
   d.workload.batch = 256;  // compute-heavy decode
   const Result r = evaluate(d);
   const ThermalDesign td = thermal_model(d, r);
@@ -96,7 +77,7 @@ TEST(ThermalMap, HottestDramLayerIsNextToTheLogicDie) {
 // 0.01 K/W (DeepStack's per-layer term; its r_base 0.56 is for a whole-system sink and would put
 // this 170-350 W device above 95 C at every height).
 TEST(ThermalMap, StackHeightSweepShowsTheBandwidthTemperatureTradeOff) {
-  Design d = stacked_design();
+  Design d = testing::stacked_design();
   d.hardware.thermal = {45, 0.065, 0.01};
   memory::AccessPattern stream;
   std::vector<double> bw, dram_C;
