@@ -102,9 +102,8 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     plan_touched = true;
     // A system built from a named device brings it along unless --hardware chose another.
     if (!a.has("--hardware") && !d.system.hardware.empty()) {
-      d.hardware = resolve("--system", d.system.hardware, [&](const std::string& s) {
-        return io::resolve_hardware(s, presets);
-      });
+      d.hardware = resolve("--system", d.system.hardware,
+                           [&](const std::string& s) { return io::resolve_hardware(s, presets); });
     }
   }
   if (auto v = a.get("--model")) {
@@ -363,7 +362,24 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << fixed(r.memory.reserved / kGiB, 1) << " GiB)\n";
   if (r.clock_scale < 1.0) {
     out << "  clocks scaled to " << fixed(100.0 * r.clock_scale, 0)
-        << " % to stay within the power limit\n";
+        << " % to stay within the power and thermal limits\n";
+  }
+  if (r.thermal.throttle < 1.0) {
+    out << "  DRAM command rate throttled to " << fixed(100.0 * r.thermal.throttle, 0)
+        << " % to hold DRAM at 95 C\n";
+  }
+  // Decode-phase power per die / layer (bond k and DRAM die k counted from the logic die).
+  const auto& pw = r.power;
+  out << "  decode power " << fixed(pw.total_W, 1) << " W: logic die " << fixed(pw.logic_die_W(), 1)
+      << " (cores " << fixed(pw.logic_dynamic_W, 1) << ", static " << fixed(pw.logic_static_W, 1)
+      << ", NoC " << fixed(pw.noc_W, 1) << ")";
+  if (pw.dram_layers > 0) {
+    out << ", vertical links " << fixed(pw.vertical_W, 1) << ", DRAM dies";
+    for (int k = 1; k <= pw.dram_layers; ++k)
+      out << (k == 1 ? " " : "/") << fixed(pw.dram_die_W(k), 1);
+    out << "\n";
+  } else {
+    out << ", DRAM " << fixed(pw.dram_access_W, 1) << " (off the logic die)\n";
   }
   out << "\nfeasible  " << (r.feasible ? "yes" : "no") << "\n";
   for (const auto& reason : perf::describe(r.reasons)) out << "  - " << reason << "\n";

@@ -716,6 +716,40 @@ TEST(ResultJson, HasTheDocumentedShapeAndNoInvalidNumbers) {
   EXPECT_EQ(result_to_json(d, res, -1).find('\n'), std::string::npos);
 }
 
+TEST(ResultJson, PowerPerLayerAndThrottle) {
+  perf::Design d;
+  perf::Result res;
+  res.thermal.modelled = true;
+  res.thermal.dram_peak_C = 94.8;
+  res.thermal.throttle = 0.75;
+  res.reasons = perf::kThermalThrottled;
+  auto& p = res.power;
+  p.logic_dynamic_W = 100;
+  p.logic_static_W = 30;
+  p.noc_W = 10;
+  p.vertical_W = 3;
+  p.dram_access_W = 40;
+  p.dram_background_W = 4;
+  p.total_W = 187;
+  p.dram_layers = 4;
+  p.connected_layers = 2;
+  const auto j = ordered_json::parse(result_to_json(d, res));
+  EXPECT_EQ(j["thermal"]["throttle"], 0.75);
+  EXPECT_EQ(j["reasons"].size(), 1u);
+  const auto& layers = j["power"]["layers"];
+  ASSERT_EQ(layers.size(), 1u + 2u * 4u);  // logic, then bond k / dram k for k = 1..4
+  EXPECT_EQ(layers[0]["name"], "logic");
+  EXPECT_DOUBLE_EQ(layers[0]["W"].get<double>(), 140.0);
+  EXPECT_EQ(layers[1]["name"], "bond1");
+  EXPECT_DOUBLE_EQ(layers[1]["W"].get<double>(), 2.0);   // carries both connected dies: 2/3
+  EXPECT_DOUBLE_EQ(layers[3]["W"].get<double>(), 1.0);   // bond2: 1/3
+  EXPECT_DOUBLE_EQ(layers[2]["W"].get<double>(), 21.0);  // dram1: 40/2 + 4/4
+  EXPECT_DOUBLE_EQ(layers[8]["W"].get<double>(), 1.0);   // dram4: background only
+  double sum = 0;
+  for (const auto& l : layers) sum += l["W"].get<double>();
+  EXPECT_DOUBLE_EQ(sum, 187.0);
+}
+
 TEST(ResultJson, NetworkSectionsOnRequest) {
   perf::Design d;
   d.system.levels.resize(2);

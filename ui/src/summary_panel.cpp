@@ -120,10 +120,14 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   energy_.value->setText(withUnit(m.energy_per_token_j, tr("J")));
   energy_.detail->setText(tr("system energy / output token"));
   power_.value->setText(withUnit(m.power_w, tr("W")));
-  power_.detail->setText(r.clock_scale < 1.0
-                             ? tr("clocks throttled to %1 % by the power limit")
-                                   .arg(std::lround(100.0 * r.clock_scale))
-                             : tr("TDP %1 W").arg(readable(design.hardware.energy.tdp_W)));
+  if (r.thermal.throttle < 1.0)
+    power_.detail->setText(
+        tr("throttled to %1 % to hold DRAM at 95 °C").arg(std::lround(100.0 * r.thermal.throttle)));
+  else if (r.clock_scale < 1.0)
+    power_.detail->setText(
+        tr("clocks throttled to %1 % by the power limit").arg(std::lround(100.0 * r.clock_scale)));
+  else
+    power_.detail->setText(tr("TDP %1 W").arg(readable(design.hardware.energy.tdp_W)));
   batch_.value->setText(QString::number(r.batch));
   batch_.detail->setText(design.workload.batch_auto ? tr("auto: largest batch that fits memory")
                                                     : tr("requests per replica"));

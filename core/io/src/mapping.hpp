@@ -42,6 +42,15 @@ struct EnumTable<hw::MemoryKind> {
 };
 
 template <>
+struct EnumTable<hw::CompactSource> {
+  static constexpr std::string_view what = "compact thermal source";
+  static constexpr std::array<std::pair<hw::CompactSource, std::string_view>, 2> entries{{
+      {hw::CompactSource::fixed, "fixed"},
+      {hw::CompactSource::geometry, "geometry"},
+  }};
+};
+
+template <>
 struct EnumTable<hw::VerticalLinkKind> {
   static constexpr std::string_view what = "vertical link kind";
   static constexpr std::array<std::pair<hw::VerticalLinkKind, std::string_view>, 2> entries{{
@@ -188,8 +197,10 @@ void describe(V& v, S& e) {
 template <class V, Is<hw::Thermal> S>
 void describe(V& v, S& t) {
   v("ambient_C", t.ambient_C);
+  v("compact", t.compact);
   v("r_base_K_per_W", t.r_base_K_per_W);
   v("r_layer_K_per_W", t.r_layer_K_per_W);
+  v("throttle", t.throttle);
 }
 
 template <class V, Is<hw::Area> S>

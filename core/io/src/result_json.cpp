@@ -135,8 +135,33 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   if (result.thermal.modelled) {
     thermal["dram_peak_C"] = write_value(result.thermal.dram_peak_C);
     thermal["refresh_doubled"] = result.thermal.refresh_doubled;
+    thermal["throttle"] = write_value(result.thermal.throttle);
+    thermal["r_base_K_per_W"] = write_value(result.thermal.r_base_K_per_W);
+    thermal["r_layer_K_per_W"] = write_value(result.thermal.r_layer_K_per_W);
   }
   j["thermal"] = std::move(thermal);
+
+  // Decode-phase power per device by component, and per die / layer of the stack (logic die,
+  // then bond k and DRAM die k from the logic die up), as core/perf/thermal_map lays it out.
+  const auto& p = result.power;
+  Json power = Json::object();
+  power["phase"] = "decode";
+  power["total_W"] = write_value(p.total_W);
+  power["logic_dynamic_W"] = write_value(p.logic_dynamic_W);
+  power["logic_static_W"] = write_value(p.logic_static_W);
+  power["noc_W"] = write_value(p.noc_W);
+  power["vertical_W"] = write_value(p.vertical_W);
+  power["dram_access_W"] = write_value(p.dram_access_W);
+  power["dram_background_W"] = write_value(p.dram_background_W);
+  Json layers = Json::array();
+  layers.push_back({{"name", "logic"}, {"W", write_value(p.logic_die_W())}});
+  for (int k = 1; k <= p.dram_layers; ++k) {
+    const std::string n = std::to_string(k);
+    layers.push_back({{"name", "bond" + n}, {"W", write_value(p.bond_W(k))}});
+    layers.push_back({{"name", "dram" + n}, {"W", write_value(p.dram_die_W(k))}});
+  }
+  power["layers"] = std::move(layers);
+  j["power"] = std::move(power);
 
   Json breakdown = Json::object();
   breakdown["prefill"] = phase_json(result.prefill);

@@ -19,6 +19,7 @@
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
+#include "stackscope/thermal/compact.hpp"
 
 namespace stackscope::perf {
 namespace {
@@ -60,7 +61,10 @@ struct Block {
   void record(GroupKind kind, Collective op_, double bytes, double count) {
     for (int i = 0; i < n_calls; ++i) {
       auto& c = calls[i];
-      if (c.kind == kind && c.op == op_ && c.bytes == bytes) { c.count += count; return; }
+      if (c.kind == kind && c.op == op_ && c.bytes == bytes) {
+        c.count += count;
+        return;
+      }
     }
     if (n_calls < kMaxCalls) calls[n_calls++] = {kind, op_, bytes, count};
   }
@@ -106,7 +110,7 @@ bool same_network(const hw::System& a, const hw::System& b) {
 // Everything resolved once per evaluation.
 struct Ctx {
   const Design& d;
-  hw::ComputeDie die;  // with the power-wall clock applied
+  hw::ComputeDie die;     // with the power-wall clock applied
   compute::Rates stream;  // weights and activations: long sequential runs
   compute::Rates kv;      // KV cache: pages of kKvPageTokens tokens
   power_area::EnergyRates energy;
@@ -117,7 +121,9 @@ struct Ctx {
   int pp = 1;
 };
 
-int kind_index(GroupKind k) { return static_cast<int>(k); }
+int kind_index(GroupKind k) {
+  return static_cast<int>(k);
+}
 
 // Cost of a collective on the group of `kind` that holds device 0 (all groups of a kind are
 // alike under the placement's symmetry; network_report covers every group).
@@ -256,8 +262,8 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
               false);
     if (decode) {
       // q_nope . W_UK per head (absorbed), then attention over the latent cache.
-      charge_op(b, OpClass::qkv_proj, gemm(c, tokens, a.kv_lora_rank, a.qk_nope_head_dim, heads),
-                c, false);
+      charge_op(b, OpClass::qkv_proj, gemm(c, tokens, a.kv_lora_rank, a.qk_nope_head_dim, heads), c,
+                false);
     } else {
       // Materialise per-head keys and values from the latent.
       charge_op(b, OpClass::qkv_proj,
@@ -293,8 +299,8 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
     // (cp - 1 hops, an all-gather's traffic), overlapped block by block with the attention
     // of the chunk at hand, so the cp steps are the natural tiles.
     const double kv_chunk = tokens * s.kv_bytes_per_token;
-    const double t = charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather,
-                                 kv_chunk * cp);
+    const double t =
+        charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather, kv_chunk * cp);
     const double lat = comm_latency(c, GroupKind::cp, Collective::all_gather);
     const double tc = std::max(attn.t_compute, attn.t_memory);
     const double hidden = std::min(tc, std::max(0.0, t - lat));
@@ -374,12 +380,12 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
   const double dispatch = tokens_stage / stage * e.top_k * h * c.comm_bytes;
   double t_comm = 0, lat = 0;
   if (ep > 1) {
-    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all,
-                          dispatch);
+    t_comm +=
+        charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all, dispatch);
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
   }
-  const moe::EpLoad loads = moe::ep_load(freq, e.experts, ep, tokens_stage,
-                                         c.d.parallel.redundant_experts_per_rank);
+  const moe::EpLoad loads =
+      moe::ep_load(freq, e.experts, ep, tokens_stage, c.d.parallel.redundant_experts_per_rank);
   // Routed experts on the slower of the two candidate ranks (most tokens / most experts used).
   Block routed;
   moe::RankLoad load;
@@ -397,10 +403,9 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     // Tokens reaching an EP rank go to all tp shards of its experts; partial outputs are
     // reduce-scattered back.
     const double bytes = load.tokens * h * c.comm_bytes;
-    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::all_gather,
-                          bytes);
-    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::reduce_scatter,
-                          bytes);
+    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::all_gather, bytes);
+    t_comm +=
+        charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::reduce_scatter, bytes);
     lat += comm_latency(c, GroupKind::moe_tp, Collective::all_gather) +
            comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
   }
@@ -421,8 +426,8 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     experts.t_memory += tmp.res[static_cast<std::size_t>(Resource::dram)];
   }
   if (ep > 1) {
-    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all,
-                          dispatch);
+    t_comm +=
+        charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all, dispatch);
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
   }
   overlap(b, c, OpClass::ep_comm, experts, t_comm, lat, 2.0 * dispatch);
@@ -441,10 +446,10 @@ Block lm_head_block(const Ctx& c, double seqs) {
   const auto& m = c.d.model;
   const int tp = c.place.attention_tp();
   compute::GemmBytes bytes{c.a_bytes, std::max(c.w_bytes, kMinEmbeddingBytes), 4.0};
-  charge_op(b, OpClass::lm_head,
-            compute::gemm(c.die, c.stream, seqs, static_cast<double>(m.vocab) / tp, m.hidden,
-                          bytes),
-            c, false);
+  charge_op(
+      b, OpClass::lm_head,
+      compute::gemm(c.die, c.stream, seqs, static_cast<double>(m.vocab) / tp, m.hidden, bytes), c,
+      false);
   if (tp > 1) {
     charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,
                 seqs * static_cast<double>(m.vocab) * 4.0);
@@ -493,7 +498,8 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
     if (rows == 1) {
       b.add(moe_single, st.moe);
     } else {
-      for (int j = 0; j < st.moe; ++j) b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
+      for (int j = 0; j < st.moe; ++j)
+        b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
     }
     if (st.lm_head) b.add(head, 1.0);
     if (c.pp > 1) {
@@ -520,8 +526,8 @@ PhaseBreakdown to_phase(const Block& stage, double passes, double static_W) {
 double capacity_bytes(const hw::Hardware& h) {
   if (h.memory.kind == hw::MemoryKind::sram_only) return hw::total_sram_bytes(h.compute);
   if (h.memory.kind == hw::MemoryKind::stacked_3d && h.memory.bit_density_Gb_per_mm2 > 0) {
-    const double raw = power_area::area(h).dram_layer_capacity_bytes * h.memory.stacks *
-                       h.memory.layers_total;
+    const double raw =
+        power_area::area(h).dram_layer_capacity_bytes * h.memory.stacks * h.memory.layers_total;
     return std::max(0.0, raw - h.memory.reserved_GiB * units::kGiB);
   }
   return hw::memory_capacity_bytes(h.memory);
@@ -548,9 +554,19 @@ NetState* prepare_network(const Design& d, const parallel::Placement& place, Net
   return &state;
 }
 
-Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state, double dram_C) {
-  Ctx c{d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, parallel::Placement(d.parallel),
-        nullptr, 1};
+// Operating point of one evaluation: the logic clock and DRAM command rate relative to nominal,
+// and the DRAM temperature that sets the refresh rate.
+struct Operating {
+  double clock = 1.0;   // logic-die clock (power wall x thermal throttle)
+  double memory = 1.0;  // DRAM command rate (thermal throttle)
+  double dram_C = 50.0;
+};
+
+Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
+  const double clock_scale = op.clock, dram_C = op.dram_C;
+  Ctx c{
+      d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, parallel::Placement(d.parallel), nullptr,
+      1};
   c.die.clock_GHz *= clock_scale;
   const auto& nm = d.workload.numerics;
   c.w_bytes = bytes_per_element(nm.weights);
@@ -568,12 +584,20 @@ Ctx make_ctx(const Design& d, double clock_scale, NetState* net_state, double dr
   const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {}, dram_C);
   memory::AccessPattern page;
   page.kind = memory::PatternKind::chunk;
-  page.chunk_bytes = kKvPageTokens * parallel::kv_bytes_per_token_layer(
-                                         d.model, c.kv_bytes, c.place.attention_tp());
+  page.chunk_bytes = kKvPageTokens * parallel::kv_bytes_per_token_layer(d.model, c.kv_bytes,
+                                                                        c.place.attention_tp());
   const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page, dram_C);
-  c.stream = {mat, vect, bw_stream.effective_Bps, launch};
-  c.kv = {mat, vect, bw_kv.effective_Bps, launch};
+  c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch};
+  c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch};
   c.energy = power_area::energy_rates(d.hardware, mm);
+  // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
+  // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does
+  // not; static power is kept at its nominal value (conservative).
+  const double v2 = clock_scale * clock_scale;
+  c.energy.matrix_J_per_flop *= v2;
+  c.energy.vector_J_per_flop *= v2;
+  c.energy.sram_J_per_byte *= v2;
+  c.energy.noc_J_per_byte *= v2;
   return c;
 }
 
@@ -588,13 +612,49 @@ struct PhaseBlocks {
   double prefill_passes = 1, decode_passes = 1;
 };
 
-Result evaluate_at(const Design& d, int batch, double clock_scale, NetState* net,
-                   PhaseBlocks* blocks = nullptr, double dram_C = 50.0) {
+// Where one decode step's power goes (MODEL.md §8), from the phase's bytes and the energy
+// rates the evaluation used; the logic-die dynamic part is the residual (FLOPs, SRAM staging).
+PowerSummary power_summary(const Design& d, const Result& r, const power_area::EnergyRates& e) {
+  PowerSummary p;
+  const auto& mem = d.hardware.memory;
+  const double t = r.decode.time_s;
+  if (!(t > 0)) return p;
+  constexpr double kBits = 8.0;
+  p.total_W = r.decode.energy_J / t;
+  const double bytes_per_s = r.decode.dram_bytes / t;
+  const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
+  if (mem.kind != hw::MemoryKind::sram_only) {
+    p.dram_access_W = bytes_per_s * kBits * mem.energy_pJ_per_bit * units::kPico;
+    p.noc_W = bytes_per_s * e.noc_J_per_byte;
+  }
+  if (stacked) {
+    p.vertical_W = bytes_per_s * kBits * mem.vertical.energy_pJ_per_bit * units::kPico;
+    p.dram_layers = std::max(0, mem.layers_total);
+    p.connected_layers = std::clamp(mem.layers_connected, 0, p.dram_layers);
+  }
+  const double static_W = std::min(e.static_W, p.total_W);
+  p.dram_background_W = stacked && p.dram_layers > 0 ? kDramBackgroundShare * static_W : 0.0;
+  p.logic_static_W = static_W - p.dram_background_W;
+  p.logic_dynamic_W =
+      std::max(0.0, p.total_W - p.dram_access_W - p.vertical_W - p.noc_W - static_W);
+  return p;
+}
+
+// Compact resistances (MODEL.md §9) of the design's stack.
+thermal::GeometryCompact compact_resistances(const hw::Hardware& h, double die_mm2) {
+  if (h.thermal.compact == hw::CompactSource::geometry)
+    return thermal::geometry_compact_model(die_mm2);
+  return {h.thermal.r_base_K_per_W, h.thermal.r_layer_K_per_W};
+}
+
+Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* net,
+                   PhaseBlocks* blocks = nullptr) {
   Result r;
   r.batch = batch;
-  r.clock_scale = clock_scale;
+  r.clock_scale = op.clock;
+  r.thermal.throttle = op.memory;
   r.memory = memory_footprint(d, batch);
-  const Ctx c = make_ctx(d, clock_scale, net, dram_C);
+  const Ctx c = make_ctx(d, op, net);
   const auto& w = d.workload;
   const double dp = std::max(1, d.parallel.dp);
   const int m = micro_batches(d, batch);
@@ -628,19 +688,25 @@ Result evaluate_at(const Design& d, int batch, double clock_scale, NetState* net
   mt.power_w = total_s > 0 ? energy_dev / total_s : 0.0;
   mt.memory_bytes_per_device = r.memory.total();
 
-  // Compact thermal model (MODEL.md §9): peak DRAM temperature from the mean device power.
-  const auto& th = d.hardware.thermal;
+  const auto a = power_area::area(d.hardware);
+  r.power = power_summary(d, r, c.energy);
+
+  // Compact thermal model (MODEL.md §9): peak DRAM temperature from the device power.
   if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
+    const auto rc = compact_resistances(d.hardware, a.die_mm2);
     const double layers = d.hardware.memory.layers_total;
     r.thermal.modelled = true;
-    r.thermal.dram_peak_C =
-        th.ambient_C + mt.power_w * (th.r_base_K_per_W + th.r_layer_K_per_W * layers);
-    r.thermal.refresh_doubled = dram_C > kRefreshDoublingC;
+    r.thermal.r_base_K_per_W = rc.r_base_K_per_W;
+    r.thermal.r_layer_K_per_W = rc.r_layer_K_per_W;
+    // Steady state = the decode phase (output_len - 1 of a request's steps; the thermal time
+    // constant of a package is seconds), the same power the grid map (thermal_map) uses.
+    r.thermal.dram_peak_C = d.hardware.thermal.ambient_C +
+                            r.power.total_W * (rc.r_base_K_per_W + rc.r_layer_K_per_W * layers);
+    r.thermal.refresh_doubled = op.dram_C > kRefreshDoublingC;
   }
 
-  const auto a = power_area::area(d.hardware);
-  r.area = {a.cores_mm2, a.shared_sram_mm2, a.noc_mm2, a.phy_mm2, a.vertical_mm2,
-            a.other_mm2,  a.used_mm2(),      a.die_mm2, a.reticle_mm2};
+  r.area = {a.cores_mm2, a.shared_sram_mm2, a.noc_mm2, a.phy_mm2,    a.vertical_mm2,
+            a.other_mm2, a.used_mm2(),      a.die_mm2, a.reticle_mm2};
 
   r.reasons = kOk;
   if (r.memory.total() > r.memory.capacity) r.reasons |= kMemoryCapacity;
@@ -656,26 +722,87 @@ int batch_of(const Design& d) {
   return d.workload.batch_auto ? max_batch_that_fits(d) : d.workload.batch;
 }
 
+// Thermal throttle (MODEL.md §9, "power-limited clock from the temperature limit"): the
+// smallest slow-down t in (0, 1] of both the logic clock and the DRAM command rate that keeps the
+// compact DRAM peak at or below 95 C. Power falls monotonically with t, so the root of
+// T(t) = limit is bracketed by [t_lo, 1] and found by the Illinois false-position method;
+// the accepted point lies in [limit - kThrottleBandC, limit]. Returns false when even the
+// lowest rate is too hot (static power alone): the design is then infeasible.
+constexpr double kThrottleBandC = 0.5;
+constexpr double kThrottleMin = 1.0 / 64;
+constexpr int kThrottleIterations = 24;
+
+bool throttle_to_limit(const Design& d, int batch, double clock, NetState* net, PhaseBlocks* blocks,
+                       Result& r) {
+  // Held at the limit, DRAM is above 85 C: refresh is doubled at every throttled point.
+  auto at = [&](double t) {
+    return evaluate_at(d, batch, {clock * t, t, kDramLimitC}, net, blocks);
+  };
+  const double target = kDramLimitC - 0.5 * kThrottleBandC;
+  double lo = kThrottleMin, hi = 1.0;
+  Result rlo = at(lo);
+  if (rlo.thermal.dram_peak_C > kDramLimitC) return false;
+  if (rlo.thermal.dram_peak_C >= kDramLimitC - kThrottleBandC) {
+    r = rlo;
+    return true;
+  }
+  double flo = rlo.thermal.dram_peak_C - target, fhi = r.thermal.dram_peak_C - target;
+  int side = 0;
+  Result best = rlo;  // the fastest iterate at or below the limit
+  double best_t = lo;
+  for (int i = 0; i < kThrottleIterations; ++i) {
+    const double t = std::clamp((lo * fhi - hi * flo) / (fhi - flo), lo, hi);
+    Result rt = at(t);
+    const double T = rt.thermal.dram_peak_C, f = T - target;
+    if (T <= kDramLimitC && t > best_t) {
+      best = rt;
+      best_t = t;
+    }
+    if (std::abs(f) <= 0.5 * kThrottleBandC) break;
+    if (f > 0) {
+      hi = t;
+      fhi = f;
+      if (side == 1) flo *= 0.5;
+      side = 1;
+    } else {
+      lo = t;
+      flo = f;
+      if (side == -1) fhi *= 0.5;
+      side = -1;
+    }
+  }
+  r = best;
+  return true;
+}
+
 Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullptr) {
   const int batch = batch_of(d);
   if (batch == 0) {
-    Result r = evaluate_at(d, 1, 1.0, net, blocks);
+    Result r = evaluate_at(d, 1, {}, net, blocks);
     r.batch = 0;
     r.feasible = false;
     r.reasons |= kZeroBatch | kMemoryCapacity;
     return r;
   }
-  Result r = evaluate_at(d, batch, 1.0, net, blocks);
+  Result r = evaluate_at(d, batch, {}, net, blocks);
   // Power wall (MODEL.md §8): throttle clocks by the cubic law and re-evaluate once.
   const double scale =
       power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
   const bool throttled = scale < 1.0;
-  if (throttled) r = evaluate_at(d, batch, scale, net, blocks);
+  if (throttled) r = evaluate_at(d, batch, {scale, 1.0, 50.0}, net, blocks);
   // Thermal coupling (MODEL.md §9): DRAM above 85 C refreshes twice as often, which lowers
   // its bandwidth; re-evaluate once at the hot refresh rate.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kRefreshDoublingC) {
     const double hot = r.thermal.dram_peak_C;
-    r = evaluate_at(d, batch, throttled ? scale : 1.0, net, blocks, hot);
+    r = evaluate_at(d, batch, {scale, 1.0, hot}, net, blocks);
+  }
+  // Above 95 C: throttle down to the limit, or report the design too hot.
+  if (r.thermal.modelled && r.thermal.dram_peak_C > kDramLimitC && d.hardware.thermal.throttle) {
+    Result held = r;
+    if (throttle_to_limit(d, batch, scale, net, blocks, held)) {
+      r = held;
+      r.reasons |= kThermalThrottled;
+    }
   }
   if (throttled) r.reasons |= kPowerOverTdp;
   return r;
@@ -702,19 +829,19 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   const double groups = std::max(1, stage / tp_a);
   const double seqs = std::ceil(static_cast<double>(std::max(0, batch)) / groups);
   const double ctx = static_cast<double>(w.input_len) + w.output_len;
-  const double experts_per_rank =
-      parallel::is_moe(m)
-          ? static_cast<double>(m.moe.experts) / ep_m + d.parallel.redundant_experts_per_rank
-          : 0.0;
+  const double experts_per_rank = parallel::is_moe(m) ? static_cast<double>(m.moe.experts) / ep_m +
+                                                            d.parallel.redundant_experts_per_rank
+                                                      : 0.0;
 
   // The fullest pipeline stage.
   for (int s = 0; s < pp; ++s) {
     const auto st = parallel::stage_layers(m, pp, s);
     const int layers = st.dense + st.moe;
-    double weights = layers * (p.attention_per_layer / tp_a + p.norms_per_layer) * wb +
-                     st.dense * p.dense_ffn_per_layer / tp_f * wb +
-                     st.moe * ((p.expert * experts_per_rank + p.shared_per_layer) / tp_m +
-                               p.router_per_layer) * wb;
+    double weights =
+        layers * (p.attention_per_layer / tp_a + p.norms_per_layer) * wb +
+        st.dense * p.dense_ffn_per_layer / tp_f * wb +
+        st.moe * ((p.expert * experts_per_rank + p.shared_per_layer) / tp_m + p.router_per_layer) *
+            wb;
     if (st.embedding) weights += p.embedding / tp_a * eb;
     if (st.lm_head) weights += p.lm_head / tp_a * eb;
     const double kv = seqs * ctx * layers * kvb;
@@ -747,7 +874,10 @@ int max_batch_that_fits(const Design& d) noexcept {
   if (!fits(1)) return 0;
   int lo = 1, hi = 2;
   constexpr int kMaxBatch = 1 << 24;
-  while (hi < kMaxBatch && fits(hi)) { lo = hi; hi *= 2; }
+  while (hi < kMaxBatch && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
   if (hi >= kMaxBatch && fits(kMaxBatch)) return kMaxBatch;
   while (hi - lo > 1) {
     const int mid = lo + (hi - lo) / 2;
@@ -765,7 +895,9 @@ Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 
-Result Evaluator::evaluate(const Design& d) { return evaluate_with(d, &impl_->net); }
+Result Evaluator::evaluate(const Design& d) {
+  return evaluate_with(d, &impl_->net);
+}
 
 Result evaluate(const Design& d) noexcept {
   NetState net;
@@ -808,8 +940,8 @@ NetworkReport network_report(const Design& d, bool reference_sim) {
       for (int dev = 0; dev < devices; ++dev) {
         place.group(call.kind, dev, first.data());
         if (first[0] != dev && call.kind != GroupKind::pp_next) continue;  // one call per group
-        if (call.kind == GroupKind::pp_next && place.coord(dev)[parallel::Dim::pp] ==
-                                                   place.degree(parallel::Dim::pp) - 1)
+        if (call.kind == GroupKind::pp_next &&
+            place.coord(dev)[parallel::Dim::pp] == place.degree(parallel::Dim::pp) - 1)
           continue;  // the last stage sends nothing onwards
         network::CollectiveRequest req;
         req.op = call.op;

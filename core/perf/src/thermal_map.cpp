@@ -43,24 +43,8 @@ ThermalDesign thermal_model(const Design& d, const Result& r) {
   ThermalDesign td;
 
   // Decode phase = steady state: the run is dominated by output_len - 1 decode steps.
-  const double t = r.decode.time_s > 0 ? r.decode.time_s : 1.0;
-  const auto rates = power_area::energy_rates(hw, Precision::fp16);  // NoC/static only used
-  constexpr double kBits = 8.0, kPico = 1e-12;
-  auto& ps = td.split;
-  ps.total_W = r.decode.time_s > 0 ? r.decode.energy_J / r.decode.time_s : 0.0;
-  const double bytes_per_s = r.decode.dram_bytes / t;
-  if (hw.memory.kind != hw::MemoryKind::sram_only) {
-    ps.dram_access_W = bytes_per_s * kBits * hw.memory.energy_pJ_per_bit * kPico;
-    ps.noc_W = bytes_per_s * rates.noc_J_per_byte;
-  }
-  if (stacked) ps.vertical_W = bytes_per_s * kBits * hw.memory.vertical.energy_pJ_per_bit * kPico;
-  const double static_W = std::min(rates.static_W, ps.total_W);
-  ps.dram_background_W = stacked ? kDramBackgroundShare * static_W : 0.0;
-  ps.logic_static_W = static_W - ps.dram_background_W;
-  // The residual is what the evaluator charged to FLOPs and SRAM staging (and any link energy
-  // it adds), all dissipated in the cores of the logic die.
-  ps.logic_dynamic_W =
-      std::max(0.0, ps.total_W - ps.dram_access_W - ps.vertical_W - ps.noc_W - static_W);
+  const auto& ps = r.power;
+  td.split = ps;
 
   const double side_m = std::sqrt(std::max(hw.compute.die_area_mm2, 1.0)) * 1e-3;
   thermal::StackParams sp;
@@ -111,22 +95,17 @@ ThermalDesign thermal_model(const Design& d, const Result& r) {
   for (std::size_t i = 1; i < lp.size(); ++i)
     lp[i] = ps.logic_dynamic_W / cores + ps.logic_static_W * core_area / logic_area;
 
-  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j. The connected dies
-  // are the ones nearest the logic die; traffic to die j crosses bonds 1..j, so bond k carries
-  // the traffic of the connected dies at or above it.
+  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j; the connected
+  // dies are the ones nearest the logic die (PowerSummary::dram_die_W / bond_W).
   const int L = td.dram_layers;
-  const int C = std::clamp(hw.memory.layers_connected, 0, L);
-  double bond_weight = 0;
-  for (int k = 1; k <= C; ++k) bond_weight += C - k + 1;
   for (int j = 1; j <= L; ++j) {
     const auto die = static_cast<std::size_t>(2 * j), bond = die - 1;
     td.roles[die] = LayerRole::dram;
-    double w = ps.dram_background_W / L + (j <= C ? ps.dram_access_W / C : 0.0);
-    td.power[die].assign(static_cast<std::size_t>(channels), w / channels);
+    td.power[die].assign(static_cast<std::size_t>(channels), ps.dram_die_W(j) / channels);
     auto& bl = td.stack.layers[bond];
     bl.floorplan = 2;
     bl.dissipates_power = true;
-    td.power[bond] = {j <= C ? ps.vertical_W * (C - j + 1) / bond_weight : 0.0};
+    td.power[bond] = {ps.bond_W(j)};
   }
   return td;
 }

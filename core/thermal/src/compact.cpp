@@ -58,7 +58,7 @@ PowerMap make_3d_stack_power(const StackParams& p) {
 
 CompactFit fit_compact_model(const StackParams& base, const std::vector<int>& layer_counts,
                              const std::vector<double>& logic_powers_W, const GridOptions& opt,
-                             std::vector<CompactSample>* samples) {
+                             std::vector<CompactSample>* samples, CompactTarget target) {
   std::vector<CompactSample> pts;
   for (int L : layer_counts)
     for (double P : logic_powers_W) {
@@ -67,7 +67,11 @@ CompactFit fit_compact_model(const StackParams& base, const std::vector<int>& la
       sp.logic_power_W = P;
       const Solution sol = solve_steady(make_3d_stack(sp), make_3d_stack_power(sp), opt);
       double peak = -1e300;
-      for (const auto& ls : sol.layers) peak = std::max(peak, ls.max_C);
+      const auto top = static_cast<std::size_t>(2 * sp.dram_layers);  // dram<i> at index 2i
+      for (std::size_t l = 0; l < sol.layers.size(); ++l) {
+        const bool dram = l >= 2 && l <= top && l % 2 == 0;
+        if (target == CompactTarget::stack_peak || dram) peak = std::max(peak, sol.layers[l].max_C);
+      }
       pts.push_back({L, sol.total_power_W, peak - sp.package.ambient_C});
     }
   if (pts.size() < 2) throw std::invalid_argument("fit_compact_model: need >= 2 samples");
@@ -96,6 +100,11 @@ CompactFit fit_compact_model(const StackParams& base, const std::vector<int>& la
   fit.mean_abs_error_C /= fit.samples;
   if (samples) *samples = std::move(pts);
   return fit;
+}
+
+GeometryCompact geometry_compact_model(double die_area_mm2) noexcept {
+  const double x = kGeometryRefAreaMm2 / std::max(die_area_mm2, 1.0);
+  return {kGeometryBaseA0 + kGeometryBaseA1 * x, kGeometryLayerB0 + kGeometryLayerB1 * x};
 }
 
 }  // namespace stackscope::thermal

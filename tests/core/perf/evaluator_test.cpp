@@ -11,7 +11,9 @@
 namespace stackscope::perf {
 namespace {
 
-double sum(const auto& a) { return std::accumulate(a.begin(), a.end(), 0.0); }
+double sum(const auto& a) {
+  return std::accumulate(a.begin(), a.end(), 0.0);
+}
 
 TEST(Evaluator, MetricsFollowTheirDefinitions) {
   const auto d = testing::small_dense();
@@ -82,6 +84,28 @@ TEST(Evaluator, PowerWallThrottlesClocks) {
   EXPECT_NEAR(capped.clock_scale, std::pow(2.0, -1.0 / 3.0), 1e-9);
   EXPECT_TRUE(capped.reasons & kPowerOverTdp);
   EXPECT_GE(capped.metrics.ttft_s, free.metrics.ttft_s);
+  // DVFS (V ~ f): the logic die's switching energy per operation falls by clock^2, so the
+  // throttled run draws less energy per token and less power than the unthrottled one.
+  EXPECT_LT(capped.metrics.energy_per_token_j, free.metrics.energy_per_token_j);
+  EXPECT_LT(capped.metrics.power_w, free.metrics.power_w);
+}
+
+TEST(Evaluator, PowerBreakdownAddsUpToTheDecodePower) {
+  for (const auto& d : {testing::small_dense(), testing::stacked_design()}) {
+    const auto r = evaluate(d);
+    const auto& p = r.power;
+    EXPECT_NEAR(p.total_W, r.decode.energy_J / r.decode.time_s, 1e-9 * p.total_W);
+    const double parts = p.logic_dynamic_W + p.logic_static_W + p.noc_W + p.vertical_W +
+                         p.dram_access_W + p.dram_background_W;
+    EXPECT_NEAR(parts, p.total_W, 1e-9 * p.total_W);
+    double layers = p.logic_die_W();
+    for (int k = 1; k <= p.dram_layers; ++k) layers += p.bond_W(k) + p.dram_die_W(k);
+    // HBM beside the die: its DRAM power is not in a stack layer.
+    const double off_stack = p.dram_layers > 0 ? 0.0 : p.dram_access_W;
+    EXPECT_NEAR(layers + off_stack, p.total_W, 1e-9 * p.total_W);
+    EXPECT_GT(p.logic_dynamic_W, 0.0);
+    EXPECT_GT(p.dram_access_W, 0.0);
+  }
 }
 
 TEST(Evaluator, SkewedRoutingSlowsExpertParallelDecode) {

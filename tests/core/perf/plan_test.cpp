@@ -6,17 +6,24 @@
 #include <numeric>
 
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/thermal/compact.hpp"
 #include "test_designs.hpp"
 
 namespace stackscope::perf {
 namespace {
 
-double op(const PhaseBreakdown& p, OpClass c) { return p.op_s[static_cast<std::size_t>(c)]; }
+double op(const PhaseBreakdown& p, OpClass c) {
+  return p.op_s[static_cast<std::size_t>(c)];
+}
 
 Design llama70_tp8() {
   auto d = testing::small_dense();
-  d.model.layers = 80; d.model.hidden = 8192; d.model.heads = 64; d.model.kv_heads = 8;
-  d.model.ffn_dim = 28672; d.model.attention = workload::AttentionKind::gqa;
+  d.model.layers = 80;
+  d.model.hidden = 8192;
+  d.model.heads = 64;
+  d.model.kv_heads = 8;
+  d.model.ffn_dim = 28672;
+  d.model.attention = workload::AttentionKind::gqa;
   d.system = testing::nvswitch(8);
   d.parallel.tp = 8;
   d.workload.batch = 64;
@@ -167,9 +174,44 @@ TEST(ThermalCoupling, HotDramRefreshesMoreAndTooHotIsInfeasible) {
   EXPECT_GT(warm.metrics.tpot_s, cool.metrics.tpot_s);
   EXPECT_TRUE(warm.feasible);
   d.hardware.thermal.r_base_K_per_W = (120.0 - 45.0) / p;
+  d.hardware.thermal.throttle = false;
   const auto hot = evaluate(d);
   EXPECT_FALSE(hot.feasible);
   EXPECT_TRUE(hot.reasons & kDramTooHot);
+  EXPECT_GT(hot.thermal.dram_peak_C, 95.0);
+  // With the thermal throttle (the default) the same design runs slower but holds DRAM in
+  // [94.5, 95] C.
+  d.hardware.thermal.throttle = true;
+  const auto held = evaluate(d);
+  EXPECT_TRUE(held.feasible);
+  EXPECT_TRUE(held.reasons & kThermalThrottled);
+  EXPECT_FALSE(held.reasons & kDramTooHot);
+  EXPECT_LE(held.thermal.dram_peak_C, 95.0);
+  EXPECT_GE(held.thermal.dram_peak_C, 94.5);
+  EXPECT_LT(held.thermal.throttle, 1.0);
+  EXPECT_TRUE(held.thermal.refresh_doubled);
+  EXPECT_GT(held.metrics.tpot_s, hot.metrics.tpot_s);
+  EXPECT_LT(held.metrics.power_w, hot.metrics.power_w);
+  // A package so poor that static power alone passes 95 C cannot be throttled into the limit.
+  d.hardware.thermal.r_base_K_per_W = 100.0;
+  const auto cooked = evaluate(d);
+  EXPECT_FALSE(cooked.feasible);
+  EXPECT_TRUE(cooked.reasons & kDramTooHot);
+  EXPECT_FALSE(cooked.reasons & kThermalThrottled);
+}
+
+TEST(ThermalCoupling, GeometryCompactModelFollowsTheDieArea) {
+  auto d = testing::stacked_design();
+  d.hardware.thermal.compact = hw::CompactSource::geometry;
+  const auto r = evaluate(d);
+  const auto g = thermal::geometry_compact_model(r.area.die);
+  EXPECT_DOUBLE_EQ(r.thermal.r_base_K_per_W, g.r_base_K_per_W);
+  EXPECT_DOUBLE_EQ(r.thermal.r_layer_K_per_W, g.r_layer_K_per_W);
+  // A bigger die spreads the same power over more area: cooler.
+  d.hardware.compute.die_area_mm2 *= 1.2;
+  const auto big = evaluate(d);
+  EXPECT_LT(big.thermal.r_base_K_per_W, r.thermal.r_base_K_per_W);
+  EXPECT_LT(big.thermal.r_layer_K_per_W, r.thermal.r_layer_K_per_W);
 }
 
 TEST(ThermalCoupling, HbmDesignsAreNotCoupled) {

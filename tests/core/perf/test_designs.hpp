@@ -45,8 +45,14 @@ inline Design deepseek_v3_32() {
   Design d;
   d.name = "test-deepseek-v3";
   auto& m = d.model;
-  m.layers = 61; m.hidden = 7168; m.heads = 128; m.kv_heads = 128; m.head_dim = 128;
-  m.ffn_dim = 18432; m.vocab = 129280; m.attention = workload::AttentionKind::mla;
+  m.layers = 61;
+  m.hidden = 7168;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.head_dim = 128;
+  m.ffn_dim = 18432;
+  m.vocab = 129280;
+  m.attention = workload::AttentionKind::mla;
   m.mla = {1536, 512, 128, 64, 128};
   m.moe = {256, 8, 1, 2048, 0, 3};
   d.system = nvswitch(32);
@@ -81,7 +87,7 @@ inline Design stacked_design() {
   m.clock_MHz = 1600;
   m.capacity_per_layer_GiB = 12;
   m.vertical = {hw::VerticalLinkKind::hybrid_bond, 9.0, 0.5, 3.2, 0.05, 81};
-  d.hardware.thermal = {45, 0.05, 0.004};
+  d.hardware.thermal = {.ambient_C = 45, .r_base_K_per_W = 0.05, .r_layer_K_per_W = 0.004};
   d.workload.batch = 32;
   return d;
 }

@@ -11,8 +11,8 @@
 namespace stackscope::hw {
 
 struct ComputeDie {
-  int cores = 132;            // SMs / PEs on the die
-  double clock_GHz = 1.83;    // sustained clock under load
+  int cores = 132;          // SMs / PEs on the die
+  double clock_GHz = 1.83;  // sustained clock under load
   // Dense matrix-unit FLOP per cycle per core for each precision; 0 = not supported (the
   // evaluator then runs the op at the next wider supported precision).
   double matrix_flops_per_cycle_fp16 = 4096;  // also bf16
@@ -72,26 +72,26 @@ struct VerticalLink {
 struct Memory {
   MemoryKind kind = MemoryKind::hbm;
   int stacks = 5;
-  int layers_total = 8;       // DRAM dies per stack
-  int layers_connected = 8;   // dies with active vertical links (3D) / carrying channels (HBM)
-  int channels_per_layer = 4; // independent (pseudo-)channels per connected die
+  int layers_total = 8;        // DRAM dies per stack
+  int layers_connected = 8;    // dies with active vertical links (3D) / carrying channels (HBM)
+  int channels_per_layer = 4;  // independent (pseudo-)channels per connected die
   int banks_per_channel = 16;
-  double bytes_per_transfer = 4;  // channel data width in bytes
-  double transfers_per_clock = 2; // DDR
+  double bytes_per_transfer = 4;   // channel data width in bytes
+  double transfers_per_clock = 2;  // DDR
   double clock_MHz = 2616;
-  double row_bytes = 1024;        // page size per channel
-  double sector_bytes = 32;       // minimum access granularity (burst)
-  double cycles_per_sector = 4;   // memory clock cycles to transfer one sector
+  double row_bytes = 1024;       // page size per channel
+  double sector_bytes = 32;      // minimum access granularity (burst)
+  double cycles_per_sector = 4;  // memory clock cycles to transfer one sector
   DramTiming timing;
   double capacity_per_layer_GiB = 2;
   // DRAM bit density per layer; > 0 derives a stacked_3d layer's capacity from the die area
   // left after the vertical-link field (MODEL.md §8), overriding capacity_per_layer_GiB.
   double bit_density_Gb_per_mm2 = 0;
-  double reserved_GiB = 0;        // not usable by the model (firmware, runtime, ECC)
+  double reserved_GiB = 0;             // not usable by the model (firmware, runtime, ECC)
   double round_trip_latency_ns = 400;  // load-to-use latency seen by a core (Little's law)
-  double utilisation_cap = 0.9;   // achievable fraction of peak for ideal streams
-  double energy_pJ_per_bit = 3.9; // DRAM core + I/O per bit read or written
-  VerticalLink vertical;          // used when kind == stacked_3d
+  double utilisation_cap = 0.9;        // achievable fraction of peak for ideal streams
+  double energy_pJ_per_bit = 3.9;      // DRAM core + I/O per bit read or written
+  VerticalLink vertical;               // used when kind == stacked_3d
 };
 
 // Energy per operation (MODEL.md §8); static power covers leakage and idle.
@@ -108,13 +108,20 @@ struct Energy {
 
 // Area of the parts of a die that are not cores (MODEL.md §8). Cores include their own SRAM.
 struct Area {
-  double sram_mm2_per_MiB = 0.35;     // shared buffer incl. periphery (5 nm-class high-density
-                                      // bitcell 0.021 um^2 x 8.4 Mbit = 0.18 mm^2 raw, x ~2)
-  double router_mm2 = 0.1;            // one NoC mesh router
-  double memory_phy_mm2 = 11;         // per HBM stack interface (2.5D); 0 for stacked DRAM
-  double io_phy_mm2 = 40;             // chip-to-chip / network PHYs
-  double other_mm2 = 50;              // control, clocking, misc. uncore
-  double reticle_mm2 = 858;           // 26 mm x 33 mm lithography field
+  double sram_mm2_per_MiB = 0.35;  // shared buffer incl. periphery (5 nm-class high-density
+                                   // bitcell 0.021 um^2 x 8.4 Mbit = 0.18 mm^2 raw, x ~2)
+  double router_mm2 = 0.1;         // one NoC mesh router
+  double memory_phy_mm2 = 11;      // per HBM stack interface (2.5D); 0 for stacked DRAM
+  double io_phy_mm2 = 40;          // chip-to-chip / network PHYs
+  double other_mm2 = 50;           // control, clocking, misc. uncore
+  double reticle_mm2 = 858;        // 26 mm x 33 mm lithography field
+};
+
+// Where the compact model's resistances come from.
+enum class CompactSource {
+  fixed,     // r_base_K_per_W and r_layer_K_per_W as given (e.g. a measured package)
+  geometry,  // fitted to core/thermal's grid solver for this die area and the HotSpot-default
+             // package (thermal::geometry_compact_model); r_base/r_layer are ignored
 };
 
 // Compact thermal model for the search inner loop (MODEL.md §9): peak DRAM temperature =
@@ -122,8 +129,12 @@ struct Area {
 // 0.56 + 0.01 L K/W; core/thermal fits them to its grid solver.
 struct Thermal {
   double ambient_C = 45;
+  CompactSource compact = CompactSource::fixed;
   double r_base_K_per_W = 0.56;
   double r_layer_K_per_W = 0.01;
+  // true: a stack whose DRAM would pass 95 C is throttled (logic clock and DRAM command rate
+  // scaled together) until it sits at the limit; false: it is reported infeasible.
+  bool throttle = true;
 };
 
 struct Noc {
@@ -159,7 +170,7 @@ struct NetworkLevel {
   std::string name;
   Topology topology = Topology::switch_fabric;
   int size = 8;
-  int dims_x = 0;               // mesh2d/torus2d shape (dims_x x dims_y == size); 0 = squarest
+  int dims_x = 0;  // mesh2d/torus2d shape (dims_x x dims_y == size); 0 = squarest
   int dims_y = 0;
   double link_GBps = 450;       // per link (mesh/torus/ring/fully connected) or per device port
                                 // (switch), per direction
@@ -167,8 +178,8 @@ struct NetworkLevel {
   double hop_latency_ns = 500;  // per link traversed (wire + router/switch)
   double efficiency = 0.82;     // achievable fraction of line rate (protocol overhead)
   double energy_pJ_per_bit = 5;
-  bool in_network_reduction = false;     // switch-side reduction (e.g. NVLS)
-  double in_network_efficiency = 0.61;   // achieved fraction of line rate of switch reductions
+  bool in_network_reduction = false;    // switch-side reduction (e.g. NVLS)
+  double in_network_efficiency = 0.61;  // achieved fraction of line rate of switch reductions
 };
 
 struct System {

@@ -47,23 +47,24 @@ std::string_view to_string(Resource r);
 // Reasons a design is infeasible (bit flags).
 enum Infeasibility : std::uint32_t {
   kOk = 0,
-  kMemoryCapacity = 1u << 0,   // weights + KV + activations exceed device memory
-  kZeroBatch = 1u << 1,        // batch auto found no batch that fits
-  kPowerOverTdp = 1u << 2,     // reported; clocks are scaled (cubic law) instead
-  kAreaOverDie = 1u << 3,      // cores + SRAM + NoC + PHYs + vertical field exceed the die
-  kDieOverReticle = 1u << 4,   // the die exceeds the lithography reticle
-  kDramTooHot = 1u << 5,       // DRAM above 95 C (refresh doubles above 85 C)
+  kMemoryCapacity = 1u << 0,    // weights + KV + activations exceed device memory
+  kZeroBatch = 1u << 1,         // batch auto found no batch that fits
+  kPowerOverTdp = 1u << 2,      // reported; clocks are scaled (cubic law) instead
+  kAreaOverDie = 1u << 3,       // cores + SRAM + NoC + PHYs + vertical field exceed the die
+  kDieOverReticle = 1u << 4,    // the die exceeds the lithography reticle
+  kDramTooHot = 1u << 5,        // DRAM above 95 C (refresh doubles above 85 C)
+  kThermalThrottled = 1u << 6,  // reported; clock and DRAM rate throttled to hold DRAM at 95 C
 };
 std::vector<std::string> describe(std::uint32_t reasons);
 
 struct PhaseBreakdown {
-  double time_s = 0;  // wall time of the phase (prefill pass / one decode step)
-  std::array<double, kOpClasses> op_s{};       // summed time per operator class
-  std::array<double, kResources> resource_s{}; // summed time per bounding resource
-  double flops = 0;        // per device
-  double dram_bytes = 0;   // per device
-  double comm_bytes = 0;   // per device, sent over the system network
-  double energy_J = 0;     // per device, dynamic + static over time_s
+  double time_s = 0;                      // wall time of the phase (prefill pass / one decode step)
+  std::array<double, kOpClasses> op_s{};  // summed time per operator class
+  std::array<double, kResources> resource_s{};  // summed time per bounding resource
+  double flops = 0;                             // per device
+  double dram_bytes = 0;                        // per device
+  double comm_bytes = 0;                        // per device, sent over the system network
+  double energy_J = 0;                          // per device, dynamic + static over time_s
 };
 
 struct MemoryFootprint {  // bytes per device (the fullest device)
@@ -76,10 +77,10 @@ struct MemoryFootprint {  // bytes per device (the fullest device)
 };
 
 struct Metrics {
-  double ttft_s = 0;   // prefill of the whole static batch (= first token of every request)
-  double tpot_s = 0;   // decode step seen by one request, at the mean decode context
-  double utps = 0;     // 1 / tpot
-  double stps = 0;     // decode tokens/s over all replicas
+  double ttft_s = 0;  // prefill of the whole static batch (= first token of every request)
+  double tpot_s = 0;  // decode step seen by one request, at the mean decode context
+  double utps = 0;    // 1 / tpot
+  double stps = 0;    // decode tokens/s over all replicas
   double e2e_output_tokens_per_s = 0;  // B*output_len*dp / (prefill + (output_len-1) steps)
   double energy_per_token_j = 0;       // system energy per output token over the static run
   double power_w = 0;                  // mean power per device over the static run
@@ -96,17 +97,55 @@ struct ThermalSummary {
                            // designs keep their memory off the hot die and are not coupled
   double dram_peak_C = 0;  // compact model: ambient + P (r_base + r_layer L)
   bool refresh_doubled = false;
+  double throttle = 1.0;      // < 1: clock and DRAM command rate held the DRAM at 95 C
+  double r_base_K_per_W = 0;  // compact resistances used (given or from the die geometry)
+  double r_layer_K_per_W = 0;
+};
+
+// Share of the device's static power attributed to DRAM refresh and background (standby)
+// power when DRAM is stacked on the logic die. An assumption, not a fitted value: HBM-class
+// standby + refresh is of order 10% of a device's idle power.
+inline constexpr double kDramBackgroundShare = 0.10;
+
+// Decode-phase (steady-state) mean power of one device by where it is dissipated, in W
+// (MODEL.md §8). total_W = the sum of the parts = decode.energy_J / decode.time_s.
+struct PowerSummary {
+  double total_W = 0;
+  double logic_dynamic_W = 0;    // matrix/vector FLOPs, SRAM staging and any other op energy
+  double logic_static_W = 0;     // leakage etc. of the logic die
+  double noc_W = 0;              // on-die network, in the uncore of the logic die
+  double vertical_W = 0;         // TSV / hybrid-bond links (stacked_3d), in the bond layers
+  double dram_access_W = 0;      // DRAM core + I/O for the bytes moved
+  double dram_background_W = 0;  // refresh + standby, kDramBackgroundShare x static (stacked_3d)
+  int dram_layers = 0;           // DRAM dies on the logic die (0: HBM beside it, or SRAM only)
+  int connected_layers = 0;      // the dies nearest the logic die carry the channels
+  double logic_die_W() const { return logic_dynamic_W + logic_static_W + noc_W; }
+  // DRAM die j = 1..dram_layers (1 = next to the logic die): background on every die, access
+  // power on the connected ones.
+  double dram_die_W(int j) const {
+    if (j < 1 || j > dram_layers) return 0.0;
+    return dram_background_W / dram_layers +
+           (j <= connected_layers ? dram_access_W / connected_layers : 0.0);
+  }
+  // Bond layer k = 1..dram_layers (below DRAM die k): traffic to die j crosses bonds 1..j, so
+  // bond k carries the connected dies at or above it.
+  double bond_W(int k) const {
+    const int c = connected_layers;
+    if (k < 1 || k > c) return 0.0;
+    return vertical_W * (c - k + 1) / (c * (c + 1) / 2.0);
+  }
 };
 
 struct Result {
   bool feasible = false;
   std::uint32_t reasons = kOk;
-  int batch = 0;               // requests per replica actually evaluated
-  double clock_scale = 1.0;    // < 1 when the power wall throttled clocks
+  int batch = 0;             // requests per replica actually evaluated
+  double clock_scale = 1.0;  // < 1 when the power wall throttled clocks
   Metrics metrics;
   MemoryFootprint memory;
   AreaSummary area;
   ThermalSummary thermal;
+  PowerSummary power;
   PhaseBreakdown prefill;
   PhaseBreakdown decode;
 };

@@ -56,10 +56,34 @@ struct CompactSample {
   double rise_C = 0.0;   // grid-solver peak minus ambient
 };
 
+// Which temperature the compact model predicts.
+enum class CompactTarget {
+  stack_peak,  // hottest cell of the whole stack (the logic die under the DRAM)
+  dram_peak,   // hottest cell of any DRAM die (what the 85 / 95 C DRAM limits apply to)
+};
+
 // Grid solves of make_3d_stack(base with dram_layers = L, logic_power_W = P) for every L and P,
 // then a least-squares fit of rise = P.(R_base + R_layer.L). Samples are returned if non-null.
 CompactFit fit_compact_model(const StackParams& base, const std::vector<int>& layer_counts,
                              const std::vector<double>& logic_powers_W, const GridOptions& opt,
-                             std::vector<CompactSample>* samples = nullptr);
+                             std::vector<CompactSample>* samples = nullptr,
+                             CompactTarget target = CompactTarget::stack_peak);
+
+// Compact DRAM-peak model for a die of the given area under the default (hotspot.config)
+// package: R_base = a0 + a1.(400 mm^2 / A), R_layer = b0 + b1.(400 mm^2 / A). The constants are
+// least-squares fits of fit_compact_model(..., dram_peak) at several die areas
+// (tests/core/thermal/compact_test.cpp re-derives them and checks the error). Valid for
+// 100..900 mm^2 dies and 1..16 DRAM layers.
+struct GeometryCompact {
+  double r_base_K_per_W = 0;
+  double r_layer_K_per_W = 0;
+};
+GeometryCompact geometry_compact_model(double die_area_mm2) noexcept;
+inline constexpr double kGeometryRefAreaMm2 = 400.0;
+inline constexpr double kGeometryBaseA0 = 0.1245;   // K/W (sink + spreader: area-independent part)
+inline constexpr double kGeometryBaseA1 = 0.04223;  // K/W at 400 mm^2 (die, TIM, spreading)
+inline constexpr double kGeometryLayerB0 = 0.0;     // K/W per layer
+inline constexpr double kGeometryLayerB1 =
+    0.01078;  // K/W per layer at 400 mm^2 (bond + die conduction)
 
 }  // namespace stackscope::thermal
