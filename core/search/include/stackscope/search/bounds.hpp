@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Optimistic bounds used for pruning (MODEL.md §12: "roofline with perfect overlap"). Each is a
+// bound of what perf::Evaluator computes (core/perf/src/evaluator.cpp) for EVERY point that
+// shares the design's hardware, parallel plan and batch, whatever its sequence_parallel and
+// overlap settings, its power-wall clock scale and its DRAM temperature. Argument, per
+// evaluator.cpp:
+//  - a stage pass is a sum of operator times, each max(t_compute, t_memory) + launch
+//    (compute/roofline.cpp), so it is >= launches x launch + max(sum t_compute, sum t_memory)
+//    over any subset of its operators; collectives add time >= 0 and tile overlap only hides
+//    collective time (its saving is <= the collective's time: the pipelined time is >= the
+//    producer's max(t_compute, t_memory)), ring attention hides only prefill time;
+//  - t_compute >= useful FLOPs / (matrix peak at the nominal clock x matmul_efficiency, or
+//    attention_efficiency for attention): wave efficiency is <= 1, padded FLOPs >= useful
+//    FLOPs, the power wall only lowers the clock;
+//  - t_memory >= weight bytes read once / effective stream bandwidth at the nominal clock and
+//    50 C (a GEMM reads its B operand at least once; throttling lowers the SRAM cap, heat
+//    doubles refresh; both only lower bandwidth), plus decode KV bytes / the KV-page bandwidth;
+//  - operators counted: every GEMM (Q/K/V or MLA projections, o_proj, dense FFN, MoE router,
+//    shared and routed experts - the routed rank's tokens and experts as moe::ep_load gives
+//    them, synthetic routing only -, LM head) and attention; one launch per GEMM with non-zero
+//    dimensions, per vector op (norms, activations, top-k) and per attention; collectives are
+//    not counted (time >= 0);
+//  - the slowest stage's time is >= every stage's bound (max over stages); its energy is >= the
+//    smallest stage energy bound (min over stages);
+//  - energy per token >= devices x (output_len - 1) x (passes x stage energy + static power x
+//    TPOT) / (batch x output_len x dp); mean power >= static power.
+// Bounds are relaxed by a relative 1e-9 against rounding.
+#include "stackscope/perf/design.hpp"
+
+namespace stackscope::search {
+
+struct Optimistic {
+  double tpot_s = 0;              // lower bound
+  double ttft_s = 0;              // lower bound
+  double stps = 0;                // upper bound
+  double utps = 0;                // upper bound
+  double energy_per_token_j = 0;  // lower bound
+  double power_w = 0;             // lower bound (static power)
+};
+
+// `design` has its plan set; `batch` is the batch the evaluator will use (the fixed batch, or
+// perf::max_batch_that_fits() for batch_auto), >= 1. The design must pass perf::validate()
+// apart from the batch fitting memory.
+Optimistic optimistic(const perf::Design& design, int batch) noexcept;
+
+}  // namespace stackscope::search

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The search engine (MODEL.md §12, issue 5). Hierarchical: hardware points are the outer loop
+// (the unit of work handed to threads and to shards), the inner schedule space the inner loop.
+//
+// Pruning, in order, never dropping a true Pareto point:
+//  1. construction: a hardware point perf::validate() rejects (e.g. layers_connected >
+//     layers_total), a die over its area or the reticle, a constraint that the hardware alone
+//     violates (die area; static power vs max power; DRAM temperature at static power), a
+//     batch whose memory footprint exceeds the device (the evaluator's own footprint function):
+//     counted as pruned, reason recorded in the counters, never evaluated.
+//  2. bounds: for a hardware point, a parallel group and a (group, batch) an optimistic
+//     objective vector that no point of the subspace can beat (search/bounds.hpp documents each
+//     bound against core/perf/src/evaluator.cpp); the subspace is skipped when an archived point
+//     dominates it, or when the bound already violates a TTFT/TPOT SLO.
+// Points are visited in index order inside a hardware point; the frontier is the same for any
+// thread count, shard split or visiting order (archive ties go to the lowest PointId). Counts
+// of pruned vs evaluated points can differ between thread counts (pruning sees a different
+// partial frontier); the frontier does not.
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <stop_token>
+
+#include "stackscope/perf/result.hpp"
+#include "stackscope/search/archive.hpp"
+#include "stackscope/search/space.hpp"
+
+namespace stackscope::search {
+
+enum class Strategy {
+  exhaustive,  // every point of the (shard of the) space, with pruning
+  random,      // `samples` points drawn uniformly over the space (with replacement)
+};
+
+// Deterministic 1/count partition of the hardware points (hw % count == index), or of the
+// sample numbers for random sampling. The shard archives merge to the single-run frontier.
+struct Shard {
+  std::uint64_t index = 0;  // 0 <= index < count
+  std::uint64_t count = 1;
+};
+
+struct RunOptions {
+  Strategy strategy = Strategy::exhaustive;
+  // Worker threads; 0 = std::thread::hardware_concurrency().
+  int threads = 1;
+  // Stop after this many evaluations (0 = no limit). With a limit the set of points evaluated
+  // depends on scheduling; only complete runs have a thread-independent frontier.
+  std::uint64_t max_evals = 0;
+  // Wall-clock limit in seconds (0 = none).
+  double time_limit_s = 0;
+  // Random sampling: sample k draws point rank = hash(seed, k) mod size (a counter-based RNG,
+  // so results do not depend on the thread count).
+  std::uint64_t seed = 1;
+  std::uint64_t samples = 10000;
+  Shard shard;
+  bool prune_bounds = true;  // bound-based pruning (feasibility pruning is always on)
+  // Sink batching: a batch is delivered when it holds this many records or is this old.
+  std::size_t sink_batch_points = 256;
+  double sink_interval_s = 0.1;
+  double progress_interval_s = 0.1;
+};
+
+struct Progress {
+  std::uint64_t evaluated = 0;     // evaluator calls
+  std::uint64_t pruned = 0;        // points skipped without evaluation (construction + bounds)
+  std::uint64_t pruned_bound = 0;  // of which by optimistic bounds
+  std::uint64_t infeasible = 0;    // evaluated, infeasible or violating a constraint
+  Count total = 0;                 // points of this run (shard of the space, or samples)
+  double rate_per_s = 0;           // (evaluated + pruned) per second
+  double eta_s = 0;                // at the current rate; 0 when unknown
+  double elapsed_s = 0;
+  std::size_t frontier = 0;  // current frontier size (merged archive, may lag)
+};
+
+// Receives results while the search runs. Calls are serialised (never two at once) but may come
+// from any thread: on_batch from the worker that filled the batch, on_progress from the thread
+// that called run(). Every evaluated point is delivered exactly once, in some batch, before
+// run() returns. Implementations must be quick (they hold up a worker).
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  virtual void on_batch(std::span<const PointRecord> /*points*/) {}
+  virtual void on_progress(const Progress& /*progress*/) {}
+};
+
+struct Summary {
+  Progress progress;
+  Count space_size = 0;  // the whole space (all shards)
+  bool stopped = false;  // the stop token was triggered
+  bool time_limited = false;
+  bool eval_limited = false;
+  bool complete = false;  // every point of the shard was evaluated or pruned
+  Archive archive;        // the frontier
+};
+
+// Runs a search; returns when done, stopped (within ~1 ms of work per thread after the stop
+// request) or out of budget. Throws std::invalid_argument on bad options (shard index >= count).
+Summary run(const CompiledSpace& space, const RunOptions& options, ResultSink& sink,
+            std::stop_token stop = {});
+
+// The record of an evaluated point: objective values (the Space's objectives, raw values), key
+// metrics, and feasibility including the Space's constraints.
+PointRecord make_record(const CompiledSpace& space, PointId id, const perf::Design& design,
+                        const perf::Result& result);
+
+}  // namespace stackscope::search

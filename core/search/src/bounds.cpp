@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// See bounds.hpp for why each term bounds the evaluator (core/perf/src/evaluator.cpp).
+#include "stackscope/search/bounds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "stackscope/common/units.hpp"
+#include "stackscope/hw/derived.hpp"
+#include "stackscope/memory/dram.hpp"
+#include "stackscope/moe/routing.hpp"
+#include "stackscope/parallel/placement.hpp"
+#include "stackscope/parallel/sharding.hpp"
+#include "stackscope/power_area/energy.hpp"
+
+namespace stackscope::search {
+namespace {
+
+// evaluator.cpp: KV pages of 64 tokens; embedding/LM head kept 16-bit.
+constexpr double kKvPageTokens = 64.0;
+constexpr double kMinEmbeddingBytes = 2.0;
+constexpr double kLow = 1.0 - 1e-9;
+constexpr double kHigh = 1.0 + 1e-9;
+
+struct StageBound {
+  double time = 0;    // lower bound of one stage pass, s
+  double energy = 0;  // lower bound of its dynamic energy, J
+};
+
+}  // namespace
+
+Optimistic optimistic(const perf::Design& d, int batch) noexcept {
+  Optimistic o;
+  const auto& m = d.model;
+  const auto& w = d.workload;
+  const auto& die = d.hardware.compute;
+  const auto& nm = w.numerics;
+  const parallel::Placement place(d.parallel);
+  const int pp = std::max(1, d.parallel.pp);
+  const double wb = bytes_per_element(nm.weights);
+  const double kv_el = bytes_per_element(nm.kv_cache);
+  const Precision mm = wider(nm.weights, nm.activations);
+
+  const double peak = hw::matrix_peak_flops(die, mm);
+  const double bw = memory::effective_bandwidth(d.hardware.memory, die, {}, 50.0).effective_Bps;
+  const int tp_a = place.attention_tp(), tp_f = place.ffn_tp();
+  const int tp_m = place.moe_tp(), ep_m = place.moe_ep();
+  const int stage = place.stage_devices();
+  const int cp = place.degree(parallel::Dim::cp);
+  const double kvb = parallel::kv_bytes_per_token_layer(m, kv_el, tp_a);
+  memory::AccessPattern page;
+  page.kind = memory::PatternKind::chunk;
+  page.chunk_bytes = kKvPageTokens * kvb;
+  const double bw_kv =
+      memory::effective_bandwidth(d.hardware.memory, die, page, 50.0).effective_Bps;
+  const double launch = die.kernel_launch_us * units::kMicro;
+  const auto er = power_area::energy_rates(d.hardware, mm);
+  const double byte_J = er.dram_J_per_byte + er.sram_J_per_byte + er.noc_J_per_byte;
+
+  const int mcfg = d.parallel.micro_batches > 0 ? d.parallel.micro_batches : pp;
+  const int mbs = std::clamp(mcfg, 1, std::max(1, batch));
+  const double mb = std::ceil(static_cast<double>(batch) / mbs);
+
+  const double h = m.hidden;
+  const double in_mats = m.ffn == workload::FfnKind::swiglu ? 2.0 : 1.0;
+  const double heads_loc = static_cast<double>(m.heads) / tp_a;
+  const double v_dim = m.attention == workload::AttentionKind::mla
+                           ? m.mla.v_head_dim
+                           : static_cast<double>(m.head_dim);
+  const bool moe = parallel::is_moe(m);
+  const auto& e = m.moe;
+  const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
+  const double ctx_len = w.input_len + w.output_len / 2.0;
+
+  // Routed experts on the busiest EP rank (synthetic routing: one frequency row, as the
+  // evaluator costs it); the smaller of the two candidates' FLOPs and weight bytes.
+  auto routed = [&](double tokens_stage, double* flops, double* bytes) {
+    *flops = 0;
+    *bytes = 0;
+    if (!moe || moe::frequency_rows(w.routing) != 1) return;
+    static thread_local double freq[moe::kMaxExperts];
+    moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
+    const moe::EpLoad loads =
+        moe::ep_load(freq, e.experts, ep_m, tokens_stage, d.parallel.redundant_experts_per_rank);
+    double f = std::numeric_limits<double>::infinity(), b = f;
+    for (const moe::RankLoad& c : {loads.most_tokens, loads.most_experts}) {
+      if (c.active_experts <= 0 || c.tokens <= 0) continue;
+      const double local = static_cast<double>(e.expert_ffn_dim) / tp_m;
+      const double per_expert = std::max(1.0, c.tokens / c.active_experts);
+      f = std::min(f, 2.0 * per_expert * c.active_experts * (in_mats + 1.0) * local * h);
+      b = std::min(b, c.active_experts * (in_mats + 1.0) * local * h * wb);
+    }
+    if (std::isfinite(f)) {
+      *flops = f;
+      *bytes = b;
+    }
+  };
+
+  // One stage pass: q tokens per sequence (1 in decode, input_len in prefill).
+  auto stage_bound = [&](int s, bool decode) {
+    const auto st = parallel::stage_layers(m, pp, s);
+    const double layers = st.dense + st.moe;
+    const double q = decode ? 1.0 : static_cast<double>(w.input_len);
+    const int seq_groups = decode ? std::max(1, stage / tp_a) : std::max(1, stage / (tp_a * cp));
+    const double seqs_dev = std::ceil(mb / seq_groups);
+    const double q_dev = decode ? 1.0 : q / cp;
+    const double t_attn = seqs_dev * q_dev;
+    const double t_stage = mb * q;
+    const double t_ffn = t_stage * tp_f / stage;
+
+    double flops = 0, wbytes = 0, kvbytes = 0, launches = 0;
+    // A GEMM of `count` independent (m x k) . (k x n) products reading its weights once
+    // (compute::gemm costs nothing, not even a launch, when a dimension is 0).
+    double g_flops = 0, g_bytes = 0, g_launches = 0;
+    auto gemm = [&](double gm, double gn, double gk, double count = 1.0) {
+      if (gm <= 0 || gn <= 0 || gk <= 0 || count <= 0) return;
+      g_flops += 2.0 * gm * gn * gk * count;
+      g_bytes += gk * gn * wb * count;
+      g_launches += 1.0;
+    };
+    // Attention block of one layer (evaluator.cpp attention_block): norm, Q/K/V (or MLA)
+    // projections, attention, (MLA decode: W_UV), o_proj.
+    const double kv_len = decode ? ctx_len : static_cast<double>(w.input_len);
+    const bool absorbed = q_dev <= 1.0 && kv_len > 1.0;
+    if (m.attention == workload::AttentionKind::mla) {
+      const auto& a = m.mla;
+      const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
+      if (a.q_lora_rank > 0) {
+        gemm(t_attn, a.q_lora_rank, h);
+        gemm(t_attn, heads_loc * qk, a.q_lora_rank);
+      } else {
+        gemm(t_attn, heads_loc * qk, h);
+      }
+      gemm(t_attn, a.kv_lora_rank + a.qk_rope_head_dim, h);
+      if (absorbed) {
+        gemm(t_attn, a.kv_lora_rank, a.qk_nope_head_dim, heads_loc);
+        gemm(t_attn, a.v_head_dim, a.kv_lora_rank, heads_loc);
+      } else {
+        gemm(t_attn, heads_loc * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);
+      }
+    } else {
+      const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp_a);
+      gemm(t_attn, (heads_loc + 2.0 * kv_heads) * m.head_dim, h);
+    }
+    gemm(t_attn, h, heads_loc * v_dim);
+    flops += layers * g_flops;
+    wbytes += layers * g_bytes;
+    double attn_flops = 0;
+    launches += layers * (g_launches + 2.0);  // + norm + attention
+    {
+      const auto dims = parallel::head_dims(m, absorbed);
+      const double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
+      attn_flops = layers * 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
+      if (absorbed) kvbytes += layers * seqs_dev * kv_len * kvb;
+    }
+    // Dense FFN layers.
+    const double ffn_local = static_cast<double>(m.ffn_dim) / tp_f;
+    flops += st.dense * 2.0 * t_ffn * (in_mats + 1.0) * ffn_local * h;
+    wbytes += st.dense * (in_mats + 1.0) * ffn_local * h * wb;
+    launches += st.dense * (m.parallel_attention ? 3.0 : 4.0);
+    // MoE layers.
+    if (st.moe > 0 && moe) {
+      flops += st.moe * 2.0 * t_attn * e.experts * h;
+      wbytes += st.moe * e.experts * h * wb;
+      launches += st.moe * 3.0;
+      if (e.shared_experts > 0) {
+        const double local = sdim * e.shared_experts / tp_m;
+        flops += st.moe * 2.0 * (t_stage / ep_m) * (in_mats + 1.0) * local * h;
+        wbytes += st.moe * (in_mats + 1.0) * local * h * wb;
+        launches += st.moe * 3.0;
+      }
+      double rf = 0, rb = 0;
+      routed(t_stage, &rf, &rb);
+      flops += st.moe * rf;
+      wbytes += st.moe * rb;
+    }
+    if (st.lm_head) {
+      const double cols = static_cast<double>(m.vocab) / tp_a;
+      flops += 2.0 * seqs_dev * cols * h;
+      wbytes += cols * h * std::max(wb, kMinEmbeddingBytes);
+      launches += 2.0;
+    }
+    StageBound b;
+    const double t_mem = wbytes / bw + (kvbytes > 0 ? kvbytes / bw_kv : 0.0);
+    // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
+    // (compute/roofline.cpp; both in (0, 1] by validation).
+    const double t_comp =
+        flops / (peak * die.matmul_efficiency) + attn_flops / (peak * die.attention_efficiency);
+    b.time = launches * launch + std::max(t_comp, t_mem);
+    b.energy = (flops + attn_flops) * er.matrix_J_per_flop + (wbytes + kvbytes) * byte_J;
+    return b;
+  };
+
+  double dec_time = 0, pre_time = 0;
+  double dec_energy = std::numeric_limits<double>::infinity();
+  for (int s = 0; s < pp; ++s) {
+    const StageBound dsb = stage_bound(s, true);
+    dec_time = std::max(dec_time, dsb.time);
+    dec_energy = std::min(dec_energy, dsb.energy);
+    pre_time = std::max(pre_time, stage_bound(s, false).time);
+  }
+  const double dec_passes = std::max(mbs, pp);
+  const double pre_passes = mbs + pp - 1.0;
+  const double dp = std::max(1, d.parallel.dp);
+  o.tpot_s = dec_time * dec_passes * kLow;
+  o.ttft_s = pre_time * pre_passes * kLow;
+  const double inf = std::numeric_limits<double>::infinity();
+  o.utps = o.tpot_s > 0 ? kHigh / o.tpot_s : inf;
+  o.stps = o.tpot_s > 0 ? batch * dp / o.tpot_s * kHigh : inf;
+  const double devices = parallel::devices(d.parallel);
+  const double steps = std::max(0, w.output_len - 1);
+  const double tokens = static_cast<double>(batch) * w.output_len * dp;
+  o.energy_per_token_j =
+      tokens > 0
+          ? devices * steps * (dec_passes * dec_energy + er.static_W * o.tpot_s) / tokens * kLow
+          : 0.0;
+  o.power_w = er.static_W * kLow;
+  return o;
+}
+
+}  // namespace stackscope::search

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/search/space.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "stackscope/perf/validate.hpp"
+
+namespace stackscope::search {
+namespace {
+
+int as_int(double v) {
+  return static_cast<int>(std::lround(v));
+}
+
+// Device count of a system: single-level systems resize their level; multi-level systems resize
+// the outermost level, which needs the count to be a multiple of the inner levels' product.
+// Grids whose explicit shape no longer matches fall back to the squarest shape (dims 0).
+void set_devices(perf::Design& d, double value) {
+  const int n = as_int(value);
+  auto& s = d.system;
+  s.devices = n;
+  if (s.levels.empty()) return;
+  long long inner = 1;
+  for (std::size_t i = 0; i + 1 < s.levels.size(); ++i) inner *= std::max(1, s.levels[i].size);
+  if (n % inner != 0)
+    throw std::invalid_argument("devices = " + std::to_string(n) +
+                                " is not a multiple of the inner network levels' " +
+                                std::to_string(inner) + " devices");
+  auto& outer = s.levels.back();
+  const int units = static_cast<int>(n / inner);
+  if (outer.size != 0) outer.size = units;
+  const bool grid =
+      outer.topology == hw::Topology::mesh2d || outer.topology == hw::Topology::torus2d;
+  if (grid && outer.dims_x > 0 && outer.dims_y > 0 && outer.dims_x * outer.dims_y != units) {
+    outer.dims_x = 0;
+    outer.dims_y = 0;
+  }
+}
+
+void scale_links(perf::Design& d, double f) {
+  for (auto& l : d.system.levels) l.link_GBps *= f;
+}
+void scale_latency(perf::Design& d, double f) {
+  for (auto& l : d.system.levels) {
+    l.latency_us *= f;
+    l.hop_latency_ns *= f;
+  }
+}
+
+// The registry. Field names follow hw/hardware.hpp (JSON keys are the member names).
+const Knob kKnobs[] = {
+    {"devices", "devices in the system (resizes the outermost network level)", "devices", true, 1,
+     set_devices},
+    {"memory.layers_total", "DRAM dies per stack", "layers", true, 1,
+     [](perf::Design& d, double v) { d.hardware.memory.layers_total = as_int(v); }},
+    {"memory.layers_connected", "DRAM dies with active vertical links (<= layers_total)", "layers",
+     true, 1, [](perf::Design& d, double v) { d.hardware.memory.layers_connected = as_int(v); }},
+    {"memory.stacks", "DRAM stacks per device", "stacks", true, 1,
+     [](perf::Design& d, double v) { d.hardware.memory.stacks = as_int(v); }},
+    {"memory.channels_per_layer", "channels per connected DRAM layer", "channels", true, 1,
+     [](perf::Design& d, double v) { d.hardware.memory.channels_per_layer = as_int(v); }},
+    {"memory.clock_MHz", "DRAM interface clock", "MHz", false, 0,
+     [](perf::Design& d, double v) { d.hardware.memory.clock_MHz = v; }},
+    {"memory.capacity_per_layer_GiB", "capacity of one DRAM layer", "GiB", false, 0,
+     [](perf::Design& d, double v) { d.hardware.memory.capacity_per_layer_GiB = v; }},
+    {"memory.vertical.pitch_um", "TSV / hybrid-bond pitch", "um", false, 0,
+     [](perf::Design& d, double v) { d.hardware.memory.vertical.pitch_um = v; }},
+    {"compute.cores", "cores (PEs/SMs) on the die", "cores", true, 1,
+     [](perf::Design& d, double v) { d.hardware.compute.cores = as_int(v); }},
+    {"compute.clock_GHz", "sustained core clock", "GHz", false, 0,
+     [](perf::Design& d, double v) { d.hardware.compute.clock_GHz = v; }},
+    {"compute.sram_per_core_KiB", "scratchpad SRAM per core", "KiB", false, 0,
+     [](perf::Design& d, double v) { d.hardware.compute.sram_per_core_KiB = v; }},
+    {"compute.shared_buffer_MiB", "shared on-die SRAM", "MiB", false, 0,
+     [](perf::Design& d, double v) { d.hardware.compute.shared_buffer_MiB = v; }},
+    {"compute.die_area_mm2", "logic die area", "mm2", false, 0,
+     [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }},
+    {"noc.link_GBps", "on-die mesh link bandwidth per direction", "GB/s", false, 0,
+     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }},
+    {"noc.hop_latency_ns", "on-die mesh hop latency", "ns", false, 0,
+     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }},
+    {"system.link_bw_scale", "multiplier on the link bandwidth of every network level", "x", false,
+     0, scale_links},
+    {"system.latency_scale", "multiplier on the step and hop latency of every network level", "x",
+     false, 0, scale_latency},
+};
+
+Issue issue(std::string path, std::string message, std::string value, std::string allowed) {
+  return {std::move(path), std::move(message), std::move(value), std::move(allowed)};
+}
+
+std::string num(double v) {
+  std::string s = std::to_string(v);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+bool starts_with(const std::string& s, std::string_view p) {
+  return s.rfind(p, 0) == 0;
+}
+
+}  // namespace
+
+std::string to_string(Count n) {
+  if (n == 0) return "0";
+  std::string s;
+  while (n > 0) {
+    s.push_back(static_cast<char>('0' + static_cast<int>(n % 10)));
+    n /= 10;
+  }
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+double to_double(Count n) {
+  const auto hi = static_cast<std::uint64_t>(n >> 64);
+  const auto lo = static_cast<std::uint64_t>(n);
+  return static_cast<double>(hi) * 18446744073709551616.0 + static_cast<double>(lo);
+}
+
+std::span<const Knob> knobs() {
+  return kKnobs;
+}
+
+const Knob* find_knob(std::string_view name) {
+  for (const Knob& k : kKnobs)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+std::string knob_names() {
+  std::string s;
+  for (const Knob& k : kKnobs) {
+    if (!s.empty()) s += ", ";
+    s += k.name;
+  }
+  return s;
+}
+
+std::vector<double> linear_range(double min, double max, double step) {
+  if (!(step > 0) || !(min <= max) || !std::isfinite(min) || !std::isfinite(max))
+    throw std::invalid_argument("linear range needs finite min <= max and step > 0");
+  std::vector<double> v;
+  const double slack = 1e-9 * std::max(1.0, std::abs(max));
+  for (std::size_t i = 0;; ++i) {
+    const double x = min + static_cast<double>(i) * step;
+    if (x > max + slack) break;
+    v.push_back(x);
+  }
+  return v;
+}
+
+std::vector<double> geometric_range(double min, double max, double factor) {
+  if (!(factor > 1) || !(min > 0) || !(min <= max) || !std::isfinite(max))
+    throw std::invalid_argument("geometric range needs 0 < min <= max and factor > 1");
+  std::vector<double> v;
+  const double slack = 1e-9 * max;
+  for (double x = min; x <= max + slack; x *= factor) v.push_back(x);
+  return v;
+}
+
+std::string_view to_string(Metric m) {
+  switch (m) {
+    case Metric::stps: return "stps";
+    case Metric::stps_per_device: return "stps_per_device";
+    case Metric::stps_per_mm2: return "stps_per_mm2";
+    case Metric::stps_per_W: return "stps_per_W";
+    case Metric::utps: return "utps";
+    case Metric::energy_per_token_j: return "energy_per_token_j";
+    case Metric::area_mm2: return "area_mm2";
+    case Metric::ttft_s: return "ttft_s";
+    case Metric::tpot_s: return "tpot_s";
+  }
+  return "stps";
+}
+
+std::string_view to_string(Direction d) {
+  return d == Direction::maximize ? "maximize" : "minimize";
+}
+
+Direction default_direction(Metric m) {
+  switch (m) {
+    case Metric::stps:
+    case Metric::stps_per_device:
+    case Metric::stps_per_mm2:
+    case Metric::stps_per_W:
+    case Metric::utps: return Direction::maximize;
+    case Metric::energy_per_token_j:
+    case Metric::area_mm2:
+    case Metric::ttft_s:
+    case Metric::tpot_s: return Direction::minimize;
+  }
+  return Direction::minimize;
+}
+
+CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
+  std::vector<Issue> issues;
+  const auto& sp = space_;
+  if (sp.objectives.empty() || sp.objectives.size() > kMaxObjectives)
+    issues.push_back(issue("/search/objectives", "between 1 and 8 objectives are needed",
+                           std::to_string(sp.objectives.size()), "1..8 objectives"));
+
+  // Hardware axes.
+  constexpr std::uint64_t kMaxHw = std::uint64_t{1} << 62;
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a) {
+    const auto& axis = sp.hardware[a];
+    const std::string p = "/search/hardware/" + std::to_string(a);
+    const Knob* k = find_knob(axis.knob);
+    knob_.push_back(k);
+    if (!k) {
+      issues.push_back(issue(p + "/knob", "unknown hardware knob", axis.knob, knob_names()));
+      continue;
+    }
+    if (axis.values.empty())
+      issues.push_back(
+          issue(p + "/values", "an axis needs at least one value", "[]", "one or more values"));
+    if (k->name == "devices") {
+      if (devices_axis_ >= 0)
+        issues.push_back(issue(p + "/knob", "the devices axis is given twice", axis.knob,
+                               "at most one devices axis"));
+      devices_axis_ = static_cast<int>(a);
+    }
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      const double v = axis.values[i];
+      const std::string vp = p + "/values/" + std::to_string(i);
+      const bool whole = std::abs(v - std::round(v)) < 1e-9;
+      if (!std::isfinite(v) || v < k->min || (k->integer && !whole)) {
+        issues.push_back(issue(vp, "value out of range for " + std::string(k->name), num(v),
+                               std::string(k->integer ? "integer" : "number") +
+                                   " >= " + num(k->min) + " (" + std::string(k->unit) + ")"));
+        continue;
+      }
+      perf::Design probe = sp.base;
+      try {
+        k->apply(probe, v);
+      } catch (const std::invalid_argument& e) {
+        issues.push_back(issue(vp, e.what(), num(v), std::string(k->description)));
+      }
+    }
+    if (!axis.values.empty()) {
+      if (hw_points_ > kMaxHw / axis.values.size())
+        issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
+      else
+        hw_points_ *= axis.values.size();
+    }
+  }
+  if (devices_axis_ >= 0) order_.push_back(static_cast<std::size_t>(devices_axis_));
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a)
+    if (static_cast<int>(a) != devices_axis_) order_.push_back(a);
+
+  // Inner axes.
+  const auto& in = sp.inner;
+  auto check_list = [&](const char* name, const std::vector<int>& v, int min, bool may_be_empty) {
+    const std::string p = std::string("/search/inner/") + name;
+    if (v.empty() && !may_be_empty)
+      issues.push_back(issue(p, "needs at least one value", "[]", "one or more values"));
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (v[i] < min)
+        issues.push_back(issue(p + "/" + std::to_string(i), "value out of range",
+                               std::to_string(v[i]), "integer >= " + std::to_string(min)));
+  };
+  check_list("tp", in.tp, 1, false);
+  check_list("pp", in.pp, 1, false);
+  check_list("ep", in.ep, 1, false);
+  check_list("dp", in.dp, 1, false);
+  check_list("cp", in.cp, 1, false);
+  check_list("sequence_parallel", in.sequence_parallel, 0, false);
+  check_list("batch", in.batch, 1, true);
+  check_list("attention_tp", in.attention_tp, 0, true);
+  check_list("moe_ep", in.moe_ep, 0, true);
+  for (std::size_t i = 0; i < in.sequence_parallel.size(); ++i)
+    if (in.sequence_parallel[i] > 1)
+      issues.push_back(issue("/search/inner/sequence_parallel/" + std::to_string(i),
+                             "value out of range", std::to_string(in.sequence_parallel[i]),
+                             "0 (off) or 1 (on)"));
+  if (in.overlap.empty())
+    issues.push_back(
+        issue("/search/inner/overlap", "needs at least one value", "[]", "off, fixed, auto_tiles"));
+  if (!issues.empty()) throw ConfigError(std::move(issues));
+
+  batches_ = in.batch.empty() ? std::vector<int>{0} : in.batch;
+  per_group_ = in.sequence_parallel.size() * batches_.size() * in.overlap.size();
+
+  // Valid parallel groups per device count.
+  std::vector<int> device_values;
+  if (devices_axis_ >= 0) {
+    for (double v : sp.hardware[static_cast<std::size_t>(devices_axis_)].values)
+      device_values.push_back(as_int(v));
+  } else {
+    device_values.push_back(sp.base.system.devices);
+  }
+  hw_per_class_ = hw_points_ / device_values.size();
+  const std::vector<int> at_list =
+      in.attention_tp.empty() ? std::vector<int>{sp.base.parallel.attention.tp} : in.attention_tp;
+  const std::vector<int> me_list =
+      in.moe_ep.empty() ? std::vector<int>{sp.base.parallel.moe.ep} : in.moe_ep;
+  for (int n : device_values) {
+    DeviceClass dc;
+    dc.devices = n;
+    perf::Design probe = sp.base;
+    if (devices_axis_ >= 0) set_devices(probe, n);
+    probe.workload.batch_auto = true;  // batch fit is a per-point feasibility check
+    for (int tp : in.tp)
+      for (int pp : in.pp)
+        for (int ep : in.ep)
+          for (int dp : in.dp)
+            for (int cp : in.cp) {
+              if (1LL * tp * pp * ep * dp * cp != n) continue;
+              for (int at : at_list)
+                for (int me : me_list) {
+                  auto& pl = probe.parallel;
+                  pl.tp = tp, pl.pp = pp, pl.ep = ep, pl.dp = dp, pl.cp = cp;
+                  pl.attention.tp = at;
+                  pl.moe.ep = me;
+                  bool ok = true;
+                  for (const Issue& is : perf::validate(probe))
+                    if (starts_with(is.path, "/parallel")) ok = false;
+                  if (ok) dc.groups.push_back({tp, pp, ep, dp, cp, at, me});
+                }
+            }
+    size_ += Count{hw_per_class_} * dc.groups.size() * per_group_;
+    classes_.push_back(std::move(dc));
+  }
+}
+
+std::size_t CompiledSpace::class_of(std::uint64_t hw) const {
+  return devices_axis_ >= 0 ? static_cast<std::size_t>(hw / hw_per_class_) : 0;
+}
+
+Count CompiledSpace::points_in_shard(std::uint64_t index, std::uint64_t count) const {
+  auto below = [&](std::uint64_t b) { return b / count + (b % count > index ? 1 : 0); };
+  Count n = 0;
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    const std::uint64_t lo = c * hw_per_class_, hi = lo + hw_per_class_;
+    n += Count{below(hi) - below(lo)} * classes_[c].groups.size() * per_group_;
+  }
+  return n;
+}
+
+std::uint64_t CompiledSpace::inner_points(std::uint64_t hw) const {
+  return classes_[class_of(hw)].groups.size() * per_group_;
+}
+
+std::span<const ParallelGroup> CompiledSpace::groups(std::uint64_t hw) const {
+  return classes_[class_of(hw)].groups;
+}
+
+int CompiledSpace::devices(std::uint64_t hw) const {
+  return devices_axis_ >= 0 ? classes_[class_of(hw)].devices : space_.base.system.devices;
+}
+
+perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
+  perf::Design d = space_.base;
+  // Digits, least significant last in order_.
+  std::vector<std::size_t> digit(space_.hardware.size(), 0);
+  std::uint64_t rest = hw;
+  for (std::size_t i = order_.size(); i-- > 0;) {
+    const std::size_t a = order_[i];
+    const std::uint64_t radix = space_.hardware[a].values.size();
+    digit[a] = static_cast<std::size_t>(rest % radix);
+    rest /= radix;
+  }
+  for (std::size_t a = 0; a < space_.hardware.size(); ++a)
+    knob_[a]->apply(d, space_.hardware[a].values[digit[a]]);
+  return d;
+}
+
+InnerDigits CompiledSpace::inner_digits(std::uint64_t inner) const {
+  const auto& in = space_.inner;
+  InnerDigits g;
+  g.overlap = static_cast<std::size_t>(inner % in.overlap.size());
+  inner /= in.overlap.size();
+  g.batch = static_cast<std::size_t>(inner % batches_.size());
+  inner /= batches_.size();
+  g.sequence_parallel = static_cast<std::size_t>(inner % in.sequence_parallel.size());
+  g.group = inner / in.sequence_parallel.size();
+  return g;
+}
+
+int CompiledSpace::batch_value(std::size_t digit) const {
+  return batches_[digit];
+}
+
+void CompiledSpace::apply_inner(perf::Design& d, std::uint64_t hw, std::uint64_t inner) const {
+  const InnerDigits g = inner_digits(inner);
+  const ParallelGroup& pg = groups(hw)[g.group];
+  auto& pl = d.parallel;
+  pl.tp = pg.tp, pl.pp = pg.pp, pl.ep = pg.ep, pl.dp = pg.dp, pl.cp = pg.cp;
+  pl.attention.tp = pg.attention_tp;
+  pl.moe.ep = pg.moe_ep;
+  pl.sequence_parallel = space_.inner.sequence_parallel[g.sequence_parallel] != 0;
+  pl.overlap = space_.inner.overlap[g.overlap];
+  if (const int b = batches_[g.batch]; b > 0) {
+    d.workload.batch = b;
+    d.workload.batch_auto = false;
+  }
+}
+
+perf::Design CompiledSpace::decode(PointId id) const {
+  perf::Design d = hardware_design(id.hw);
+  apply_inner(d, id.hw, id.inner);
+  return d;
+}
+
+PointId CompiledSpace::point_at(Count rank) const {
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    const Count inner = Count{classes_[c].groups.size()} * per_group_;
+    const Count n = Count{hw_per_class_} * inner;
+    if (rank < n) {
+      return {c * hw_per_class_ + static_cast<std::uint64_t>(rank / inner),
+              static_cast<std::uint64_t>(rank % inner)};
+    }
+    rank -= n;
+  }
+  throw std::out_of_range("point rank beyond the space size");
+}
+
+}  // namespace stackscope::search

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Search engine (issue 5): pruned frontiers equal brute force, determinism across thread
+// counts, shard + merge, cancellation, sink delivery.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+#include "spaces.hpp"
+#include "stackscope/search/bounds.hpp"
+
+namespace stackscope::search {
+namespace {
+
+using namespace testing;
+
+void expect_same_frontier(const Archive& a, const Archive& b) {
+  const auto x = a.sorted();
+  const auto y = b.sorted();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].id.hw, y[i].id.hw) << i;
+    EXPECT_EQ(x[i].id.inner, y[i].id.inner) << i;
+    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
+  }
+}
+
+Summary run_space(const CompiledSpace& cs, RunOptions opt) {
+  CountingSink sink;
+  Summary s = run(cs, opt, sink);
+  EXPECT_EQ(sink.records, s.progress.evaluated);
+  return s;
+}
+
+void brute_force_equality(const Space& space) {
+  const CompiledSpace cs(space);
+  std::uint64_t brute_evals = 0;
+  const Archive brute = brute_force(cs, &brute_evals);
+  RunOptions opt;
+  opt.threads = 2;
+  const Summary s = run_space(cs, opt);
+  EXPECT_TRUE(s.complete);
+  EXPECT_EQ(Count{s.progress.evaluated + s.progress.pruned}, cs.size());
+  expect_same_frontier(s.archive, brute);
+  EXPECT_GT(brute.size(), 0u);
+  const double size = to_double(cs.size());
+  std::printf(
+      "space %s points: brute force evaluated %llu; engine evaluated %llu, pruned %llu (%.1f%%; "
+      "by bounds %.1f%%), frontier %zu\n",
+      to_string(cs.size()).c_str(), static_cast<unsigned long long>(brute_evals),
+      static_cast<unsigned long long>(s.progress.evaluated),
+      static_cast<unsigned long long>(s.progress.pruned),
+      100.0 * static_cast<double>(s.progress.pruned) / size,
+      100.0 * static_cast<double>(s.progress.pruned_bound) / size, s.archive.size());
+}
+
+TEST(SearchEngine, DenseFrontierEqualsBruteForce) {
+  brute_force_equality(dense_space());
+}
+TEST(SearchEngine, MoeFrontierEqualsBruteForce) {
+  brute_force_equality(moe_space());
+}
+TEST(SearchEngine, MlaFrontierEqualsBruteForce) {
+  brute_force_equality(mla_space());
+}
+
+TEST(SearchEngine, DenseOtherObjectivesEqualBruteForce) {
+  Space s = dense_space();
+  s.objectives = {objective(Metric::stps), objective(Metric::energy_per_token_j),
+                  objective(Metric::tpot_s)};
+  s.constraints.ttft_slo_s = 2.0;
+  brute_force_equality(s);
+}
+
+TEST(SearchEngine, SameFrontierForAnyThreadCount) {
+  const CompiledSpace cs(moe_space());
+  RunOptions opt;
+  opt.threads = 1;
+  const Summary one = run_space(cs, opt);
+  for (int t : {2, 4}) {
+    opt.threads = t;
+    const Summary many = run_space(cs, opt);
+    expect_same_frontier(one.archive, many.archive);
+  }
+}
+
+TEST(SearchEngine, RandomSamplingIsDeterministic) {
+  const CompiledSpace cs(dense_space());
+  RunOptions opt;
+  opt.strategy = Strategy::random;
+  opt.samples = 3000;
+  opt.seed = 42;
+  opt.threads = 1;
+  const Summary one = run_space(cs, opt);
+  EXPECT_EQ(one.progress.total, Count{3000});
+  EXPECT_EQ(one.progress.evaluated + one.progress.pruned, 3000u);
+  for (int t : {2, 4}) {
+    opt.threads = t;
+    expect_same_frontier(one.archive, run_space(cs, opt).archive);
+  }
+  // Pruning never changes the sampled frontier.
+  opt.prune_bounds = false;
+  expect_same_frontier(one.archive, run_space(cs, opt).archive);
+  opt.seed = 43;
+  const Summary other = run_space(cs, opt);
+  EXPECT_FALSE(other.archive.sorted().size() == one.archive.sorted().size() &&
+               other.archive.sorted()[0].id == one.archive.sorted()[0].id &&
+               other.archive.sorted().back().id == one.archive.sorted().back().id);
+}
+
+TEST(SearchEngine, ShardsMergeToSingleRun) {
+  const CompiledSpace cs(mla_space());
+  RunOptions opt;
+  opt.threads = 2;
+  const Summary single = run_space(cs, opt);
+  Archive merged(cs.space().objectives);
+  Count total = 0;
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    opt.shard = {k, 3};
+    const Summary part = run_space(cs, opt);
+    EXPECT_TRUE(part.complete);
+    total += part.progress.total;
+    merged.merge(part.archive);
+  }
+  EXPECT_EQ(total, cs.size());
+  expect_same_frontier(single.archive, merged);
+  opt.shard = {3, 3};
+  CountingSink sink;
+  EXPECT_THROW(run(cs, opt, sink), std::invalid_argument);
+}
+
+TEST(SearchEngine, StopsPromptly) {
+  Space s = dense_space();
+  s.hardware.push_back({"compute.clock_GHz", linear_range(0.8, 1.6, 0.01)});
+  const CompiledSpace cs(s);
+  RunOptions opt;
+  opt.threads = 2;
+  opt.prune_bounds = false;
+  CountingSink sink;
+  std::stop_source stop;
+  std::jthread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop.request_stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const Summary sum = run(cs, opt, sink, stop.get_token());
+  const double after_stop =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - 0.2;
+  EXPECT_TRUE(sum.stopped);
+  EXPECT_FALSE(sum.complete);
+  EXPECT_LT(after_stop, 0.1);
+  EXPECT_GT(sum.progress.evaluated, 0u);
+  EXPECT_EQ(sink.records, sum.progress.evaluated);
+  EXPECT_GT(sink.progress_calls, 0u);
+}
+
+TEST(SearchEngine, BudgetsEndTheRun) {
+  const CompiledSpace cs(dense_space());
+  RunOptions opt;
+  opt.threads = 2;
+  opt.max_evals = 500;
+  CountingSink sink;
+  const Summary s = run(cs, opt, sink);
+  EXPECT_TRUE(s.eval_limited);
+  EXPECT_FALSE(s.complete);
+  EXPECT_EQ(s.progress.evaluated, 500u);
+  EXPECT_EQ(sink.records, 500u);
+  Space big = dense_space();
+  big.hardware.push_back({"compute.clock_GHz", linear_range(0.8, 1.6, 0.01)});
+  const CompiledSpace large(big);
+  opt.max_evals = 0;
+  opt.time_limit_s = 0.05;
+  opt.prune_bounds = false;
+  const Summary t = run(large, opt, sink);
+  EXPECT_TRUE(t.time_limited);
+  EXPECT_LT(t.progress.elapsed_s, 0.2);
+}
+
+// Every bound of bounds.hpp against the evaluator on points of all three spaces (including
+// power-throttled and hot designs).
+TEST(SearchBounds, NeverBeatenByTheEvaluator) {
+  int checked = 0;
+  for (const Space& space : {dense_space(), moe_space(), mla_space()}) {
+    const CompiledSpace cs(space);
+    double log_tpot = 0, log_ttft = 0, log_energy = 0;
+    int n = 0;
+    perf::Evaluator ev;
+    for (std::uint64_t k = 0; k < 600; ++k) {
+      const PointId id = cs.point_at((Count{k} * 7919u) % cs.size());
+      const perf::Design d = cs.decode(id);
+      if (!perf::validate(d).empty()) continue;
+      const perf::Result r = ev.evaluate(d);
+      const Optimistic o = optimistic(d, r.batch);
+      const auto& m = r.metrics;
+      EXPECT_LE(o.tpot_s, m.tpot_s) << d.name;
+      EXPECT_LE(o.ttft_s, m.ttft_s);
+      EXPECT_GE(o.stps, m.stps);
+      EXPECT_GE(o.utps, m.utps);
+      EXPECT_LE(o.energy_per_token_j, m.energy_per_token_j);
+      EXPECT_LE(o.power_w, m.power_w);
+      // Not vacuous: within a factor of the truth on average.
+      EXPECT_GT(o.tpot_s, 0.0);
+      log_tpot += std::log(m.tpot_s / o.tpot_s);
+      log_ttft += std::log(m.ttft_s / o.ttft_s);
+      log_energy += std::log(m.energy_per_token_j / o.energy_per_token_j);
+      ++n;
+      ++checked;
+    }
+    std::printf(
+        "%s: actual / bound, geometric mean over %d points: tpot %.2f, ttft %.2f, "
+        "energy %.2f\n",
+        space.base.model.id.c_str(), n, std::exp(log_tpot / n), std::exp(log_ttft / n),
+        std::exp(log_energy / n));
+  }
+  EXPECT_GT(checked, 500);
+}
+
+}  // namespace
+}  // namespace stackscope::search

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Search space (issue 5): exact sizes, deterministic indexing, knob registry, the archive.
+#include <gtest/gtest.h>
+
+#include "spaces.hpp"
+
+namespace stackscope::search {
+namespace {
+
+using namespace testing;
+
+// LLaMA-2-7B (struct defaults: 32 heads, 32 layers) on 8 devices.
+Space hand_space() {
+  Space s;
+  s.base.system = switch_system(8, 450);
+  s.hardware = {{"memory.layers_total", {4, 8}}, {"compute.cores", {64, 128, 256}}};
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.pp = {1, 2};
+  s.inner.dp = {1, 2, 4, 8};
+  s.inner.batch = {1, 2, 3};
+  s.inner.sequence_parallel = {0, 1};
+  return s;
+}
+
+TEST(SearchSpace, SizeCountedByHand) {
+  // tp x pp x dp = 8: pp 1 -> (tp, dp) = (1,8) (2,4) (4,2) (8,1); pp 2 -> (1,4) (2,2) (4,1):
+  // 7 groups x 3 batches x 2 sp x 1 overlap = 42 per hardware point, x 2 x 3 hardware points.
+  const CompiledSpace cs(hand_space());
+  EXPECT_EQ(cs.hardware_points(), 6u);
+  EXPECT_EQ(cs.inner_points(0), 42u);
+  EXPECT_EQ(cs.size(), Count{252});
+  EXPECT_EQ(to_string(cs.size()), "252");
+}
+
+TEST(SearchSpace, DevicesAxisSumsOverDeviceCounts) {
+  Space s = hand_space();
+  s.hardware.push_back({"devices", {1, 2, 8}});
+  // devices 1: (1,1,1) -> 1 group; 2: (2,1,1) (1,2,1) (1,1,2) -> 3; 8: 7.
+  const CompiledSpace cs(s);
+  EXPECT_EQ(cs.hardware_points(), 18u);
+  EXPECT_EQ(cs.size(), Count{6} * (1 + 3 + 7) * 6);
+  EXPECT_EQ(cs.devices(0), 1);
+  EXPECT_EQ(cs.devices(17), 8);
+  EXPECT_EQ(cs.points_in_shard(0, 1), cs.size());
+  EXPECT_EQ(cs.points_in_shard(0, 4) + cs.points_in_shard(1, 4) + cs.points_in_shard(2, 4) +
+                cs.points_in_shard(3, 4),
+            cs.size());
+}
+
+TEST(SearchSpace, HugeSizeIsExact) {
+  Space s = hand_space();
+  s.hardware = {{"compute.clock_GHz", linear_range(0.5, 2.45, 0.05)},  // 40
+                {"compute.sram_per_core_KiB", geometric_range(16, 16 * 7e4, 1.5)},
+                {"compute.shared_buffer_MiB", linear_range(1, 40, 1)},  // 40
+                {"noc.link_GBps", linear_range(10, 400, 10)},           // 40
+                {"noc.hop_latency_ns", linear_range(0.5, 20, 0.5)},     // 40
+                {"system.link_bw_scale", linear_range(0.1, 4, 0.1)},    // 40
+                {"system.latency_scale", linear_range(0.1, 4, 0.1)},    // 40
+                {"memory.clock_MHz", linear_range(100, 4000, 100)}};    // 40
+  ASSERT_EQ(s.hardware[1].values.size(), 28u);
+  for (std::size_t i = 0; i < s.hardware.size(); ++i) {
+    if (i != 1) {
+      ASSERT_EQ(s.hardware[i].values.size(), 40u) << s.hardware[i].knob;
+    }
+  }
+  s.inner.batch.clear();
+  for (int b = 1; b <= 64; ++b) s.inner.batch.push_back(b);
+  const CompiledSpace cs(s);
+  // 40^7 x 28 hardware points x (7 groups x 64 batches x 2 sp) = 4.1 x 10^15.
+  EXPECT_EQ(to_string(cs.size()), "4110417920000000");
+  EXPECT_NEAR(to_double(cs.size()), 4.11041792e15, 1e3);
+  // The last point decodes; the same index decodes to the same design.
+  const PointId last{cs.hardware_points() - 1, cs.inner_points(0) - 1};
+  const perf::Design a = cs.decode(last), b = cs.decode(last);
+  EXPECT_DOUBLE_EQ(a.hardware.memory.clock_MHz, 4000);
+  EXPECT_EQ(a.parallel.tp, b.parallel.tp);
+  EXPECT_EQ(a.workload.batch, 64);
+  EXPECT_TRUE(a.parallel.sequence_parallel);
+  EXPECT_EQ(cs.point_at(cs.size() - 1), last);
+}
+
+TEST(SearchSpace, DecodingFollowsTheDigits) {
+  const CompiledSpace cs(hand_space());
+  // hw 4 = layers_total digit 1 (8), cores digit 1 (128); inner 41 = last group, sp on, batch 3.
+  const perf::Design d = cs.decode({4, 41});
+  EXPECT_EQ(d.hardware.memory.layers_total, 8);
+  EXPECT_EQ(d.hardware.compute.cores, 128);
+  EXPECT_EQ(d.workload.batch, 3);
+  EXPECT_TRUE(d.parallel.sequence_parallel);
+  EXPECT_EQ(parallel::devices(d.parallel), 8);
+  for (Count r = 0; r < cs.size(); ++r) {
+    const PointId id = cs.point_at(r);
+    EXPECT_EQ(Count{id.hw} * 42 + id.inner, r);
+  }
+}
+
+TEST(SearchSpace, BadSpacesAreReported) {
+  Space s = hand_space();
+  s.hardware.push_back({"memory.layer_count", {1}});
+  s.hardware.push_back({"compute.cores", {1.5}});
+  try {
+    CompiledSpace cs(s);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues().size(), 2u);
+    EXPECT_EQ(e.issues()[0].path, "/search/hardware/2/knob");
+    EXPECT_NE(e.issues()[0].allowed.find("memory.layers_total"), std::string::npos);
+    EXPECT_EQ(e.issues()[1].path, "/search/hardware/3/values/0");
+  }
+  // A 2-level system with 4 devices per package: 6 devices do not fill whole packages.
+  Space m = hand_space();
+  m.base.system = presets().system("deepstack-3d-x64");
+  m.hardware = {{"devices", {8, 6}}};
+  EXPECT_THROW(CompiledSpace{m}, ConfigError);
+  m.hardware = {{"devices", {8, 32}}};
+  const CompiledSpace ok(m);
+  EXPECT_EQ(ok.hardware_design(1).system.levels.back().size, 8);
+}
+
+TEST(SearchSpace, ConnectedAboveTotalIsPrunedNotEvaluated) {
+  Space s = hand_space();
+  s.hardware = {{"memory.layers_total", {4}}, {"memory.layers_connected", {2, 8}}};
+  s.base.hardware.memory.kind = hw::MemoryKind::stacked_3d;
+  s.base.hardware.memory.stacks = 1;
+  const CompiledSpace cs(s);
+  CountingSink sink;
+  const Summary sum = run(cs, {}, sink);
+  EXPECT_EQ(sum.progress.evaluated + sum.progress.pruned, 84u);
+  EXPECT_LE(sum.progress.evaluated, 42u);
+  for (const auto& p : sum.archive.points()) EXPECT_EQ(p.id.hw, 0u);
+}
+
+PointRecord rec(std::uint64_t hw, double a, double b) {
+  PointRecord p;
+  p.id = {hw, 0};
+  p.feasible = true;
+  p.n_objectives = 2;
+  p.objectives[0] = a;
+  p.objectives[1] = b;
+  return p;
+}
+
+TEST(SearchArchive, ExactDominanceAndTies) {
+  const std::vector<Objective> obj{objective(Metric::stps), objective(Metric::tpot_s)};
+  Archive a(obj);
+  EXPECT_TRUE(a.insert(rec(5, 10, 1)));
+  EXPECT_FALSE(a.insert(rec(6, 9, 1)));   // dominated
+  EXPECT_TRUE(a.insert(rec(7, 12, 2)));   // trade-off
+  EXPECT_FALSE(a.insert(rec(8, 10, 1)));  // tie, higher id
+  EXPECT_TRUE(a.insert(rec(3, 10, 1)));   // tie, lower id replaces 5
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_TRUE(a.insert(rec(9, 13, 0.5)));  // dominates both
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a.points()[0].id.hw, 9u);
+  const double bound[2] = {13, 0.6};
+  EXPECT_TRUE(a.dominates(bound));
+  const double equal[2] = {13, 0.5};
+  EXPECT_FALSE(a.dominates(equal));
+  PointRecord bad = rec(1, 100, 0);
+  bad.feasible = false;
+  EXPECT_FALSE(a.insert(bad));
+}
+
+TEST(SearchArchive, OrderAndMergeDoNotMatter) {
+  const std::vector<Objective> obj{objective(Metric::stps), objective(Metric::utps),
+                                   objective(Metric::energy_per_token_j)};
+  std::vector<PointRecord> pts;
+  std::uint64_t x = 12345;
+  for (std::uint64_t i = 0; i < 3000; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    PointRecord p;
+    p.id = {i % 97, i};
+    p.feasible = true;
+    p.n_objectives = 3;
+    for (int k = 0; k < 3; ++k) p.objectives[k] = static_cast<double>((x >> (20 + 8 * k)) % 40);
+    pts.push_back(p);
+  }
+  Archive fwd(obj), rev(obj), m1(obj), m2(obj);
+  for (const auto& p : pts) fwd.insert(p);
+  for (auto it = pts.rbegin(); it != pts.rend(); ++it) rev.insert(*it);
+  for (std::size_t i = 0; i < pts.size(); ++i) (i % 2 ? m1 : m2).insert(pts[i]);
+  m1.merge(m2);
+  const auto f = fwd.sorted(), r = rev.sorted(), m = m1.sorted();
+  ASSERT_EQ(f.size(), r.size());
+  ASSERT_EQ(f.size(), m.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    EXPECT_EQ(f[i].id, r[i].id);
+    EXPECT_EQ(f[i].id, m[i].id);
+  }
+}
+
+}  // namespace
+}  // namespace stackscope::search

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Search spaces over preset hardware and models, shared by the search tests.
+#include <cstdio>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/validate.hpp"
+#include "stackscope/search/engine.hpp"
+
+namespace stackscope::search::testing {
+
+inline const io::PresetRegistry& presets() {
+  static const io::PresetRegistry r = [] {
+    io::PresetRegistry p;
+    p.register_builtins();
+    return p;
+  }();
+  return r;
+}
+
+// One switch level holding every device (resized by the devices knob).
+inline hw::System switch_system(int devices, double link_GBps) {
+  hw::System s;
+  s.devices = devices;
+  hw::NetworkLevel l;
+  l.name = "switch";
+  l.size = devices;
+  l.link_GBps = link_GBps;
+  l.latency_us = 1.0;
+  s.levels.push_back(l);
+  return s;
+}
+
+inline perf::Design base(const char* hardware, const char* model, int devices) {
+  perf::Design d;
+  d.hardware = presets().hardware(hardware);
+  d.model = presets().model(model);
+  d.system = switch_system(devices, 200);
+  d.workload.batch = 8;
+  d.workload.input_len = 1024;
+  d.workload.output_len = 256;
+  d.workload.numerics = {Precision::fp8, Precision::fp8, Precision::fp8};
+  return d;
+}
+
+// Dense Llama-3-8B on 3D-stacked chips: stack shape, cores, device count x TP/PP/DP, batch,
+// sequence parallelism, overlap. ~1.4 x 10^4 points.
+inline Space dense_space() {
+  Space s;
+  s.base = base("deepstack-3d", "llama-3-8b", 4);
+  s.hardware = {{"devices", {1, 2, 4, 8}},
+                {"memory.layers_total", {4, 8, 12}},
+                {"memory.layers_connected", {2, 4, 8}},
+                {"compute.cores", {64, 128}}};
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.pp = {1, 2, 4};
+  s.inner.dp = {1, 2, 4, 8};
+  s.inner.batch = {1, 8, 64, 256};
+  s.inner.sequence_parallel = {0, 1};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
+  s.objectives = {objective(Metric::stps_per_device), objective(Metric::utps)};
+  return s;
+}
+
+// Mixtral-8x7B (MoE, GQA) on H100-like GPUs with EP, three objectives and a TPOT SLO.
+inline Space moe_space() {
+  Space s;
+  s.base = base("h100-sxm", "mixtral-8x7b", 8);
+  s.base.workload.numerics = {Precision::bf16, Precision::bf16, Precision::bf16};
+  s.hardware = {{"devices", {2, 4, 8}},
+                {"system.link_bw_scale", {0.25, 1, 4}},
+                {"compute.clock_GHz", {1.2, 1.83}}};
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.pp = {1, 2};
+  s.inner.ep = {1, 2, 4, 8};
+  s.inner.dp = {1, 2};
+  s.inner.batch = {1, 4, 16, 64, 128};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::fixed,
+                     parallel::Overlap::auto_tiles};
+  s.constraints.tpot_slo_s = 0.05;
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps),
+                  objective(Metric::energy_per_token_j)};
+  return s;
+}
+
+// DeepSeek-V2-Lite (MLA, shared experts) on 3D-stacked chips: bandwidth/latency multipliers,
+// vertical pitch, power and temperature constraints, STPS vs TTFT vs area.
+inline Space mla_space() {
+  Space s;
+  s.base = base("deepstack-3d", "deepseek-v2-lite", 8);
+  s.hardware = {{"devices", {4, 8}},
+                {"memory.layers_connected", {1, 2, 4}},
+                {"memory.vertical.pitch_um", {6, 9}},
+                {"system.latency_scale", {0.5, 2}},
+                {"noc.link_GBps", {100, 200}}};
+  s.inner.tp = {1, 2, 4};
+  s.inner.pp = {1, 3};
+  s.inner.ep = {1, 2, 4, 8};
+  s.inner.dp = {1, 2, 4};
+  s.inner.batch = {4, 32, 128};
+  s.inner.sequence_parallel = {0, 1};
+  s.constraints.max_power_W = 330;
+  s.constraints.max_dram_C = 80;
+  s.objectives = {objective(Metric::stps), objective(Metric::ttft_s), objective(Metric::area_mm2)};
+  return s;
+}
+
+// Every point evaluated (validate() rejects -> infeasible), no pruning of any kind.
+inline Archive brute_force(const CompiledSpace& cs, std::uint64_t* evaluated = nullptr) {
+  Archive a(cs.space().objectives);
+  perf::Evaluator ev;
+  std::uint64_t n = 0;
+  for (std::uint64_t hw = 0; hw < cs.hardware_points(); ++hw) {
+    const perf::Design hwd = cs.hardware_design(hw);
+    for (std::uint64_t in = 0; in < cs.inner_points(hw); ++in) {
+      perf::Design d = hwd;
+      cs.apply_inner(d, hw, in);
+      if (!perf::validate(d).empty()) continue;
+      a.insert(make_record(cs, {hw, in}, d, ev.evaluate(d)));
+      ++n;
+    }
+  }
+  if (evaluated) *evaluated = n;
+  return a;
+}
+
+// Counts what it receives.
+class CountingSink : public ResultSink {
+ public:
+  void on_batch(std::span<const PointRecord> points) override {
+    records += points.size();
+    ++batches;
+  }
+  void on_progress(const Progress&) override { ++progress_calls; }
+  std::uint64_t records = 0, batches = 0, progress_calls = 0;
+};
+
+}  // namespace stackscope::search::testing
