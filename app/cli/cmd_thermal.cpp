@@ -178,8 +178,9 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
   }
   if (result && result->thermal.modelled) {
     ctx.out << "compact      DRAM peak " << fixed(result->thermal.dram_peak_C, 2)
-            << " deg C (R_base + R_layer L model at the run's mean power "
-            << readable(result->metrics.power_w) << " W)\n";
+            << " deg C (R_base " << fixed(result->thermal.r_base_K_per_W, 4) << " + R_layer "
+            << fixed(result->thermal.r_layer_K_per_W, 4) << " x L K/W at the decode power "
+            << readable(result->power.total_W) << " W)\n";
   }
   return kExitOk;
 }
