@@ -16,8 +16,11 @@ void water_fill(double* f, int n, int k) {
   for (int iter = 0; iter < n; ++iter) {
     double excess = 0.0, free_mass = 0.0;
     for (int i = 0; i < n; ++i) {
-      if (f[i] > 1.0) { excess += f[i] - 1.0; f[i] = 1.0; }
-      else if (f[i] < 1.0) free_mass += f[i];
+      if (f[i] > 1.0) {
+        excess += f[i] - 1.0;
+        f[i] = 1.0;
+      } else if (f[i] < 1.0)
+        free_mass += f[i];
     }
     if (excess <= 1e-15 || free_mass <= 0.0) break;
     const double scale = 1.0 + excess / free_mass;
@@ -71,7 +74,10 @@ void expert_frequency(const workload::Routing& r, int experts, int top_k, int mo
       std::mt19937_64 gen(r.seed);
       std::gamma_distribution<double> gamma(r.dirichlet_alpha, 1.0);
       double sum = 0.0;
-      for (int i = 0; i < n; ++i) { f[i] = gamma(gen) + 1e-300; sum += f[i]; }
+      for (int i = 0; i < n; ++i) {
+        f[i] = gamma(gen) + 1e-300;
+        sum += f[i];
+      }
       for (int i = 0; i < n; ++i) f[i] /= sum;
       break;
     }
@@ -80,19 +86,32 @@ void expert_frequency(const workload::Routing& r, int experts, int top_k, int mo
         for (int i = 0; i < n; ++i) f[i] = 1.0 / n;
         break;
       }
-      const auto& row = r.expert_frequency[static_cast<std::size_t>(moe_layer) %
-                                           r.expert_frequency.size()];
+      const auto& row =
+          r.expert_frequency[static_cast<std::size_t>(moe_layer) % r.expert_frequency.size()];
       double sum = 0.0;
       for (int i = 0; i < n; ++i) {
         f[i] = i < static_cast<int>(row.size()) ? std::max(0.0, row[i]) : 0.0;
         sum += f[i];
       }
-      if (sum <= 0.0) { for (int i = 0; i < n; ++i) f[i] = 1.0 / n; break; }
+      if (sum <= 0.0) {
+        for (int i = 0; i < n; ++i) f[i] = 1.0 / n;
+        break;
+      }
       for (int i = 0; i < n; ++i) f[i] /= sum;
       break;
     }
   }
   water_fill(f, n, std::clamp(top_k, 1, n));
+}
+
+// Probability that at least one of `tokens` independent top-k draws hits an expert with routing
+// share `share`: 1 - (1 - share)^tokens, as -expm1(tokens log1p(-share)) (accurate for small
+// shares, and no pow underflow for large token counts: e^-40 < 2^-53, so the result is 1).
+double hit_probability(double share, double tokens) noexcept {
+  if (!(share > 0.0) || !(tokens > 0.0)) return 0.0;
+  if (share >= 1.0) return 1.0;
+  const double x = tokens * std::log1p(-share);
+  return x < -40.0 ? 1.0 : -std::expm1(x);
 }
 
 RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexcept {
@@ -103,7 +122,7 @@ RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexc
     RankLoad load;
     for (int i = r * per_rank; i < (r + 1) * per_rank && i < experts; ++i) {
       load.tokens += tokens * f[i];
-      load.active_experts += 1.0 - std::pow(1.0 - std::min(f[i], 1.0), tokens);
+      load.active_experts += hit_probability(f[i], tokens);
     }
     if (load.tokens > best.tokens ||
         (load.tokens == best.tokens && load.active_experts > best.active_experts))
@@ -134,7 +153,15 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
   int free_slots[kMaxRanks];
   const int per_rank = std::max(1, n / ep);
   for (int r = 0; r < ep; ++r) free_slots[r] = redundant;
-  auto use = [&](double share) { return 1.0 - std::pow(1.0 - std::min(share, 1.0), tokens); };
+  // Synthetic uniform routing gives every expert the same share: reuse the last value.
+  double last_share = -1.0, last_use = 0.0;
+  auto use = [&](double share) {
+    if (share != last_share) {
+      last_share = share;
+      last_use = hit_probability(share, tokens);
+    }
+    return last_use;
+  };
   for (int i = 0; i < n; ++i) {
     const int home = std::min(ep - 1, i / per_rank);
     load[home] += tokens * f[i] / copies[i];
@@ -162,7 +189,8 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
   for (int r = 0; r < ep; ++r) {
     const RankLoad here{load[r], active[r]};
     auto& t = out.most_tokens;
-    if (here.tokens > t.tokens || (here.tokens == t.tokens && here.active_experts > t.active_experts))
+    if (here.tokens > t.tokens ||
+        (here.tokens == t.tokens && here.active_experts > t.active_experts))
       t = here;
     auto& e = out.most_experts;
     if (here.active_experts > e.active_experts ||

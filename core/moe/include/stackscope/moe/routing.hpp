@@ -30,6 +30,10 @@ struct RankLoad {
   double active_experts = 0;  // expected experts on this rank used by at least one token
 };
 
+// P(an expert with routing share `share` is used by >= 1 of `tokens` tokens)
+// = 1 - (1 - share)^tokens, clamped to [0, 1].
+double hit_probability(double share, double tokens) noexcept;
+
 // Load of the busiest rank (by tokens) for `tokens` tokens in the batch.
 // P(expert i used by >= 1 of T tokens) = 1 - (1 - f_i)^T.
 RankLoad busiest_rank(const double* freq, int experts, int ep, double tokens) noexcept;
