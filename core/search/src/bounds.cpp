@@ -12,7 +12,9 @@
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
+#include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
+#include "stackscope/thermal/compact.hpp"
 
 namespace stackscope::search {
 namespace {
@@ -56,7 +58,6 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
       memory::effective_bandwidth(d.hardware.memory, die, page, 50.0).effective_Bps;
   const double launch = die.kernel_launch_us * units::kMicro;
   const auto er = power_area::energy_rates(d.hardware, mm);
-  const double byte_J = er.dram_J_per_byte + er.sram_J_per_byte + er.noc_J_per_byte;
 
   const int mcfg = d.parallel.micro_batches > 0 ? d.parallel.micro_batches : pp;
   const int mbs = std::clamp(mcfg, 1, std::max(1, batch));
@@ -188,7 +189,9 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
     const double t_comp =
         flops / (peak * die.matmul_efficiency) + attn_flops / (peak * die.attention_efficiency);
     b.time = launches * launch + std::max(t_comp, t_mem);
-    b.energy = (flops + attn_flops) * er.matrix_J_per_flop + (wbytes + kvbytes) * byte_J;
+    // Only DRAM energy: the logic die's per-FLOP, SRAM and NoC energies scale with clock^2
+    // under DVFS (evaluator.cpp make_ctx), and the thermal throttle may slow the clock to 1/64.
+    b.energy = (wbytes + kvbytes) * er.dram_J_per_byte;
     return b;
   };
 
@@ -216,7 +219,22 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
           ? devices * steps * (dec_passes * dec_energy + er.static_W * o.tpot_s) / tokens * kLow
           : 0.0;
   o.power_w = er.static_W * kLow;
+  o.dram_peak_C = dram_peak_floor_C(d.hardware);
   return o;
+}
+
+double dram_peak_floor_C(const hw::Hardware& h) noexcept {
+  if (h.memory.kind != hw::MemoryKind::stacked_3d) return -std::numeric_limits<double>::infinity();
+  // evaluator.cpp compact_resistances: the geometry fit or the preset's resistances.
+  double rb = h.thermal.r_base_K_per_W, rl = h.thermal.r_layer_K_per_W;
+  if (h.thermal.compact == hw::CompactSource::geometry) {
+    const auto g = thermal::geometry_compact_model(power_area::area(h).die_mm2);
+    rb = g.r_base_K_per_W;
+    rl = g.r_layer_K_per_W;
+  }
+  const double r = rb + rl * h.memory.layers_total;
+  if (!(r >= 0)) return -std::numeric_limits<double>::infinity();
+  return (h.thermal.ambient_C + h.energy.static_power_W * r) * kLow;
 }
 
 }  // namespace stackscope::search

@@ -225,12 +225,9 @@ class Worker {
     // Mean power >= static power (bounds.hpp).
     const double p_min = hwd.hardware.energy.static_power_W;
     if (p_min > c.max_power_W) return false;
-    const auto& th = hwd.hardware.thermal;
-    const double r = th.r_base_K_per_W + th.r_layer_K_per_W * hwd.hardware.memory.layers_total;
-    if (hwd.hardware.memory.kind == hw::MemoryKind::stacked_3d && r >= 0) {
-      const double t_min = th.ambient_C + p_min * r;
-      if (t_min > c.max_dram_C || t_min > 95.0) return false;  // 95 C: evaluator's limit
-    }
+    // DRAM peak >= ambient + static power x resistance (bounds.hpp); 95 C: the evaluator's limit.
+    const double t_min = dram_peak_floor_C(hwd.hardware);
+    if (t_min > c.max_dram_C || t_min > 95.0) return false;
     return true;
   }
 
@@ -464,7 +461,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   std::atomic<int> running{has_work ? threads : 0};
   {
     std::vector<std::jthread> pool;
-    for (int i = 0; i < running.load(); ++i) {
+    for (int i = 0; has_work && i < threads; ++i) {
       pool.emplace_back([&s, &opt, &running, samples] {
         {
           Worker w(s);

@@ -66,6 +66,10 @@ TEST(SearchEngine, MlaFrontierEqualsBruteForce) {
   brute_force_equality(mla_space());
 }
 
+TEST(SearchEngine, ThrottledFrontierEqualsBruteForce) {
+  brute_force_equality(hot_space());
+}
+
 TEST(SearchEngine, DenseOtherObjectivesEqualBruteForce) {
   Space s = dense_space();
   s.objectives = {objective(Metric::stps), objective(Metric::energy_per_token_j),
@@ -181,8 +185,8 @@ TEST(SearchEngine, BudgetsEndTheRun) {
 // Every bound of bounds.hpp against the evaluator on points of all three spaces (including
 // power-throttled and hot designs).
 TEST(SearchBounds, NeverBeatenByTheEvaluator) {
-  int checked = 0;
-  for (const Space& space : {dense_space(), moe_space(), mla_space()}) {
+  int checked = 0, walled = 0, throttled = 0;
+  for (const Space& space : {dense_space(), moe_space(), mla_space(), hot_space()}) {
     const CompiledSpace cs(space);
     double log_tpot = 0, log_ttft = 0, log_energy = 0;
     int n = 0;
@@ -200,6 +204,11 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
       EXPECT_GE(o.utps, m.utps);
       EXPECT_LE(o.energy_per_token_j, m.energy_per_token_j);
       EXPECT_LE(o.power_w, m.power_w);
+      if (r.thermal.modelled) {
+        EXPECT_LE(o.dram_peak_C, r.thermal.dram_peak_C);
+      }
+      throttled += (r.reasons & perf::kThermalThrottled) != 0;
+      walled += (r.reasons & perf::kPowerOverTdp) != 0;
       // Not vacuous: within a factor of the truth on average.
       EXPECT_GT(o.tpot_s, 0.0);
       log_tpot += std::log(m.tpot_s / o.tpot_s);
@@ -215,6 +224,9 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
         std::exp(log_energy / n));
   }
   EXPECT_GT(checked, 500);
+  std::printf("power-walled %d, thermally throttled %d of %d\n", walled, throttled, checked);
+  EXPECT_GT(walled, 10);
+  EXPECT_GT(throttled, 10);
 }
 
 }  // namespace

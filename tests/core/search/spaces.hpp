@@ -45,18 +45,20 @@ inline perf::Design base(const char* hardware, const char* model, int devices) {
 }
 
 // Dense Llama-3-8B on 3D-stacked chips: stack shape, cores, device count x TP/PP/DP, batch,
-// sequence parallelism, overlap. ~1.4 x 10^4 points.
+// sequence parallelism, overlap: 49,248 points.
 inline Space dense_space() {
   Space s;
   s.base = base("deepstack-3d", "llama-3-8b", 4);
   s.hardware = {{"devices", {1, 2, 4, 8}},
                 {"memory.layers_total", {4, 8, 12}},
                 {"memory.layers_connected", {2, 4, 8}},
-                {"compute.cores", {64, 128}}};
+                {"compute.cores", {64, 128}},
+                {"compute.sram_per_core_KiB", {512, 1024}},
+                {"system.link_bw_scale", {0.5, 1, 2}}};
   s.inner.tp = {1, 2, 4, 8};
   s.inner.pp = {1, 2, 4};
   s.inner.dp = {1, 2, 4, 8};
-  s.inner.batch = {1, 8, 64, 256};
+  s.inner.batch = {1, 8, 32, 64, 128, 256};
   s.inner.sequence_parallel = {0, 1};
   s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
   s.objectives = {objective(Metric::stps_per_device), objective(Metric::utps)};
@@ -70,12 +72,13 @@ inline Space moe_space() {
   s.base.workload.numerics = {Precision::bf16, Precision::bf16, Precision::bf16};
   s.hardware = {{"devices", {2, 4, 8}},
                 {"system.link_bw_scale", {0.25, 1, 4}},
+                {"system.latency_scale", {0.5, 1, 2}},
                 {"compute.clock_GHz", {1.2, 1.83}}};
   s.inner.tp = {1, 2, 4, 8};
   s.inner.pp = {1, 2};
   s.inner.ep = {1, 2, 4, 8};
   s.inner.dp = {1, 2};
-  s.inner.batch = {1, 4, 16, 64, 128};
+  s.inner.batch = {1, 4, 16, 32, 64, 128, 256};
   s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::fixed,
                      parallel::Overlap::auto_tiles};
   s.constraints.tpot_slo_s = 0.05;
@@ -90,6 +93,7 @@ inline Space mla_space() {
   Space s;
   s.base = base("deepstack-3d", "deepseek-v2-lite", 8);
   s.hardware = {{"devices", {4, 8}},
+                {"memory.layers_total", {8, 12}},
                 {"memory.layers_connected", {1, 2, 4}},
                 {"memory.vertical.pitch_um", {6, 9}},
                 {"system.latency_scale", {0.5, 2}},
@@ -98,11 +102,31 @@ inline Space mla_space() {
   s.inner.pp = {1, 3};
   s.inner.ep = {1, 2, 4, 8};
   s.inner.dp = {1, 2, 4};
-  s.inner.batch = {4, 32, 128};
+  s.inner.batch = {4, 16, 32, 64, 128};
   s.inner.sequence_parallel = {0, 1};
   s.constraints.max_power_W = 330;
   s.constraints.max_dram_C = 80;
   s.objectives = {objective(Metric::stps), objective(Metric::ttft_s), objective(Metric::area_mm2)};
+  return s;
+}
+
+// Llama-3-8B on 3D-stacked chips under a tight TDP and a poor heat sink: the power wall and the
+// thermal throttle (DRAM held at 95 C) act on most points.
+inline Space hot_space() {
+  Space s;
+  s.base = base("deepstack-3d", "llama-3-8b", 2);
+  s.base.hardware.energy.tdp_W = 150;
+  s.base.hardware.thermal.compact = hw::CompactSource::fixed;
+  s.base.hardware.thermal.r_base_K_per_W = 0.3;
+  s.hardware = {{"memory.layers_total", {4, 8, 16}},
+                {"memory.layers_connected", {2, 4, 8}},
+                {"compute.clock_GHz", {0.8, 1.2, 1.6}}};
+  s.inner.tp = {1, 2};
+  s.inner.dp = {1, 2};
+  s.inner.batch = {1, 16, 64, 256};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::fixed};
+  s.objectives = {objective(Metric::stps_per_W), objective(Metric::utps),
+                  objective(Metric::energy_per_token_j)};
   return s;
 }
 

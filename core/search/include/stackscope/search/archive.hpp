@@ -42,6 +42,9 @@ struct PointRecord {
   double power_w = 0;      // mean per device
   double die_mm2 = 0;      // per die
   double dram_peak_C = 0;  // 0 when not modelled
+  // Work unit that evaluated the point (the hardware index for exhaustive runs, the sample
+  // chunk for random sampling); search logs commit points per finished unit.
+  std::uint64_t unit = 0;
 };
 
 class Archive {

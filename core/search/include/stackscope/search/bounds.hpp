@@ -23,8 +23,11 @@
 //    not counted (time >= 0);
 //  - the slowest stage's time is >= every stage's bound (max over stages); its energy is >= the
 //    smallest stage energy bound (min over stages);
-//  - energy per token >= devices x (output_len - 1) x (passes x stage energy + static power x
-//    TPOT) / (batch x output_len x dp); mean power >= static power.
+//  - energy per token >= devices x (output_len - 1) x (passes x stage DRAM energy + static
+//    power x TPOT) / (batch x output_len x dp) (logic energies scale with clock^2 under DVFS and
+//    are left out); mean and decode power >= static power;
+//  - peak DRAM temperature (compact model) >= ambient + static power x (r_base + r_layer x
+//    layers); the thermal throttle cannot go below it, so above 95 C the design is infeasible.
 // Bounds are relaxed by a relative 1e-9 against rounding.
 #include "stackscope/perf/design.hpp"
 
@@ -37,7 +40,12 @@ struct Optimistic {
   double utps = 0;                // upper bound
   double energy_per_token_j = 0;  // lower bound
   double power_w = 0;             // lower bound (static power)
+  double dram_peak_C = 0;         // lower bound (-inf when the DRAM is not modelled)
 };
+
+// Lower bound of the compact-model DRAM peak of any design on this hardware (-inf when the
+// memory is not stacked on the logic die).
+double dram_peak_floor_C(const hw::Hardware& hardware) noexcept;
 
 // `design` has its plan set; `batch` is the batch the evaluator will use (the fixed batch, or
 // perf::max_batch_that_fits() for batch_auto), >= 1. The design must pass perf::validate()
