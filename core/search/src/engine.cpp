@@ -298,6 +298,7 @@ class Worker {
     auto hw_bound = worst_vector(space_);
     perf::Design d = hwd;
     for (std::uint64_t g = 0; g < groups.size(); ++g) {
+      if (s_.halted()) return;
       for (std::size_t b = 0; b < nb; ++b) {
         Unit u;
         u.group = g;

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Brute-force frontier equality on a space of ~10^6 points (label slow: ~10-20 s).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "spaces.hpp"
+
+namespace stackscope::search {
+namespace {
+
+using namespace testing;
+
+TEST(SearchEngineSlow, MillionPointFrontierEqualsBruteForce) {
+  Space s = dense_space();
+  s.hardware.push_back({"compute.clock_GHz", {0.9, 1.2, 1.5}});
+  s.hardware.push_back({"memory.clock_MHz", {1200, 1600}});
+  s.hardware.push_back({"system.latency_scale", {0.5, 1, 2}});
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps),
+                  objective(Metric::energy_per_token_j)};
+  s.constraints.tpot_slo_s = 0.1;
+  const CompiledSpace cs(s);
+  ASSERT_GT(cs.size(), Count{800000});
+  std::uint64_t brute_evals = 0;
+  const Archive brute = brute_force(cs, &brute_evals);
+  RunOptions opt;
+  opt.threads = 2;
+  CountingSink sink;
+  const Summary sum = run(cs, opt, sink);
+  EXPECT_EQ(sink.records, sum.progress.evaluated);
+  EXPECT_TRUE(sum.complete);
+  const auto x = sum.archive.sorted(), y = brute.sorted();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].id, y[i].id);
+    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
+  }
+  std::printf(
+      "space %s points: brute force evaluated %llu in one thread; engine evaluated %llu, "
+      "pruned %.1f%% (by bounds %.1f%%) in %.2f s on 2 threads, frontier %zu\n",
+      to_string(cs.size()).c_str(), static_cast<unsigned long long>(brute_evals),
+      static_cast<unsigned long long>(sum.progress.evaluated),
+      100.0 * static_cast<double>(sum.progress.pruned) / to_double(cs.size()),
+      100.0 * static_cast<double>(sum.progress.pruned_bound) / to_double(cs.size()),
+      sum.progress.elapsed_s, sum.archive.size());
+}
+
+}  // namespace
+}  // namespace stackscope::search
