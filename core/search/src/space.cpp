@@ -380,6 +380,20 @@ InnerDigits CompiledSpace::inner_digits(std::uint64_t inner) const {
   return g;
 }
 
+std::uint64_t CompiledSpace::inner_index(const InnerDigits& g) const {
+  const auto& in = space_.inner;
+  return ((g.group * in.sequence_parallel.size() + g.sequence_parallel) * batches_.size() +
+          g.batch) *
+             in.overlap.size() +
+         g.overlap;
+}
+
+std::uint64_t CompiledSpace::hardware_index(std::span<const std::size_t> digits) const {
+  std::uint64_t hw = 0;
+  for (std::size_t a : order_) hw = hw * space_.hardware[a].values.size() + digits[a];
+  return hw;
+}
+
 int CompiledSpace::batch_value(std::size_t digit) const {
   return batches_[digit];
 }

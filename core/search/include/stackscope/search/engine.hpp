@@ -31,6 +31,15 @@ namespace stackscope::search {
 enum class Strategy {
   exhaustive,  // every point of the (shard of the) space, with pruning
   random,      // `samples` points drawn uniformly over the space (with replacement)
+  // NSGA-II (Deb et al., IEEE TEC 2002): `population` individuals for `generations`
+  // generations; binary tournaments on (front, crowding distance), uniform crossover, per-gene
+  // reset mutation, elitist (parents + children) selection; constraint-violating and
+  // infeasible points rank behind every feasible one. Genes are one real in [0, 1) per
+  // hardware axis and per inner digit (parallel group of the device count, sequence
+  // parallelism, batch, overlap). Every random draw is keyed by (seed, generation, individual,
+  // gene), so results do not depend on the thread count. Feasibility pruning only (ranking
+  // needs objective values); shards are not supported (count must be 1).
+  nsga2,
 };
 
 // Deterministic 1/count partition of the hardware points (hw % count == index), or of the
@@ -53,6 +62,11 @@ struct RunOptions {
   // so results do not depend on the thread count).
   std::uint64_t seed = 1;
   std::uint64_t samples = 10000;
+  // NSGA-II.
+  std::size_t population = 64;  // rounded up to an even number
+  std::size_t generations = 50;
+  double crossover_probability = 0.9;
+  double mutation_probability = 0;  // per gene; 0 = 1 / genes
   Shard shard;
   bool prune_bounds = true;  // bound-based pruning (feasibility pruning is always on)
   // Sink batching: a batch is delivered when it holds this many records or is this old.

@@ -162,6 +162,9 @@ class CompiledSpace {
   // Writes the inner point's plan and batch into a design made by hardware_design(id.hw).
   void apply_inner(perf::Design& design, std::uint64_t hw, std::uint64_t inner) const;
   InnerDigits inner_digits(std::uint64_t inner) const;
+  std::uint64_t inner_index(const InnerDigits& digits) const;
+  // Hardware index from one digit per axis (in the order of Space::hardware).
+  std::uint64_t hardware_index(std::span<const std::size_t> digits) const;
   // Batch of a batch digit: 0 = the base workload's (auto or fixed) batch.
   int batch_value(std::size_t digit) const;
   std::size_t batch_count() const { return batches_.size(); }
