@@ -771,6 +771,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   {
     std::lock_guard lock(s.sink_mutex);
     sink.on_progress(sum.progress);
+    sink.on_finished(sum);
   }
   return sum;
 }

@@ -31,6 +31,8 @@ Summary run_space(const CompiledSpace& cs, RunOptions opt) {
   CountingSink sink;
   Summary s = run(cs, opt, sink);
   EXPECT_EQ(sink.records, s.progress.evaluated);
+  EXPECT_EQ(sink.finished, 1u);
+  EXPECT_EQ(sink.frontier, s.archive.size());
   return s;
 }
 

@@ -104,6 +104,7 @@ inline Space mla_space() {
   s.inner.dp = {1, 2, 4};
   s.inner.batch = {4, 16, 32, 64, 128};
   s.inner.sequence_parallel = {0, 1};
+  s.inner.attention_tp = {0, 1};  // 1: attention data-parallel over the stage (DeepSeek-style)
   s.constraints.max_power_W = 330;
   s.constraints.max_dram_C = 80;
   s.objectives = {objective(Metric::stps), objective(Metric::ttft_s), objective(Metric::area_mm2)};
@@ -157,7 +158,12 @@ class CountingSink : public ResultSink {
     ++batches;
   }
   void on_progress(const Progress&) override { ++progress_calls; }
-  std::uint64_t records = 0, batches = 0, progress_calls = 0;
+  void on_finished(const Summary& s) override {
+    ++finished;
+    frontier = s.archive.size();
+  }
+  std::uint64_t records = 0, batches = 0, progress_calls = 0, finished = 0;
+  std::size_t frontier = 0;
 };
 
 }  // namespace stackscope::search::testing

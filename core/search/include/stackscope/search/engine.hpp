@@ -87,15 +87,20 @@ struct Progress {
   std::size_t frontier = 0;  // current frontier size (merged archive, may lag)
 };
 
+struct Summary;
+
 // Receives results while the search runs. Calls are serialised (never two at once) but may come
-// from any thread: on_batch from the worker that filled the batch, on_progress from the thread
-// that called run(). Every evaluated point is delivered exactly once, in some batch, before
-// run() returns. Implementations must be quick (they hold up a worker).
+// from any thread: on_batch from the worker that filled the batch (or the NSGA-II thread),
+// on_progress (about every progress_interval_s) and on_finished from the thread that called
+// run(). Every evaluated point is delivered exactly once, in some batch, before on_finished;
+// pruned points are only counted. Implementations must be quick (they hold up a worker).
 class ResultSink {
  public:
   virtual ~ResultSink() = default;
   virtual void on_batch(std::span<const PointRecord> /*points*/) {}
   virtual void on_progress(const Progress& /*progress*/) {}
+  // The final counters and frontier (the same Summary run() returns), once.
+  virtual void on_finished(const Summary& /*summary*/) {}
 };
 
 struct Summary {
