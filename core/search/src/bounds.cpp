@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
+#include "stackscope/network/model.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/power_area/area.hpp"
@@ -22,6 +24,7 @@ namespace {
 // evaluator.cpp: KV pages of 64 tokens; embedding/LM head kept 16-bit.
 constexpr double kKvPageTokens = 64.0;
 constexpr double kMinEmbeddingBytes = 2.0;
+constexpr double kMinCommBytes = 2.0;
 constexpr double kLow = 1.0 - 1e-9;
 constexpr double kHigh = 1.0 + 1e-9;
 
@@ -32,7 +35,7 @@ struct StageBound {
 
 }  // namespace
 
-Optimistic optimistic(const perf::Design& d, int batch) noexcept {
+Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net) noexcept {
   Optimistic o;
   const auto& m = d.model;
   const auto& w = d.workload;
@@ -59,6 +62,31 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
   const double launch = die.kernel_launch_us * units::kMicro;
   const auto er = power_area::energy_rates(d.hardware, mm);
 
+  // Collective time on the group of `kind` holding device 0, as evaluator.cpp comm_cost.
+  const bool networked = net && !d.system.levels.empty() && parallel::devices(d.parallel) > 1;
+  std::vector<int> ranks;
+  auto comm = [&](parallel::GroupKind kind, network::Collective op, double bytes) {
+    if (!networked || bytes <= 0) return 0.0;
+    const int n = place.group_size(kind);
+    if (n <= 1) return 0.0;
+    ranks.resize(static_cast<std::size_t>(n));
+    place.group(kind, 0, ranks.data());
+    network::CollectiveRequest req;
+    req.op = op;
+    req.bytes = bytes;
+    req.ranks = ranks;
+    return std::max(0.0, net->cost(req).time_s);
+  };
+  // Tensor-parallel reduction: all-reduce, or reduce-scatter + all-gather with sequence
+  // parallelism; the smaller of the two, so the bound holds for either setting.
+  auto tp_reduce = [&](parallel::GroupKind kind, double bytes) {
+    const double ar = comm(kind, network::Collective::all_reduce, bytes);
+    const double rs_ag = comm(kind, network::Collective::reduce_scatter, bytes) +
+                         comm(kind, network::Collective::all_gather, bytes);
+    return std::min(ar, rs_ag);
+  };
+  const double comm_bytes = std::max(bytes_per_element(nm.activations), kMinCommBytes);
+
   const int mcfg = d.parallel.micro_batches > 0 ? d.parallel.micro_batches : pp;
   const int mbs = std::clamp(mcfg, 1, std::max(1, batch));
   const double mb = std::ceil(static_cast<double>(batch) / mbs);
@@ -75,27 +103,36 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
   const double ctx_len = w.input_len + w.output_len / 2.0;
 
   // Routed experts on the busiest EP rank (synthetic routing: one frequency row, as the
-  // evaluator costs it); the smaller of the two candidates' FLOPs and weight bytes.
-  auto routed = [&](double tokens_stage, double* flops, double* bytes) {
-    *flops = 0;
-    *bytes = 0;
-    if (!moe || moe::frequency_rows(w.routing) != 1) return;
+  // evaluator costs it): the smallest FLOPs, weight bytes and expert-TP gather/scatter time of
+  // the two candidate ranks, each a bound for whichever the evaluator picks.
+  struct Routed {
+    double flops = 0, bytes = 0, comm = 0;
+  };
+  auto routed = [&](double tokens_stage) {
+    Routed r;
+    if (!moe || moe::frequency_rows(w.routing) != 1) return r;
     static thread_local double freq[moe::kMaxExperts];
     moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
     const moe::EpLoad loads =
         moe::ep_load(freq, e.experts, ep_m, tokens_stage, d.parallel.redundant_experts_per_rank);
-    double f = std::numeric_limits<double>::infinity(), b = f;
-    for (const moe::RankLoad& c : {loads.most_tokens, loads.most_experts}) {
-      if (c.active_experts <= 0 || c.tokens <= 0) continue;
+    const double inf = std::numeric_limits<double>::infinity();
+    double f = inf, b = inf, c = inf;
+    for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {
+      if (cand.active_experts <= 0 || cand.tokens <= 0) continue;
       const double local = static_cast<double>(e.expert_ffn_dim) / tp_m;
-      const double per_expert = std::max(1.0, c.tokens / c.active_experts);
-      f = std::min(f, 2.0 * per_expert * c.active_experts * (in_mats + 1.0) * local * h);
-      b = std::min(b, c.active_experts * (in_mats + 1.0) * local * h * wb);
+      const double per_expert = std::max(1.0, cand.tokens / cand.active_experts);
+      f = std::min(f, 2.0 * per_expert * cand.active_experts * (in_mats + 1.0) * local * h);
+      b = std::min(b, cand.active_experts * (in_mats + 1.0) * local * h * wb);
+      double t = 0;
+      if (tp_m > 1) {
+        const double bytes = cand.tokens * h * comm_bytes;
+        t = comm(parallel::GroupKind::moe_tp, network::Collective::all_gather, bytes) +
+            comm(parallel::GroupKind::moe_tp, network::Collective::reduce_scatter, bytes);
+      }
+      c = std::min(c, t);
     }
-    if (std::isfinite(f)) {
-      *flops = f;
-      *bytes = b;
-    }
+    if (std::isfinite(f)) r = {f, b, c};
+    return r;
   };
 
   // One stage pass: q tokens per sequence (1 in decode, input_len in prefill).
@@ -110,7 +147,7 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
     const double t_stage = mb * q;
     const double t_ffn = t_stage * tp_f / stage;
 
-    double flops = 0, wbytes = 0, kvbytes = 0, launches = 0;
+    double flops = 0, wbytes = 0, kvbytes = 0, launches = 0, moe_comm = 0;
     // A GEMM of `count` independent (m x k) . (k x n) products reading its weights once
     // (compute::gemm costs nothing, not even a launch, when a dimension is 0).
     double g_flops = 0, g_bytes = 0, g_launches = 0;
@@ -171,10 +208,10 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
         wbytes += st.moe * (in_mats + 1.0) * local * h * wb;
         launches += st.moe * 3.0;
       }
-      double rf = 0, rb = 0;
-      routed(t_stage, &rf, &rb);
-      flops += st.moe * rf;
-      wbytes += st.moe * rb;
+      const Routed r = routed(t_stage);
+      flops += st.moe * r.flops;
+      wbytes += st.moe * r.bytes;
+      moe_comm = st.moe * r.comm;
     }
     if (st.lm_head) {
       const double cols = static_cast<double>(m.vocab) / tp_a;
@@ -182,13 +219,38 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
       wbytes += cols * h * std::max(wb, kMinEmbeddingBytes);
       launches += 2.0;
     }
+    // Collectives (a subset of what the stage issues): exposed, or overlapped with a producer
+    // whose pair then takes >= max(producer busy time, collective time).
+    double t_comm = moe_comm;
+    {
+      using parallel::GroupKind;
+      using network::Collective;
+      if (tp_a > 1 && !m.parallel_attention)
+        t_comm += layers * tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes);
+      if (tp_f > 1 && st.dense > 0)
+        t_comm += st.dense * tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes);
+      if (st.moe > 0 && moe) {
+        if (ep_m > 1)
+          t_comm += st.moe * 2.0 *
+                    comm(GroupKind::moe_ep, Collective::all_to_all,
+                         t_stage / stage * e.top_k * h * comm_bytes);
+        if (tp_a > 1)
+          t_comm += st.moe *
+                    comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
+      }
+      if (st.lm_head && tp_a > 1)
+        t_comm += comm(GroupKind::attention_tp, Collective::all_gather,
+                       seqs_dev * static_cast<double>(m.vocab) * 4.0);
+      if (pp > 1)
+        t_comm += comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+    }
     StageBound b;
     const double t_mem = wbytes / bw + (kvbytes > 0 ? kvbytes / bw_kv : 0.0);
     // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
     // (compute/roofline.cpp; both in (0, 1] by validation).
     const double t_comp =
         flops / (peak * die.matmul_efficiency) + attn_flops / (peak * die.attention_efficiency);
-    b.time = launches * launch + std::max(t_comp, t_mem);
+    b.time = launches * launch + std::max({t_comp, t_mem, t_comm});
     // Only DRAM energy: the logic die's per-FLOP, SRAM and NoC energies scale with clock^2
     // under DVFS (evaluator.cpp make_ctx), and the thermal throttle may slow the clock to 1/64.
     b.energy = (wbytes + kvbytes) * er.dram_J_per_byte;
@@ -196,12 +258,14 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
   };
 
   double dec_time = 0, pre_time = 0;
-  double dec_energy = std::numeric_limits<double>::infinity();
+  double dec_energy = std::numeric_limits<double>::infinity(), pre_energy = dec_energy;
   for (int s = 0; s < pp; ++s) {
     const StageBound dsb = stage_bound(s, true);
     dec_time = std::max(dec_time, dsb.time);
     dec_energy = std::min(dec_energy, dsb.energy);
-    pre_time = std::max(pre_time, stage_bound(s, false).time);
+    const StageBound psb = stage_bound(s, false);
+    pre_time = std::max(pre_time, psb.time);
+    pre_energy = std::min(pre_energy, psb.energy);
   }
   const double dec_passes = std::max(mbs, pp);
   const double pre_passes = mbs + pp - 1.0;
@@ -214,10 +278,12 @@ Optimistic optimistic(const perf::Design& d, int batch) noexcept {
   const double devices = parallel::devices(d.parallel);
   const double steps = std::max(0, w.output_len - 1);
   const double tokens = static_cast<double>(batch) * w.output_len * dp;
-  o.energy_per_token_j =
-      tokens > 0
-          ? devices * steps * (dec_passes * dec_energy + er.static_W * o.tpot_s) / tokens * kLow
-          : 0.0;
+  o.energy_per_token_j = tokens > 0
+                             ? devices *
+                                   (pre_passes * pre_energy + er.static_W * o.ttft_s +
+                                    steps * (dec_passes * dec_energy + er.static_W * o.tpot_s)) /
+                                   tokens * kLow
+                             : 0.0;
   o.power_w = er.static_W * kLow;
   o.dram_peak_C = dram_peak_floor_C(d.hardware);
   return o;

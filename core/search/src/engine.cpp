@@ -137,6 +137,22 @@ struct Shared {
   bool halted() const { return halt.load(std::memory_order_relaxed) || stop.stop_requested(); }
 };
 
+bool same_system(const hw::System& a, const hw::System& b) {
+  if (a.devices != b.devices || a.levels.size() != b.levels.size()) return false;
+  for (std::size_t i = 0; i < a.levels.size(); ++i) {
+    const auto& x = a.levels[i];
+    const auto& y = b.levels[i];
+    if (x.topology != y.topology || x.size != y.size || x.dims_x != y.dims_x ||
+        x.dims_y != y.dims_y || x.link_GBps != y.link_GBps || x.latency_us != y.latency_us ||
+        x.hop_latency_ns != y.hop_latency_ns || x.efficiency != y.efficiency ||
+        x.energy_pJ_per_bit != y.energy_pJ_per_bit ||
+        x.in_network_reduction != y.in_network_reduction ||
+        x.in_network_efficiency != y.in_network_efficiency)
+      return false;
+  }
+  return true;
+}
+
 class Worker {
  public:
   explicit Worker(Shared& s)
@@ -207,6 +223,18 @@ class Worker {
   const Space& space_;
   perf::Evaluator ev_;
   Archive local_;
+  // Network model of the current hardware point's system, for collective bounds.
+  std::optional<network::NetworkModel> net_;
+  hw::System net_system_;
+
+  network::NetworkModel* network_for(const hw::System& system) {
+    if (system.levels.empty()) return nullptr;
+    if (!net_ || !same_system(net_system_, system)) {
+      net_.emplace(system);
+      net_system_ = system;
+    }
+    return &*net_;
+  }
   std::vector<PointRecord> buf_;
   Clock::time_point last_flush_;
 
@@ -321,6 +349,7 @@ class Worker {
     const int devices = s_.space.devices(hw);
     const double die = power_area::area(hwd.hardware).die_mm2;
     const bool bounds = s_.opt.prune_bounds;
+    network::NetworkModel* net = bounds ? network_for(hwd.system) : nullptr;
 
     // Units of (group, batch): memory fit and optimistic bounds, computed before evaluating.
     std::vector<Unit> units;
@@ -339,7 +368,7 @@ class Worker {
         const int batch = batch_for(d);
         u.viable = fits(d, batch);
         if (u.viable && bounds) {
-          const Optimistic o = optimistic(d, batch);
+          const Optimistic o = optimistic(d, batch, net);
           u.bound = bound_vector(space_, o, devices, die);
           if (slo_violated(o)) u.viable = false;
           const double sign = space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
@@ -399,7 +428,7 @@ class Worker {
       return;
     }
     if (s_.opt.prune_bounds) {
-      const Optimistic o = optimistic(d, batch);
+      const Optimistic o = optimistic(d, batch, network_for(hwd.system));
       if (slo_violated(o)) {
         prune(1, false);
         return;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "spaces.hpp"
@@ -230,7 +231,9 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
       const perf::Design d = cs.decode(id);
       if (!perf::validate(d).empty()) continue;
       const perf::Result r = ev.evaluate(d);
-      const Optimistic o = optimistic(d, r.batch);
+      std::optional<network::NetworkModel> net;
+      if (!d.system.levels.empty()) net.emplace(d.system);
+      const Optimistic o = optimistic(d, r.batch, net ? &*net : nullptr);
       const auto& m = r.metrics;
       EXPECT_LE(o.tpot_s, m.tpot_s) << d.name;
       EXPECT_LE(o.ttft_s, m.ttft_s);

@@ -19,16 +19,25 @@
 //  - operators counted: every GEMM (Q/K/V or MLA projections, o_proj, dense FFN, MoE router,
 //    shared and routed experts - the routed rank's tokens and experts as moe::ep_load gives
 //    them, synthetic routing only -, LM head) and attention; one launch per GEMM with non-zero
-//    dimensions, per vector op (norms, activations, top-k) and per attention; collectives are
-//    not counted (time >= 0);
+//    dimensions, per vector op (norms, activations, top-k) and per attention;
+//  - collectives (attention/FFN TP reductions - the cheaper of all-reduce and reduce-scatter +
+//    all-gather, so either sequence-parallel setting -, MoE dispatch/combine all-to-all, the
+//    attention all-gather after MoE, LM-head all-gather, pipeline hop) cost what
+//    network::NetworkModel says for device 0's group, as in the evaluator. An exposed
+//    collective adds its time; an overlapped (collective, producer) pair takes
+//    max(T max(c, m) ...) >= max(producer busy time, collective time), since a tile count T >= 1
+//    pays the latency at least once; ring attention hides at most min(attention, collective).
+//    So a stage pass >= launches x launch + max(sum t_compute, sum t_memory, sum collectives);
 //  - the slowest stage's time is >= every stage's bound (max over stages); its energy is >= the
 //    smallest stage energy bound (min over stages);
-//  - energy per token >= devices x (output_len - 1) x (passes x stage DRAM energy + static
-//    power x TPOT) / (batch x output_len x dp) (logic energies scale with clock^2 under DVFS and
+//  - energy per token >= devices x [prefill passes x stage DRAM energy + static power x TTFT +
+//    (output_len - 1) x (decode passes x stage DRAM energy + static power x TPOT)] /
+//    (batch x output_len x dp) (logic energies scale with clock^2 under DVFS and
 //    are left out); mean and decode power >= static power;
 //  - peak DRAM temperature (compact model) >= ambient + static power x (r_base + r_layer x
 //    layers); the thermal throttle cannot go below it, so above 95 C the design is infeasible.
 // Bounds are relaxed by a relative 1e-9 against rounding.
+#include "stackscope/network/model.hpp"
 #include "stackscope/perf/design.hpp"
 
 namespace stackscope::search {
@@ -50,6 +59,9 @@ double dram_peak_floor_C(const hw::Hardware& hardware) noexcept;
 // `design` has its plan set; `batch` is the batch the evaluator will use (the fixed batch, or
 // perf::max_batch_that_fits() for batch_auto), >= 1. The design must pass perf::validate()
 // apart from the batch fitting memory.
-Optimistic optimistic(const perf::Design& design, int batch) noexcept;
+// `network`: a model of design.system (its memoised costs are reused; not thread-safe), or null
+// to leave collectives out of the bounds.
+Optimistic optimistic(const perf::Design& design, int batch,
+                      network::NetworkModel* network = nullptr) noexcept;
 
 }  // namespace stackscope::search
