@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -111,8 +112,32 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   auto routed = [&](double tokens_stage) {
     Routed r;
     if (!moe || moe::frequency_rows(w.routing) != 1) return r;
-    static thread_local double freq[moe::kMaxExperts];
-    moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
+    // Synthetic frequencies depend only on the routing parameters: cache the last ones.
+    struct FreqCache {
+      bool valid = false;
+      workload::RoutingKind kind{};
+      std::uint64_t seed = 0;
+      double zipf_s = 0, alpha = 0;
+      int experts = 0, top_k = 0;
+      double freq[moe::kMaxExperts];
+    };
+    static thread_local FreqCache cache;
+    const auto& rt = w.routing;
+    const bool same = cache.valid && rt.expert_frequency.empty() && cache.kind == rt.kind &&
+                      cache.seed == rt.seed && cache.zipf_s == rt.zipf_s &&
+                      cache.alpha == rt.dirichlet_alpha && cache.experts == e.experts &&
+                      cache.top_k == e.top_k;
+    const double* freq = cache.freq;
+    if (!same) {
+      moe::expert_frequency(rt, e.experts, e.top_k, 0, cache.freq);
+      cache.valid = rt.expert_frequency.empty();
+      cache.kind = rt.kind;
+      cache.seed = rt.seed;
+      cache.zipf_s = rt.zipf_s;
+      cache.alpha = rt.dirichlet_alpha;
+      cache.experts = e.experts;
+      cache.top_k = e.top_k;
+    }
     const moe::EpLoad loads =
         moe::ep_load(freq, e.experts, ep_m, tokens_stage, d.parallel.redundant_experts_per_rank);
     const double inf = std::numeric_limits<double>::infinity();
@@ -135,10 +160,18 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     return r;
   };
 
-  // One stage pass: q tokens per sequence (1 in decode, input_len in prefill).
-  auto stage_bound = [&](int s, bool decode) {
-    const auto st = parallel::stage_layers(m, pp, s);
-    const double layers = st.dense + st.moe;
+  // Per-device work of one layer of each kind in one stage pass, and of the per-stage extras;
+  // q tokens per sequence (1 in decode, input_len in prefill). Stage-independent, so costed
+  // once per phase.
+  struct Phase {
+    double attn_flops = 0, attn_core = 0, attn_bytes = 0, attn_kv = 0, attn_launch = 0;
+    double dense_flops = 0, dense_bytes = 0, dense_launch = 0;
+    double moe_flops = 0, moe_bytes = 0, moe_launch = 0;
+    double lm_flops = 0, lm_bytes = 0;
+    double c_attn = 0, c_dense = 0, c_moe = 0, c_lm = 0, c_pp = 0;  // collective seconds
+  };
+  auto phase = [&](bool decode) {
+    Phase p;
     const double q = decode ? 1.0 : static_cast<double>(w.input_len);
     const int seq_groups = decode ? std::max(1, stage / tp_a) : std::max(1, stage / (tp_a * cp));
     const double seqs_dev = std::ceil(mb / seq_groups);
@@ -147,7 +180,6 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     const double t_stage = mb * q;
     const double t_ffn = t_stage * tp_f / stage;
 
-    double flops = 0, wbytes = 0, kvbytes = 0, launches = 0, moe_comm = 0;
     // A GEMM of `count` independent (m x k) . (k x n) products reading its weights once
     // (compute::gemm costs nothing, not even a launch, when a dimension is 0).
     double g_flops = 0, g_bytes = 0, g_launches = 0;
@@ -157,8 +189,8 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       g_bytes += gk * gn * wb * count;
       g_launches += 1.0;
     };
-    // Attention block of one layer (evaluator.cpp attention_block): norm, Q/K/V (or MLA)
-    // projections, attention, (MLA decode: W_UV), o_proj.
+    // Attention block (evaluator.cpp attention_block): norm, Q/K/V (or MLA) projections,
+    // attention, (MLA decode: W_UV), o_proj.
     const double kv_len = decode ? ctx_len : static_cast<double>(w.input_len);
     const bool absorbed = q_dev <= 1.0 && kv_len > 1.0;
     if (m.attention == workload::AttentionKind::mla) {
@@ -182,74 +214,81 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       gemm(t_attn, (heads_loc + 2.0 * kv_heads) * m.head_dim, h);
     }
     gemm(t_attn, h, heads_loc * v_dim);
-    flops += layers * g_flops;
-    wbytes += layers * g_bytes;
-    double attn_flops = 0;
-    launches += layers * (g_launches + 2.0);  // + norm + attention
+    p.attn_flops = g_flops;
+    p.attn_bytes = g_bytes;
+    p.attn_launch = g_launches + 2.0;  // + norm + attention
     {
       const auto dims = parallel::head_dims(m, absorbed);
       const double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
-      attn_flops = layers * 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
-      if (absorbed) kvbytes += layers * seqs_dev * kv_len * kvb;
+      p.attn_core = 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
+      if (absorbed) p.attn_kv = seqs_dev * kv_len * kvb;
     }
-    // Dense FFN layers.
+    // Dense FFN layer.
     const double ffn_local = static_cast<double>(m.ffn_dim) / tp_f;
-    flops += st.dense * 2.0 * t_ffn * (in_mats + 1.0) * ffn_local * h;
-    wbytes += st.dense * (in_mats + 1.0) * ffn_local * h * wb;
-    launches += st.dense * (m.parallel_attention ? 3.0 : 4.0);
-    // MoE layers.
-    if (st.moe > 0 && moe) {
-      flops += st.moe * 2.0 * t_attn * e.experts * h;
-      wbytes += st.moe * e.experts * h * wb;
-      launches += st.moe * 3.0;
+    p.dense_flops = 2.0 * t_ffn * (in_mats + 1.0) * ffn_local * h;
+    p.dense_bytes = (in_mats + 1.0) * ffn_local * h * wb;
+    p.dense_launch = m.parallel_attention ? 3.0 : 4.0;
+    // MoE layer: router, shared and routed experts.
+    if (moe) {
+      p.moe_flops = 2.0 * t_attn * e.experts * h;
+      p.moe_bytes = e.experts * h * wb;
+      p.moe_launch = 3.0;
       if (e.shared_experts > 0) {
         const double local = sdim * e.shared_experts / tp_m;
-        flops += st.moe * 2.0 * (t_stage / ep_m) * (in_mats + 1.0) * local * h;
-        wbytes += st.moe * (in_mats + 1.0) * local * h * wb;
-        launches += st.moe * 3.0;
+        p.moe_flops += 2.0 * (t_stage / ep_m) * (in_mats + 1.0) * local * h;
+        p.moe_bytes += (in_mats + 1.0) * local * h * wb;
+        p.moe_launch += 3.0;
       }
       const Routed r = routed(t_stage);
-      flops += st.moe * r.flops;
-      wbytes += st.moe * r.bytes;
-      moe_comm = st.moe * r.comm;
+      p.moe_flops += r.flops;
+      p.moe_bytes += r.bytes;
+      p.c_moe = r.comm;
     }
-    if (st.lm_head) {
-      const double cols = static_cast<double>(m.vocab) / tp_a;
-      flops += 2.0 * seqs_dev * cols * h;
-      wbytes += cols * h * std::max(wb, kMinEmbeddingBytes);
-      launches += 2.0;
-    }
-    // Collectives (a subset of what the stage issues): exposed, or overlapped with a producer
+    const double cols = static_cast<double>(m.vocab) / tp_a;
+    p.lm_flops = 2.0 * seqs_dev * cols * h;
+    p.lm_bytes = cols * h * std::max(wb, kMinEmbeddingBytes);
+    // Collectives (a subset of what a stage issues): exposed, or overlapped with a producer
     // whose pair then takes >= max(producer busy time, collective time).
-    double t_comm = moe_comm;
-    {
-      using parallel::GroupKind;
-      using network::Collective;
-      if (tp_a > 1 && !m.parallel_attention)
-        t_comm += layers * tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes);
-      if (tp_f > 1 && st.dense > 0)
-        t_comm += st.dense * tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes);
-      if (st.moe > 0 && moe) {
-        if (ep_m > 1)
-          t_comm += st.moe * 2.0 *
-                    comm(GroupKind::moe_ep, Collective::all_to_all,
-                         t_stage / stage * e.top_k * h * comm_bytes);
-        if (tp_a > 1)
-          t_comm += st.moe *
-                    comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
-      }
-      if (st.lm_head && tp_a > 1)
-        t_comm += comm(GroupKind::attention_tp, Collective::all_gather,
-                       seqs_dev * static_cast<double>(m.vocab) * 4.0);
-      if (pp > 1)
-        t_comm += comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+    using network::Collective;
+    using parallel::GroupKind;
+    if (tp_a > 1 && !m.parallel_attention)
+      p.c_attn = tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes);
+    if (tp_f > 1) p.c_dense = tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes);
+    if (moe) {
+      if (ep_m > 1)
+        p.c_moe += 2.0 * comm(GroupKind::moe_ep, Collective::all_to_all,
+                              t_stage / stage * e.top_k * h * comm_bytes);
+      if (tp_a > 1)
+        p.c_moe += comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
     }
+    if (tp_a > 1)
+      p.c_lm = comm(GroupKind::attention_tp, Collective::all_gather,
+                    seqs_dev * static_cast<double>(m.vocab) * 4.0);
+    if (pp > 1)
+      p.c_pp = comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+    return p;
+  };
+
+  // One stage pass from the per-layer work and the stage's layer counts.
+  auto stage_bound = [&](const Phase& p, int s) {
+    const auto st = parallel::stage_layers(m, pp, s);
+    const double layers = st.dense + st.moe;
+    const double dense = st.dense, moes = moe ? st.moe : 0, lm = st.lm_head ? 1.0 : 0.0;
+    const double flops =
+        layers * p.attn_flops + dense * p.dense_flops + moes * p.moe_flops + lm * p.lm_flops;
+    const double wbytes =
+        layers * p.attn_bytes + dense * p.dense_bytes + moes * p.moe_bytes + lm * p.lm_bytes;
+    const double kvbytes = layers * p.attn_kv;
+    const double launches =
+        layers * p.attn_launch + dense * p.dense_launch + moes * p.moe_launch + lm * 2.0;
+    const double t_comm = layers * p.c_attn + (tp_f > 1 ? dense * p.c_dense : 0.0) +
+                          moes * p.c_moe + lm * p.c_lm + p.c_pp;
     StageBound b;
     const double t_mem = wbytes / bw + (kvbytes > 0 ? kvbytes / bw_kv : 0.0);
     // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
     // (compute/roofline.cpp; both in (0, 1] by validation).
-    const double t_comp =
-        flops / (peak * die.matmul_efficiency) + attn_flops / (peak * die.attention_efficiency);
+    const double t_comp = flops / (peak * die.matmul_efficiency) +
+                          layers * p.attn_core / (peak * die.attention_efficiency);
     b.time = launches * launch + std::max({t_comp, t_mem, t_comm});
     // Only DRAM energy: the logic die's per-FLOP, SRAM and NoC energies scale with clock^2
     // under DVFS (evaluator.cpp make_ctx), and the thermal throttle may slow the clock to 1/64.
@@ -257,13 +296,14 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     return b;
   };
 
+  const Phase dec = phase(true), pre = phase(false);
   double dec_time = 0, pre_time = 0;
   double dec_energy = std::numeric_limits<double>::infinity(), pre_energy = dec_energy;
   for (int s = 0; s < pp; ++s) {
-    const StageBound dsb = stage_bound(s, true);
+    const StageBound dsb = stage_bound(dec, s);
     dec_time = std::max(dec_time, dsb.time);
     dec_energy = std::min(dec_energy, dsb.energy);
-    const StageBound psb = stage_bound(s, false);
+    const StageBound psb = stage_bound(pre, s);
     pre_time = std::max(pre_time, psb.time);
     pre_energy = std::min(pre_energy, psb.energy);
   }

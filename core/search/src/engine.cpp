@@ -126,7 +126,8 @@ struct Shared {
   ResultSink& sink;
   std::stop_token stop;
   std::atomic<std::uint64_t> next{0};
-  std::atomic<std::uint64_t> evaluated{0}, reserved{0}, pruned{0}, pruned_bound{0}, infeasible{0};
+  std::atomic<std::uint64_t> evaluated{0}, reserved{0}, pruned{0}, pruned_bound{0}, infeasible{0},
+      resumed{0};
   std::atomic<bool> halt{false};
   std::atomic<bool> eval_limited{false};
   std::mutex archive_mutex;
@@ -166,8 +167,14 @@ class Worker {
       const std::uint64_t j = s_.next.fetch_add(1, std::memory_order_relaxed);
       const std::uint64_t hw = j * n + k;
       if (hw >= hw_total) break;
+      if (resumed(hw)) {
+        s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
+        continue;
+      }
       sync();
+      begin_unit(hw);
       hardware_point(hw);
+      end_unit();
     }
     finish();
   }
@@ -200,20 +207,26 @@ class Worker {
   void publish() { finish(); }
 
   void run_random(std::uint64_t samples) {
-    constexpr std::uint64_t kChunk = 64;
+    constexpr std::uint64_t kChunk = kSampleChunk;
     const std::uint64_t n = s_.opt.shard.count, k = s_.opt.shard.index;
     const Count size = s_.space.size();
     for (;;) {
       if (s_.halted()) break;
       const std::uint64_t c = s_.next.fetch_add(1, std::memory_order_relaxed);
       if (c * kChunk >= samples) break;
-      sync();
       const std::uint64_t end = std::min(samples, (c + 1) * kChunk);
+      if (resumed(c)) {
+        s_.resumed.fetch_add(end - c * kChunk, std::memory_order_relaxed);
+        continue;
+      }
+      sync();
+      begin_unit(c);
       for (std::uint64_t i = c * kChunk; i < end && !s_.halted(); ++i) {
         const std::uint64_t sample = i * n + k;  // the shard's i-th sample number
         const PointId id = s_.space.point_at(sample_rank(s_.opt.seed, sample, size));
         sample_point(id);
       }
+      end_unit();
     }
     finish();
   }
@@ -236,12 +249,35 @@ class Worker {
     return &*net_;
   }
   std::vector<PointRecord> buf_;
+  std::vector<PointRecord> pending_;  // entered local_'s frontier since the last sync()
+  // The current work unit and its counters (for ResultSink::on_unit_done).
+  std::uint64_t unit_ = 0;
+  UnitStats unit_stats_;
+
+  bool resumed(std::uint64_t unit) const {
+    const auto& d = s_.opt.done_units;
+    return std::binary_search(d.begin(), d.end(), unit);
+  }
+  void begin_unit(std::uint64_t unit) {
+    unit_ = unit;
+    unit_stats_ = {};
+  }
+  // A unit cut short by a stop or budget is not reported: a resumed run redoes it.
+  void end_unit() {
+    if (s_.halted()) return;
+    flush();
+    std::lock_guard lock(s_.sink_mutex);
+    s_.sink.on_unit_done(unit_, unit_stats_);
+  }
   Clock::time_point last_flush_;
 
-  // Publishes this worker's frontier and refreshes its view of everybody's.
+  // Publishes the points this worker added to the frontier since the last call and refreshes
+  // its view of everybody's; also delivers a result batch that has waited too long.
   void sync() {
+    if (!buf_.empty() && seconds_since(last_flush_) >= s_.opt.sink_interval_s) flush();
     std::lock_guard lock(s_.archive_mutex);
-    s_.archive.merge(local_);
+    for (const PointRecord& p : pending_) s_.archive.insert(p);
+    pending_.clear();
     local_ = s_.archive;
     s_.frontier.store(s_.archive.size(), std::memory_order_relaxed);
   }
@@ -290,7 +326,11 @@ class Worker {
 
   void prune(std::uint64_t n, bool by_bound) {
     s_.pruned.fetch_add(n, std::memory_order_relaxed);
-    if (by_bound) s_.pruned_bound.fetch_add(n, std::memory_order_relaxed);
+    unit_stats_.pruned += n;
+    if (by_bound) {
+      s_.pruned_bound.fetch_add(n, std::memory_order_relaxed);
+      unit_stats_.pruned_bound += n;
+    }
   }
 
   // Reserves one evaluation against max_evals; false = budget spent.
@@ -304,10 +344,15 @@ class Worker {
 
   PointRecord evaluate(const perf::Design& d, PointId id) {
     const perf::Result r = ev_.evaluate(d);
-    const PointRecord rec = make_record(s_.space, id, d, r);
+    PointRecord rec = make_record(s_.space, id, d, r);
+    rec.unit = unit_;
     s_.evaluated.fetch_add(1, std::memory_order_relaxed);
-    if (!rec.feasible) s_.infeasible.fetch_add(1, std::memory_order_relaxed);
-    local_.insert(rec);
+    ++unit_stats_.evaluated;
+    if (!rec.feasible) {
+      s_.infeasible.fetch_add(1, std::memory_order_relaxed);
+      ++unit_stats_.infeasible;
+    }
+    if (local_.insert(rec)) pending_.push_back(rec);
     deliver(rec);
     return rec;
   }
@@ -329,6 +374,7 @@ class Worker {
   struct Unit {
     std::uint64_t group = 0;
     std::size_t batch_digit = 0;
+    int batch = 0;        // the batch the evaluator will use
     bool viable = false;  // fits memory and may meet the SLOs
     std::array<double, kMaxObjectives> bound{};
     double key = 0;  // visiting priority: bound utility of the first objective
@@ -349,9 +395,10 @@ class Worker {
     const int devices = s_.space.devices(hw);
     const double die = power_area::area(hwd.hardware).die_mm2;
     const bool bounds = s_.opt.prune_bounds;
-    network::NetworkModel* net = bounds ? network_for(hwd.system) : nullptr;
+    network::NetworkModel* net = nullptr;  // built on first use: collective bounds are costly
 
-    // Units of (group, batch): memory fit and optimistic bounds, computed before evaluating.
+    // Units of (group, batch): memory fit and optimistic bounds without collectives (cheap),
+    // computed before evaluating; units that survive them get the collective-aware bound.
     std::vector<Unit> units;
     units.reserve(groups.size() * nb);
     auto hw_bound = worst_vector(space_);
@@ -366,9 +413,10 @@ class Worker {
             d, hw,
             (g * in.sequence_parallel.size()) * nb * in.overlap.size() + b * in.overlap.size());
         const int batch = batch_for(d);
+        u.batch = batch;
         u.viable = fits(d, batch);
         if (u.viable && bounds) {
-          const Optimistic o = optimistic(d, batch, net);
+          const Optimistic o = optimistic(d, batch);
           u.bound = bound_vector(space_, o, devices, die);
           if (slo_violated(o)) u.viable = false;
           const double sign = space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
@@ -399,6 +447,22 @@ class Worker {
       if (bounds && local_.dominates({u.bound.data(), space_.objectives.size()})) {
         prune(per_batch, true);
         continue;
+      }
+      if (bounds && !hwd.system.levels.empty()) {
+        if (!net) net = network_for(hwd.system);
+        s_.space.apply_inner(d, hw,
+                             (u.group * in.sequence_parallel.size()) * nb * in.overlap.size() +
+                                 u.batch_digit * in.overlap.size());
+        const Optimistic o = optimistic(d, u.batch, net);
+        if (slo_violated(o)) {
+          prune(per_batch, false);
+          continue;
+        }
+        const auto v = bound_vector(space_, o, devices, die);
+        if (local_.dominates({v.data(), space_.objectives.size()})) {
+          prune(per_batch, true);
+          continue;
+        }
       }
       for (std::size_t sp = 0; sp < in.sequence_parallel.size(); ++sp) {
         for (std::size_t ov = 0; ov < in.overlap.size(); ++ov) {
@@ -711,8 +775,14 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     throw std::invalid_argument("shard index must be below the shard count (got " +
                                 std::to_string(opt.shard.index) + "/" +
                                 std::to_string(opt.shard.count) + ")");
+  if (opt.strategy == Strategy::nsga2 && (!opt.done_units.empty() || !opt.seed_points.empty()))
+    throw std::invalid_argument("NSGA-II runs cannot be resumed (exhaustive and random can)");
+  if (!std::is_sorted(opt.done_units.begin(), opt.done_units.end()))
+    throw std::invalid_argument("RunOptions::done_units must be sorted");
   const auto t0 = Clock::now();
   Shared s(space, opt, sink, stop);
+  for (const PointRecord& p : opt.seed_points) s.archive.insert(p);
+  s.frontier = s.archive.size();
 
   Summary sum;
   sum.space_size = space.size();
@@ -737,11 +807,12 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     p.pruned = s.pruned.load();
     p.pruned_bound = s.pruned_bound.load();
     p.infeasible = s.infeasible.load();
+    p.resumed = s.resumed.load();
     p.total = sum.progress.total;
     p.elapsed_s = seconds_since(t0);
     const double done = static_cast<double>(p.evaluated + p.pruned);
     p.rate_per_s = p.elapsed_s > 0 ? done / p.elapsed_s : 0.0;
-    const double left = to_double(p.total) - done;
+    const double left = to_double(p.total) - done - static_cast<double>(p.resumed);
     p.eta_s = p.rate_per_s > 0 && left > 0 ? left / p.rate_per_s : 0.0;
     p.frontier = s.frontier.load();
     return p;

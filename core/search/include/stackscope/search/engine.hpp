@@ -69,11 +69,20 @@ struct RunOptions {
   double mutation_probability = 0;  // per gene; 0 = 1 / genes
   Shard shard;
   bool prune_bounds = true;  // bound-based pruning (feasibility pruning is always on)
+  // Resume (exhaustive and random only): work units finished by an earlier run of the same
+  // search are skipped (sorted; hardware indices for exhaustive, sample chunks of
+  // kSampleChunk for random), and that run's frontier seeds the archive, so the final frontier
+  // equals an uninterrupted run's.
+  std::vector<std::uint64_t> done_units;
+  std::vector<PointRecord> seed_points;
   // Sink batching: a batch is delivered when it holds this many records or is this old.
   std::size_t sink_batch_points = 256;
   double sink_interval_s = 0.1;
   double progress_interval_s = 0.1;
 };
+
+// Random sampling hands out samples in chunks of this many (the work unit of a random run).
+inline constexpr std::uint64_t kSampleChunk = 64;
 
 struct Progress {
   std::uint64_t evaluated = 0;     // evaluator calls
@@ -81,6 +90,7 @@ struct Progress {
   std::uint64_t pruned_bound = 0;  // of which by optimistic bounds
   std::uint64_t infeasible = 0;    // evaluated, infeasible or violating a constraint
   Count total = 0;                 // points of this run (shard of the space, or samples)
+  std::uint64_t resumed = 0;       // points of units an earlier run finished (skipped)
   double rate_per_s = 0;           // (evaluated + pruned) per second
   double eta_s = 0;                // at the current rate; 0 when unknown
   double elapsed_s = 0;
@@ -88,6 +98,11 @@ struct Progress {
 };
 
 struct Summary;
+
+// Counters of one work unit.
+struct UnitStats {
+  std::uint64_t evaluated = 0, pruned = 0, pruned_bound = 0, infeasible = 0;
+};
 
 // Receives results while the search runs. Calls are serialised (never two at once) but may come
 // from any thread: on_batch from the worker that filled the batch (or the NSGA-II thread),
@@ -101,6 +116,10 @@ class ResultSink {
   virtual void on_progress(const Progress& /*progress*/) {}
   // The final counters and frontier (the same Summary run() returns), once.
   virtual void on_finished(const Summary& /*summary*/) {}
+  // Work unit `unit` (a hardware point, or a chunk of samples) is finished: every point it
+  // evaluated has already been delivered through on_batch. Units cut short by a stop or a
+  // budget are not reported. Exhaustive and random strategies only.
+  virtual void on_unit_done(std::uint64_t /*unit*/, const UnitStats& /*stats*/) {}
 };
 
 struct Summary {
