@@ -9,14 +9,17 @@
 //     violates (die area; static power vs max power; DRAM temperature at static power), a
 //     batch whose memory footprint exceeds the device (the evaluator's own footprint function):
 //     counted as pruned, reason recorded in the counters, never evaluated.
-//  2. bounds: for a hardware point, a parallel group and a (group, batch) an optimistic
-//     objective vector that no point of the subspace can beat (search/bounds.hpp documents each
-//     bound against core/perf/src/evaluator.cpp); the subspace is skipped when an archived point
-//     dominates it, or when the bound already violates a TTFT/TPOT SLO.
-// Points are visited in index order inside a hardware point; the frontier is the same for any
-// thread count, shard split or visiting order (archive ties go to the lowest PointId). Counts
-// of pruned vs evaluated points can differ between thread counts (pruning sees a different
-// partial frontier); the frontier does not.
+//  2. bounds: an optimistic objective vector that no point of the subspace can beat
+//     (search/bounds.hpp argues each bound from core/perf/src/evaluator.cpp) for a
+//     (parallel group, batch) unit across its sequence-parallel and overlap settings, and for a
+//     whole hardware point (the component-wise best of its units). A subspace is skipped when
+//     an archived point dominates its bound, or when the bound already violates a TTFT/TPOT SLO.
+//     Units are first bounded without collectives (cheap); survivors get the collective-aware
+//     bound (network::NetworkModel of the hardware point's system) before evaluation.
+// Inside a hardware point, units are visited best bound (first objective) first, which fills
+// the archive early. The frontier is the same for any thread count, shard split or visiting
+// order (archive ties go to the lowest PointId); the counts of pruned vs evaluated points can
+// differ between thread counts (pruning sees a different partial frontier).
 #include <chrono>
 #include <cstdint>
 #include <span>
