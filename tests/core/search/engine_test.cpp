@@ -3,6 +3,7 @@
 // counts, shard + merge, cancellation, sink delivery.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -168,6 +169,42 @@ TEST(SearchEngine, ShardsMergeToSingleRun) {
   opt.shard = {3, 3};
   CountingSink sink;
   EXPECT_THROW(run(cs, opt, sink), std::invalid_argument);
+}
+
+// Units reported done by a stopped run are skipped by the resumed run, whose frontier (seeded
+// with the first run's) equals an uninterrupted run's.
+TEST(SearchEngine, ResumesFromFinishedUnits) {
+  struct UnitSink : CountingSink {
+    void on_unit_done(std::uint64_t unit, const UnitStats&) override { units.push_back(unit); }
+    std::vector<std::uint64_t> units;
+  };
+  const CompiledSpace cs(moe_space());
+  RunOptions opt;
+  opt.threads = 2;
+  const Summary full = run_space(cs, opt);
+  for (Strategy strategy : {Strategy::exhaustive, Strategy::random}) {
+    opt.strategy = strategy;
+    opt.samples = 2000;
+    const Summary ref = strategy == Strategy::exhaustive ? full : run_space(cs, opt);
+    opt.max_evals = 700;
+    UnitSink first;
+    const Summary cut = run(cs, opt, first);
+    EXPECT_TRUE(cut.eval_limited);
+    ASSERT_FALSE(first.units.empty());
+    opt.max_evals = 0;
+    opt.done_units = first.units;
+    std::sort(opt.done_units.begin(), opt.done_units.end());
+    opt.seed_points.assign(cut.archive.points().begin(), cut.archive.points().end());
+    const Summary resumed = run_space(cs, opt);
+    EXPECT_TRUE(resumed.complete);
+    EXPECT_GT(resumed.progress.resumed, 0u);
+    EXPECT_EQ(
+        Count{resumed.progress.evaluated + resumed.progress.pruned + resumed.progress.resumed},
+        resumed.progress.total);
+    expect_same_frontier(ref.archive, resumed.archive);
+    opt.done_units.clear();
+    opt.seed_points.clear();
+  }
 }
 
 TEST(SearchEngine, StopsPromptly) {
