@@ -492,7 +492,9 @@ class Worker {
       return;
     }
     if (s_.opt.prune_bounds) {
-      const Optimistic o = optimistic(d, batch, network_for(hwd.system));
+      // Without collectives: samples jump between systems, and rebuilding the network model
+      // per sample would cost more than the bound saves.
+      const Optimistic o = optimistic(d, batch);
       if (slo_violated(o)) {
         prune(1, false);
         return;
