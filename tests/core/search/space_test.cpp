@@ -47,6 +47,26 @@ TEST(SearchSpace, DevicesAxisSumsOverDeviceCounts) {
             cs.size());
 }
 
+TEST(SearchSpace, RanksEnumerateEveryPointOnceInOrder) {
+  Space s = hand_space();
+  s.hardware.push_back({"devices", {1, 2, 8}});
+  const CompiledSpace cs(s);
+  PointId prev{0, 0};
+  for (Count r = 0; r < cs.size(); ++r) {
+    const PointId id = cs.point_at(r);
+    ASSERT_LT(id.hw, cs.hardware_points());
+    ASSERT_LT(id.inner, cs.inner_points(id.hw));
+    if (r > 0) {
+      ASSERT_LT(prev, id);
+    }
+    prev = id;
+    const perf::Design d = cs.decode(id);
+    EXPECT_EQ(parallel::devices(d.parallel), d.system.devices);
+    EXPECT_EQ(d.system.devices, cs.devices(id.hw));
+  }
+  EXPECT_THROW(cs.point_at(cs.size()), std::out_of_range);
+}
+
 TEST(SearchSpace, HugeSizeIsExact) {
   Space s = hand_space();
   s.hardware = {{"compute.clock_GHz", linear_range(0.5, 2.45, 0.05)},  // 40
