@@ -120,6 +120,13 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       double zipf_s = 0, alpha = 0;
       int experts = 0, top_k = 0;
       double freq[moe::kMaxExperts];
+      // ep_load results for these frequencies, keyed by (ep, tokens, redundant experts).
+      struct Load {
+        int ep = 0, redundant = 0;
+        double tokens = 0;
+        moe::EpLoad load;
+      };
+      std::vector<Load> loads;
     };
     static thread_local FreqCache cache;
     const auto& rt = w.routing;
@@ -137,9 +144,24 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       cache.alpha = rt.dirichlet_alpha;
       cache.experts = e.experts;
       cache.top_k = e.top_k;
+      cache.loads.clear();
     }
-    const moe::EpLoad loads =
-        moe::ep_load(freq, e.experts, ep_m, tokens_stage, d.parallel.redundant_experts_per_rank);
+    const int redundant = d.parallel.redundant_experts_per_rank;
+    moe::EpLoad loads;
+    bool found = false;
+    for (const auto& l : cache.loads) {
+      if (l.ep == ep_m && l.tokens == tokens_stage && l.redundant == redundant) {
+        loads = l.load;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      loads = moe::ep_load(freq, e.experts, ep_m, tokens_stage, redundant);
+      constexpr std::size_t kMaxLoads = 256;  // a space has few (ep, tokens) pairs
+      if (cache.valid && cache.loads.size() < kMaxLoads)
+        cache.loads.push_back({ep_m, redundant, tokens_stage, loads});
+    }
     const double inf = std::numeric_limits<double>::infinity();
     double f = inf, b = inf, c = inf;
     for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {
