@@ -352,8 +352,7 @@ int CompiledSpace::devices(std::uint64_t hw) const {
   return devices_axis_ >= 0 ? classes_[class_of(hw)].devices : space_.base.system.devices;
 }
 
-perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
-  perf::Design d = space_.base;
+std::vector<std::size_t> CompiledSpace::hardware_digits(std::uint64_t hw) const {
   // Digits, least significant last in order_.
   std::vector<std::size_t> digit(space_.hardware.size(), 0);
   std::uint64_t rest = hw;
@@ -363,6 +362,19 @@ perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
     digit[a] = static_cast<std::size_t>(rest % radix);
     rest /= radix;
   }
+  return digit;
+}
+
+std::vector<double> CompiledSpace::hardware_values(std::uint64_t hw) const {
+  const auto digit = hardware_digits(hw);
+  std::vector<double> v(digit.size());
+  for (std::size_t a = 0; a < digit.size(); ++a) v[a] = space_.hardware[a].values[digit[a]];
+  return v;
+}
+
+perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
+  perf::Design d = space_.base;
+  const auto digit = hardware_digits(hw);
   for (std::size_t a = 0; a < space_.hardware.size(); ++a)
     knob_[a]->apply(d, space_.hardware[a].values[digit[a]]);
   return d;

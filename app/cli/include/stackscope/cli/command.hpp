@@ -44,7 +44,7 @@ class CommandRegistry {
   std::vector<Command> commands_;
 };
 
-// Adds evaluate, collective, dram, presets, validate-project and thermal.
+// Adds evaluate, collective, dram, presets, validate-project, thermal, search and merge.
 void register_builtins(CommandRegistry& registry);
 
 void print_command_help(const Command& command, std::ostream& out);

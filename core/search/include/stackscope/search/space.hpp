@@ -157,6 +157,10 @@ class CompiledSpace {
   // Device count of a hardware point.
   int devices(std::uint64_t hw) const;
 
+  // Digit (value index) of each hardware axis at hardware point `hw`, in Space::hardware order,
+  // and the axis values themselves (in the knobs' units).
+  std::vector<std::size_t> hardware_digits(std::uint64_t hw) const;
+  std::vector<double> hardware_values(std::uint64_t hw) const;
   // The hardware point's design (base plan and workload; parallel plan not yet set).
   perf::Design hardware_design(std::uint64_t hw) const;
   // Writes the inner point's plan and batch into a design made by hardware_design(id.hw).

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Search spaces in project files, and the on-disk form of search results (issue 5).
+//
+// A search project is a project (see project.hpp) with a "search" section:
+//   "search": {
+//     "hardware": [ {"knob": "memory.layers_total", "values": [4, 8, 12]},
+//                   {"knob": "noc.link_GBps", "min": 100, "max": 800, "factor": 2},
+//                   {"knob": "memory.layers_connected", "min": 1, "max": 8, "step": 1} ],
+//     "parallel": { "tp": [1, 2, 4], "pp": {"min": 1, "max": 8, "factor": 2}, "ep": [...],
+//                   "dp": [...], "cp": [...], "sequence_parallel": [false, true],
+//                   "attention_tp": [...], "moe_ep": [...] },
+//     "batch": [1, 16, 256] | {"min": 1, "max": 1024, "factor": 2},
+//     "overlap": ["off", "auto"],
+//     "constraints": { "max_power_W": 500, "max_die_area_mm2": 800, "max_dram_C": 95,
+//                      "ttft_slo_s": 2, "tpot_slo_s": 0.05 },
+//     "objectives": ["stps_per_mm2", {"metric": "energy_per_token_j", "direction": "minimize"}],
+//     "strategy": "exhaustive" | "random", "seed": 1, "samples": 100000 }
+// The rest of the project is the base design every point starts from. Hardware axes keep their
+// file order (it fixes the point indexing); knob names come from search::knobs().
+//
+// Result files (stackscope-cli search --out DIR): points.jsonl, one evaluated point per line
+// (append-only, flushed per batch), frontier.json and summary.json (written atomically).
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/search/archive.hpp"
+#include "stackscope/search/engine.hpp"
+#include "stackscope/search/space.hpp"
+
+namespace stackscope::io {
+
+struct SearchProject {
+  search::Space space;      // base design + axes, constraints, objectives
+  search::RunOptions run;   // strategy, seed, samples from the file (CLI flags override)
+  std::string fingerprint;  // hash of the base design and the search section
+};
+
+// Throws ConfigError with every structural issue (paths below "/search"); a project without a
+// "search" section is an error. Semantic checks of the space are search::CompiledSpace's.
+SearchProject parse_search_project(std::string_view json_text, const PresetRegistry& presets,
+                                   const std::filesystem::path& base_dir = {});
+SearchProject load_search_project(const std::filesystem::path& file, const PresetRegistry& presets);
+
+// One point as one line of JSON (no trailing newline); doubles round-trip exactly.
+std::string point_to_jsonl(const search::PointRecord& p);
+// Parses a line written by point_to_jsonl; nullopt for a line that is not one (e.g. a line cut
+// short by a crash), so a reader can stop there.
+std::optional<search::PointRecord> point_from_jsonl(std::string_view line);
+
+// frontier.json: { "schema_version", "kind": "frontier", "space_fingerprint", "space_size",
+//   "objectives": [{metric, direction}], "points": [ {hw, inner, feasible, objectives: [...],
+//   key metrics, "plan": {...}, "design": {a complete project, loadable by evaluate / the GUI}} ]}
+std::string frontier_to_json(const search::CompiledSpace& space, const search::Archive& archive,
+                             std::string_view space_fingerprint);
+
+// Merges the frontier.json files of shards (or of separate runs of the same search) into the
+// exact frontier of their union. Throws ConfigError naming the file when one is malformed or
+// comes from a different search (objectives or space fingerprint differ).
+struct MergedFrontier {
+  search::Archive archive;
+  std::string json;  // frontier.json of the union
+  int shards = 0;
+};
+MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& files);
+
+// summary.json: space size, counters, rate, frontier size, completion flags.
+std::string summary_to_json(const search::CompiledSpace& space, const search::Summary& s);
+
+// The append-only point log of a search output directory (DIR/points.jsonl). Line 1 is a
+// header naming the search (fingerprint, strategy, seed, samples, shard); then point lines (one
+// evaluated point each, with its work unit) and unit lines {"unit": u, counters} written once
+// every point of unit u is in the file. Points count only when their unit line follows, so a
+// killed run resumes at unit granularity without losing or duplicating points.
+struct SearchLogHeader {
+  std::string fingerprint;
+  std::string strategy;  // "exhaustive" | "random"
+  std::uint64_t seed = 0;
+  std::uint64_t samples = 0;
+  std::uint64_t shard_index = 0;
+  std::uint64_t shard_count = 1;
+  friend bool operator==(const SearchLogHeader&, const SearchLogHeader&) = default;
+};
+
+struct UnitCounters {
+  std::uint64_t evaluated = 0, pruned = 0, pruned_bound = 0, infeasible = 0;
+};
+
+// What an interrupted run had finished.
+struct ResumeState {
+  std::vector<std::uint64_t> done_units;  // sorted
+  search::Archive archive;                // frontier of the committed points
+  UnitCounters totals;                    // summed over the done units
+  std::uint64_t dropped_points = 0;       // logged points of unfinished units (re-evaluated)
+};
+
+class SearchLog {
+ public:
+  // Starts a new log; throws ConfigError if DIR/points.jsonl exists (never overwrites a user's
+  // results), std::runtime_error if DIR cannot be created.
+  static SearchLog create(const std::filesystem::path& dir, const SearchLogHeader& header);
+  // Reopens DIR/points.jsonl (ConfigError if missing): checks the header matches (else
+  // ConfigError: a different search),
+  // keeps the points of finished units, rewrites the file without the rest (atomically) and
+  // reopens it for appending.
+  static SearchLog resume(const std::filesystem::path& dir, const SearchLogHeader& header,
+                          std::span<const search::Objective> objectives, ResumeState& state);
+
+  SearchLog(SearchLog&&) noexcept;
+  SearchLog& operator=(SearchLog&&) noexcept;
+  ~SearchLog();
+
+  void append(std::span<const search::PointRecord> points);  // written and flushed
+  void unit_done(std::uint64_t unit, const UnitCounters& counters);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  SearchLog() = default;
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+};
+
+// frontier.csv: one row per frontier point (ids, plan, objectives, key metrics).
+std::string frontier_to_csv(const search::CompiledSpace& space, const search::Archive& archive);
+
+}  // namespace stackscope::io

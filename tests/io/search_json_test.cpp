@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Search sections of project files and search result files (issue 5): parsing with JSON-pointer
+// errors, exact round trip of logged points, frontier files and their merge.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "stackscope/io/search.hpp"
+
+namespace stackscope::io {
+namespace {
+
+const PresetRegistry& presets() {
+  static const PresetRegistry r = [] {
+    PresetRegistry p;
+    p.register_builtins();
+    return p;
+  }();
+  return r;
+}
+
+std::string project_with(const std::string& search) {
+  return R"({"schema_version": 1, "name": "s", "hardware": "deepstack-3d",
+    "system": "deepstack-3d-x64", "model": "llama-3-8b",
+    "workload": {"batch": 8, "input_len": 512, "output_len": 64},
+    "parallel": {"tp": 1}, "search": )" +
+         search + "}";
+}
+
+std::vector<Issue> issues_of(const std::string& text) {
+  try {
+    parse_search_project(text, presets());
+  } catch (const ConfigError& e) {
+    return e.issues();
+  }
+  return {};
+}
+
+bool has_path(const std::vector<Issue>& issues, const std::string& path) {
+  for (const auto& i : issues)
+    if (i.path == path) return true;
+  return false;
+}
+
+TEST(SearchJson, ParsesAxesRangesConstraintsAndObjectives) {
+  const auto sp = parse_search_project(project_with(R"({
+      "hardware": [{"knob": "memory.layers_total", "values": [4, 8, 12]},
+                   {"knob": "noc.link_GBps", "min": 100, "max": 800, "factor": 2},
+                   {"knob": "memory.layers_connected", "min": 1, "max": 4, "step": 1}],
+      "parallel": {"tp": [1, 2, 4], "pp": {"min": 1, "max": 4, "factor": 2},
+                   "sequence_parallel": [false, true]},
+      "batch": {"min": 1, "max": 64, "factor": 4},
+      "overlap": ["off", "auto"],
+      "constraints": {"max_power_W": 500, "tpot_slo_s": 0.05},
+      "objectives": ["stps_per_mm2", {"metric": "energy_per_token_j", "direction": "minimize"}],
+      "strategy": "random", "seed": 7, "samples": 1000})"),
+                                       presets());
+  const auto& s = sp.space;
+  EXPECT_EQ(s.base.hardware.id, "deepstack-3d");
+  ASSERT_EQ(s.hardware.size(), 3u);
+  EXPECT_EQ(s.hardware[0].knob, "memory.layers_total");
+  EXPECT_EQ(s.hardware[1].values, (std::vector<double>{100, 200, 400, 800}));
+  EXPECT_EQ(s.hardware[2].values, (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(s.inner.tp, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(s.inner.pp, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(s.inner.sequence_parallel, (std::vector<int>{0, 1}));
+  EXPECT_EQ(s.inner.batch, (std::vector<int>{1, 4, 16, 64}));
+  ASSERT_EQ(s.inner.overlap.size(), 2u);
+  EXPECT_EQ(s.inner.overlap[1], parallel::Overlap::auto_tiles);
+  EXPECT_EQ(s.constraints.max_power_W, 500);
+  EXPECT_EQ(s.constraints.tpot_slo_s, 0.05);
+  EXPECT_TRUE(std::isinf(s.constraints.ttft_slo_s));
+  ASSERT_EQ(s.objectives.size(), 2u);
+  EXPECT_EQ(s.objectives[0].metric, search::Metric::stps_per_mm2);
+  EXPECT_EQ(s.objectives[0].direction, search::Direction::maximize);
+  EXPECT_EQ(s.objectives[1].direction, search::Direction::minimize);
+  EXPECT_EQ(sp.run.strategy, search::Strategy::random);
+  EXPECT_EQ(sp.run.seed, 7u);
+  EXPECT_EQ(sp.run.samples, 1000u);
+  EXPECT_EQ(sp.fingerprint.size(), 16u);
+  // The plain project loader ignores the search section.
+  EXPECT_NO_THROW(parse_project(project_with("{}"), presets()));
+}
+
+TEST(SearchJson, ReportsEachProblemWithItsPath) {
+  const auto issues = issues_of(project_with(R"({
+      "hardware": [{"knob": "memory.layers_total", "min": 8, "max": 4, "step": 1},
+                   {"knob": "noc.link_GBps", "values": []},
+                   {"knob": "x", "min": 1, "max": 2}],
+      "parallel": {"tp": [1, 2.5], "tq": [1]},
+      "batch": [0],
+      "overlap": ["sometimes"],
+      "constraints": {"max_power_W": -1},
+      "objectives": ["speed"],
+      "strategy": "greedy",
+      "samplez": 3})"));
+  for (const char* p : {"/search/hardware/0", "/search/hardware/1/values", "/search/hardware/2",
+                        "/search/parallel/tp", "/search/parallel/tq", "/search/batch",
+                        "/search/overlap/0", "/search/constraints/max_power_W",
+                        "/search/objectives/0", "/search/strategy", "/search/samplez"})
+    EXPECT_TRUE(has_path(issues, p)) << p;
+  // Without a search section there is nothing to search.
+  const auto none = issues_of(R"({"schema_version": 1, "hardware": "h100-sxm",
+      "model": "llama-3-8b", "workload": {}, "parallel": {}})");
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].path, "/search");
+}
+
+search::PointRecord sample_point(std::uint64_t hw, std::uint64_t inner, double a, double b) {
+  search::PointRecord p;
+  p.id = {hw, inner};
+  p.feasible = true;
+  p.n_objectives = 2;
+  p.objectives[0] = a;
+  p.objectives[1] = b;
+  p.devices = 4;
+  p.batch = 16;
+  p.stps = a;
+  p.utps = b;
+  p.ttft_s = 0.1 / 3.0;
+  p.tpot_s = 1.0 / b;
+  p.energy_per_token_j = 0.123456789012345678;
+  p.power_w = 211.5;
+  p.die_mm2 = 700;
+  p.dram_peak_C = 84.99999999999999;
+  return p;
+}
+
+TEST(SearchJson, LoggedPointsRoundTripExactly) {
+  auto p = sample_point(12345678901234ull, 42, 1234.5678901234567, 1.0 / 7.0);
+  p.reasons = 1u << 17;
+  p.feasible = false;
+  p.objectives[1] = std::numeric_limits<double>::infinity();  // written as null -> NaN
+  const std::string line = point_to_jsonl(p);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  const auto q = point_from_jsonl(line);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->id, p.id);
+  EXPECT_EQ(q->feasible, false);
+  EXPECT_EQ(q->reasons, p.reasons);
+  EXPECT_EQ(q->objectives[0], p.objectives[0]);  // bit-exact
+  EXPECT_TRUE(std::isnan(q->objectives[1]));
+  EXPECT_EQ(q->energy_per_token_j, p.energy_per_token_j);
+  EXPECT_EQ(q->dram_peak_C, p.dram_peak_C);
+  EXPECT_EQ(q->ttft_s, p.ttft_s);
+  // A line cut short by a crash, or garbage, is not a point.
+  EXPECT_FALSE(point_from_jsonl(line.substr(0, line.size() / 2)).has_value());
+  EXPECT_FALSE(point_from_jsonl("{\"hw\": 1}").has_value());
+  EXPECT_FALSE(point_from_jsonl("").has_value());
+}
+
+TEST(SearchJson, MergingShardFrontiersGivesTheFrontierOfTheUnion) {
+  const auto sp = parse_search_project(project_with(R"({
+      "hardware": [{"knob": "memory.layers_total", "values": [4, 8]}],
+      "parallel": {"tp": [1, 2], "dp": [32, 64]}, "batch": [1, 2, 4, 8],
+      "objectives": ["stps", "utps"]})"),
+                                       presets());
+  const search::CompiledSpace space(sp.space);
+  const std::vector<search::Objective> obj(sp.space.objectives.begin(), sp.space.objectives.end());
+  // Shard A holds (hw 0): a strong point and a weak one; shard B (hw 1) dominates the weak one.
+  search::Archive a(obj), b(obj);
+  a.insert(sample_point(0, 0, 100, 10));
+  a.insert(sample_point(0, 1, 50, 20));
+  b.insert(sample_point(1, 0, 60, 25));  // dominates (50, 20)
+  b.insert(sample_point(1, 1, 10, 5));   // dominated by (100, 10)? no: (60,25) dominates it
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope_merge_test";
+  std::filesystem::create_directories(dir);
+  const auto fa = dir / "a.json", fb = dir / "b.json";
+  save_text_atomic(fa, frontier_to_json(space, a, sp.fingerprint));
+  save_text_atomic(fb, frontier_to_json(space, b, sp.fingerprint));
+  const auto m = merge_frontier_files({fa, fb});
+  EXPECT_EQ(m.shards, 2);
+  const auto pts = m.archive.sorted();
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].id, (search::PointId{0, 0}));
+  EXPECT_EQ(pts[1].id, (search::PointId{1, 0}));
+  // The merged file carries each point's loadable design.
+  const auto j = nlohmann::json::parse(m.json);
+  ASSERT_EQ(j["points"].size(), 2u);
+  const std::string design = j["points"][1]["design"].dump();
+  EXPECT_EQ(parse_project(design, presets()).hardware.memory.layers_total, 8);
+  // A frontier of another search is refused, naming the file.
+  const auto fc = dir / "c.json";
+  save_text_atomic(fc, frontier_to_json(space, a, "0000000000000000"));
+  try {
+    merge_frontier_files({fa, fc});
+    ADD_FAILURE() << "merge of different searches must fail";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.json"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SearchLog, ResumeKeepsFinishedUnitsAndDropsTheRest) {
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_test";
+  std::filesystem::remove_all(dir);
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1};
+  const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
+                                              search::objective(search::Metric::utps)};
+  auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(0, 1, 50, 20);
+  auto q0 = sample_point(1, 0, 200, 30);  // unit 1 never finishes
+  p0.unit = p1.unit = 0;
+  q0.unit = 1;
+  {
+    auto log = SearchLog::create(dir, h);
+    const search::PointRecord batch1[] = {p0, q0};
+    log.append(batch1);
+    const search::PointRecord batch2[] = {p1};
+    log.append(batch2);
+    log.unit_done(0, {2, 5, 3, 0});
+  }
+  {  // the kill: half a line at the end
+    std::ofstream f(dir / "points.jsonl", std::ios::app);
+    f << R"({"hw": 1, "inner": 1, "feas)";
+  }
+  // A new run must not overwrite it.
+  EXPECT_THROW(SearchLog::create(dir, h), ConfigError);
+  // Another search's log is refused.
+  ResumeState other;
+  auto h2 = h;
+  h2.seed = 2;
+  EXPECT_THROW(SearchLog::resume(dir, h2, obj, other), ConfigError);
+
+  ResumeState st;
+  {
+    auto log = SearchLog::resume(dir, h, obj, st);
+    EXPECT_EQ(st.done_units, (std::vector<std::uint64_t>{0}));
+    EXPECT_EQ(st.totals.evaluated, 2u);
+    EXPECT_EQ(st.totals.pruned, 5u);
+    EXPECT_EQ(st.dropped_points, 1u);  // q0: its unit has no end line
+    const auto f = st.archive.sorted();
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].id, p0.id);
+    EXPECT_EQ(f[1].id, p1.id);
+    // The resumed run redoes unit 1 and finishes it.
+    const search::PointRecord again[] = {q0};
+    log.append(again);
+    log.unit_done(1, {1, 0, 0, 0});
+  }
+  // Resuming the finished log again: both units, each point exactly once.
+  ResumeState st2;
+  SearchLog::resume(dir, h, obj, st2);
+  EXPECT_EQ(st2.done_units, (std::vector<std::uint64_t>{0, 1}));
+  EXPECT_EQ(st2.dropped_points, 0u);
+  EXPECT_EQ(st2.totals.evaluated, 3u);
+  std::ifstream f(dir / "points.jsonl");
+  int points = 0;
+  for (std::string line; std::getline(f, line);) points += line.find("\"hw\"") != std::string::npos;
+  EXPECT_EQ(points, 3);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stackscope::io
