@@ -74,6 +74,18 @@ TEST(SearchEngine, ThrottledFrontierEqualsBruteForce) {
   brute_force_equality(hot_space());
 }
 
+// Hot ambient with DRAM-temperature and power constraints: tall stacks are cut at the hardware
+// level (static power alone heats them past the limit), the rest per point.
+TEST(SearchEngine, ConstrainedHotFrontierEqualsBruteForce) {
+  Space s = hot_space();
+  s.base.hardware.thermal.ambient_C = 70;
+  s.base.hardware.thermal.r_base_K_per_W = 0.1;
+  s.base.hardware.thermal.r_layer_K_per_W = 0.03;  // 16 layers: >= 93 C at static power
+  s.constraints.max_dram_C = 92;
+  s.constraints.max_power_W = 120;
+  brute_force_equality(s);
+}
+
 TEST(SearchEngine, DenseOtherObjectivesEqualBruteForce) {
   Space s = dense_space();
   s.objectives = {objective(Metric::stps), objective(Metric::energy_per_token_j),

@@ -121,10 +121,12 @@ inline Space hot_space() {
   s.base.hardware.thermal.r_base_K_per_W = 0.3;
   s.hardware = {{"memory.layers_total", {4, 8, 16}},
                 {"memory.layers_connected", {2, 4, 8}},
-                {"compute.clock_GHz", {0.8, 1.2, 1.6}}};
+                {"compute.clock_GHz", {0.8, 1.2, 1.6}},
+                {"compute.cores", {96, 128}},
+                {"system.link_bw_scale", {0.5, 2}}};
   s.inner.tp = {1, 2};
   s.inner.dp = {1, 2};
-  s.inner.batch = {1, 16, 64, 256};
+  s.inner.batch = {1, 4, 16, 64, 128, 256};
   s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::fixed};
   s.objectives = {objective(Metric::stps_per_W), objective(Metric::utps),
                   objective(Metric::energy_per_token_j)};
