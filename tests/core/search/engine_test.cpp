@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -83,6 +84,15 @@ TEST(SearchEngine, ConstrainedHotFrontierEqualsBruteForce) {
   s.base.hardware.thermal.r_layer_K_per_W = 0.03;  // 16 layers: >= 93 C at static power
   s.constraints.max_dram_C = 92;
   s.constraints.max_power_W = 120;
+  brute_force_equality(s);
+}
+
+// No batch axis and batch_auto: every point runs the largest batch that fits its memory.
+TEST(SearchEngine, AutoBatchFrontierEqualsBruteForce) {
+  Space s = moe_space();
+  s.inner.batch.clear();
+  s.base.workload.batch_auto = true;
+  s.constraints.tpot_slo_s = std::numeric_limits<double>::infinity();
   brute_force_equality(s);
 }
 
