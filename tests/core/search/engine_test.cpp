@@ -71,6 +71,10 @@ TEST(SearchEngine, MlaFrontierEqualsBruteForce) {
   brute_force_equality(mla_space());
 }
 
+TEST(SearchEngine, DeepSeekV3FrontierEqualsBruteForce) {
+  brute_force_equality(deepseek_space(false));
+}
+
 TEST(SearchEngine, ThrottledFrontierEqualsBruteForce) {
   brute_force_equality(hot_space());
 }

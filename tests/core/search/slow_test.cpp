@@ -45,5 +45,25 @@ TEST(SearchEngineSlow, MillionPointFrontierEqualsBruteForce) {
       sum.progress.elapsed_s, sum.archive.size());
 }
 
+TEST(SearchEngineSlow, DeepSeekV3FrontierEqualsBruteForce) {
+  Space s = deepseek_space(true);
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps),
+                  objective(Metric::energy_per_token_j)};
+  const CompiledSpace cs(s);
+  const Archive brute = brute_force(cs);
+  RunOptions opt;
+  opt.threads = 2;
+  CountingSink sink;
+  const Summary sum = run(cs, opt, sink);
+  const auto x = sum.archive.sorted(), y = brute.sorted();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].id, y[i].id);
+  std::printf("DeepSeek-V3 space %s points: pruned %.1f%% (by bounds %.1f%%), frontier %zu\n",
+              to_string(cs.size()).c_str(),
+              100.0 * static_cast<double>(sum.progress.pruned) / to_double(cs.size()),
+              100.0 * static_cast<double>(sum.progress.pruned_bound) / to_double(cs.size()),
+              sum.archive.size());
+}
+
 }  // namespace
 }  // namespace stackscope::search

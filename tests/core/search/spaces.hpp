@@ -133,6 +133,31 @@ inline Space hot_space() {
   return s;
 }
 
+// DeepSeek-V3 decode on deepstack-3d chips over the two-level UCIe mesh x SerDes torus system
+// (the preset project): device count, stack shape, link bandwidth x full parallelism.
+inline Space deepseek_space(bool large) {
+  Space s;
+  s.base = presets().project("deepseek-v3-deepstack");
+  s.hardware = {{"devices", {32, 64}},
+                {"memory.layers_total", {8, 12}},
+                {"memory.layers_connected", {2, 4, 8}},
+                {"system.link_bw_scale", {0.5, 2}}};
+  if (large) {
+    s.hardware[0].values.push_back(128);
+    s.hardware.push_back({"memory.vertical.pitch_um", {6, 9}});
+    s.hardware.push_back({"compute.cores", {96, 128}});
+  }
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.pp = {1, 2, 4};
+  s.inner.ep = {1, 2, 4, 8, 16, 32, 64, 128};
+  s.inner.dp = {1, 2, 4};
+  s.inner.batch = {32, 64, 128, 256, 512, 1024};
+  s.inner.sequence_parallel = {0, 1};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps)};
+  return s;
+}
+
 // Every point evaluated (validate() rejects -> infeasible), no pruning of any kind.
 inline Archive brute_force(const CompiledSpace& cs, std::uint64_t* evaluated = nullptr) {
   Archive a(cs.space().objectives);
