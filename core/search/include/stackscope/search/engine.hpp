@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <span>
 #include <stop_token>
+#include <vector>
 
 #include "stackscope/perf/result.hpp"
 #include "stackscope/search/archive.hpp"
