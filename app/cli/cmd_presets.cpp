@@ -11,12 +11,13 @@
 namespace stackscope::cli {
 namespace {
 
-constexpr std::array<io::PresetKind, 4> kKinds = {io::PresetKind::hardware, io::PresetKind::system,
-                                                  io::PresetKind::model, io::PresetKind::project};
+constexpr std::array<io::PresetKind, 5> kKinds = {io::PresetKind::hardware, io::PresetKind::system,
+                                                  io::PresetKind::model, io::PresetKind::project,
+                                                  io::PresetKind::search};
 
 std::vector<OptionSpec> presets_options() {
   return {
-      {"--kind", "K", "only this kind: hardware | system | model | project"},
+      {"--kind", "K", "only this kind: hardware | system | model | project | search"},
       {"--json", "", "print the list as JSON"},
       {"--help", "", "show this help"},
   };
@@ -36,7 +37,7 @@ int run_presets(std::span<const std::string> args, Context& ctx) {
       if (io::to_string(kind) == *k) kinds.push_back(kind);
     if (kinds.empty()) {
       throw CliError("--kind: unknown kind '" + *k +
-                     "' (allowed: hardware, system, model, project)");
+                     "' (allowed: hardware, system, model, project, search)");
     }
   }
   if (a.has("--json")) {

@@ -127,6 +127,10 @@ void print_frontier(const search::CompiledSpace& space, const search::Archive& a
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (space.space().hardware[k].knob == "devices") continue;
+      if (space.space().hardware[k].knob == "variant") {
+        row.push_back(space.space().variants[static_cast<std::size_t>(values[k])].name);
+        continue;
+      }
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", values[k]);
       row.emplace_back(buf);
@@ -149,11 +153,13 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   const ParsedArgs a = parse_args("search", args, options, 1);
   if (a.has("--help") || a.positional.empty()) {
     if (!a.has("--help"))
-      throw CliError("search: missing PROJECT.json (a project with a \"search\" section)");
+      throw CliError(
+          "search: missing PROJECT.json (a project with a \"search\" section) or a search preset "
+          "id");
     print_command_help(make_search_command(), ctx.out);
     return kExitOk;
   }
-  io::SearchProject sp = io::load_search_project(a.positional.front(), ctx.presets);
+  io::SearchProject sp = io::resolve_search_project(a.positional.front(), ctx.presets);
   search::RunOptions opt = sp.run;
   opt.threads = 0;
   if (auto v = a.get("--strategy")) {
@@ -330,7 +336,8 @@ Command make_search_command() {
   Command c;
   c.name = "search";
   c.synopsis =
-      "search PROJECT.json [--strategy exhaustive|random] [--threads N] [--max-evals N] "
+      "search (PROJECT.json | SEARCH-PRESET) [--strategy exhaustive|random|nsga2] [--threads N] "
+      "[--max-evals N] "
       "[--time-limit S] [--out DIR] [--resume] [--shard K/N] [--json]";
   c.summary = "design-space search with an exact Pareto frontier";
   c.description =

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The preset registry and every shipped preset: each must parse, round-trip through the
 // writers unchanged, and keep every value its file states.
+#include <cstdio>
 #include <fstream>
 #include <set>
 
+#include "stackscope/io/search.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/presets/embedded.hpp"
 #include "test_support.hpp"
@@ -67,6 +69,8 @@ std::vector<Builtin> builtins() {
       kind = PresetKind::model;
     else if (folder == "projects")
       kind = PresetKind::project;
+    else if (folder == "search")
+      kind = PresetKind::search;
     else
       continue;
     out.push_back({kind, id, ordered_json::parse(f.text)});
@@ -92,8 +96,8 @@ TEST(Presets, RegisterBuiltinsRegistersEveryFileByFolder) {
   const auto all = builtins();
   ASSERT_FALSE(all.empty());
   std::size_t total = 0;
-  for (auto kind :
-       {PresetKind::hardware, PresetKind::system, PresetKind::model, PresetKind::project}) {
+  for (auto kind : {PresetKind::hardware, PresetKind::system, PresetKind::model,
+                    PresetKind::project, PresetKind::search}) {
     const auto list = r.list(kind);
     total += list.size();
     for (std::size_t i = 1; i < list.size(); ++i) EXPECT_LT(list[i - 1].id, list[i].id);
@@ -137,6 +141,8 @@ TEST(Presets, EveryBuiltinPresetRoundTrips) {
           EXPECT_EQ(project_to_json(parse_project(text, again)), text);
           break;
         }
+        case PresetKind::search:  // checked by EveryBuiltinSearchPresetCompiles
+          continue;
       }
     } catch (const ConfigError& e) {
       ADD_FAILURE() << e.what();
@@ -164,6 +170,29 @@ TEST(Presets, EveryBuiltinPresetRoundTrips) {
     }
     if (b.raw.contains("name")) {
       EXPECT_EQ(written["name"], b.raw["name"]);
+    }
+  }
+}
+
+// Search presets (presets/search/): the space compiles (knobs known, values applicable) and
+// its base design validates.
+TEST(Presets, EveryBuiltinSearchPresetCompiles) {
+  PresetRegistry r;
+  r.register_builtins();
+  const auto list = r.list(PresetKind::search);
+  EXPECT_GE(list.size(), 3u);
+  for (const auto& p : list) {
+    SCOPED_TRACE("search preset " + p.id);
+    try {
+      const SearchProject sp = resolve_search_project(p.id, r);
+      EXPECT_TRUE(perf::validate(sp.space.base).empty());
+      const search::CompiledSpace space(sp.space);
+      std::printf("  %-36s %s points (%llu hardware points)\n", p.id.c_str(),
+                  search::to_string(space.size()).c_str(),
+                  static_cast<unsigned long long>(space.hardware_points()));
+      EXPECT_GT(space.size(), 0u);
+    } catch (const ConfigError& e) {
+      ADD_FAILURE() << e.what();
     }
   }
 }

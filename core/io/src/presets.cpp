@@ -11,14 +11,11 @@ using detail::Json;
 
 std::string_view to_string(PresetKind k) {
   switch (k) {
-    case PresetKind::hardware:
-      return "hardware";
-    case PresetKind::system:
-      return "system";
-    case PresetKind::model:
-      return "model";
-    case PresetKind::project:
-      return "project";
+    case PresetKind::hardware: return "hardware";
+    case PresetKind::system: return "system";
+    case PresetKind::model: return "model";
+    case PresetKind::project: return "project";
+    case PresetKind::search: return "search";
   }
   return "?";
 }
@@ -31,6 +28,7 @@ std::optional<PresetKind> kind_from_folder(std::string_view folder) {
   if (folder == "systems") return PresetKind::system;
   if (folder == "models") return PresetKind::model;
   if (folder == "projects") return PresetKind::project;
+  if (folder == "search") return PresetKind::search;
   return std::nullopt;
 }
 
@@ -40,7 +38,7 @@ void PresetRegistry::register_builtins() {
   for (const auto& file : presets::embedded_presets()) {
     const auto slash = file.path.find('/');
     if (slash == std::string_view::npos) continue;
-    // Other folders (e.g. search spaces) are read by their own modules.
+    // Other folders are not presets.
     const auto kind = kind_from_folder(file.path.substr(0, slash));
     if (!kind) continue;
     std::string_view name = file.path.substr(slash + 1);

@@ -186,7 +186,51 @@ std::optional<search::Objective> read_objective(const Json& j, const std::string
   return o;
 }
 
-void read_search(const Json& s, search::Space& space, search::RunOptions& run, Issues& issues) {
+// {"knob": "variant", "variants": [{"name", "hardware": id | object | {"base", ...},
+//   "system": ...}]}: the axis takes every variant, in order.
+void read_variants(const Json& a, const std::string& apath, search::Space& space,
+                   search::HardwareAxis& axis, const PresetRegistry& presets, Issues& issues) {
+  unknown_keys<int>(a, apath, {"knob", "variants"}, issues);
+  const std::string vpath = child_path(apath, "variants");
+  auto it = a.find("variants");
+  if (it == a.end() || !it->is_array() || it->empty()) {
+    issues.push_back(
+        {vpath, "a variant axis needs a non-empty 'variants' list",
+         it == a.end() ? "" : value_text(*it),
+         "[{\"name\", \"hardware\": preset or object, \"system\": preset or object}]"});
+    return;
+  }
+  if (!space.variants.empty()) {
+    issues.push_back({apath, "only one variant axis is allowed", "", "one variant axis"});
+    return;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const Json& v = (*it)[i];
+    const std::string p = child_path(vpath, i);
+    if (!v.is_object() || !v.contains("hardware") || !v.contains("system")) {
+      issues.push_back({p, "a variant needs 'hardware' and 'system'", value_text(v),
+                        "{\"name\", \"hardware\", \"system\"}"});
+      continue;
+    }
+    unknown_keys<int>(v, p, {"name", "hardware", "system"}, issues);
+    search::Variant var;
+    if (auto n = v.find("name"); n != v.end())
+      detail::read_value(*n, child_path(p, "name"), var.name, issues);
+    if (auto s = detail::resolve_section(v["hardware"], PresetKind::hardware,
+                                         child_path(p, "hardware"), presets, issues))
+      var.hardware = detail::read_hardware(*s, child_path(p, "hardware"), issues);
+    if (auto s = detail::resolve_section(v["system"], PresetKind::system, child_path(p, "system"),
+                                         presets, issues))
+      var.system = detail::read_system(*s, child_path(p, "system"), issues);
+    if (var.name.empty())
+      var.name = var.hardware.id.empty() ? "variant " + std::to_string(i) : var.hardware.id;
+    axis.values.push_back(static_cast<double>(space.variants.size()));
+    space.variants.push_back(std::move(var));
+  }
+}
+
+void read_search(const Json& s, search::Space& space, search::RunOptions& run,
+                 const PresetRegistry& presets, Issues& issues) {
   const std::string root = "/search";
   if (!s.is_object()) {
     issues.push_back({root, "expected an object, got " + type_text(s), value_text(s), "object"});
@@ -213,7 +257,9 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run, I
         }
         search::HardwareAxis axis;
         detail::read_value(a["knob"], child_path(apath, "knob"), axis.knob, issues);
-        if (a.contains("values")) {
+        if (axis.knob == "variant") {
+          read_variants(a, apath, space, axis, presets, issues);
+        } else if (a.contains("values")) {
           unknown_keys<int>(a, apath, {"knob", "values"}, issues);
           axis.values = read_values(a["values"], child_path(apath, "values"), issues);
         } else {
@@ -361,7 +407,7 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
                       "object with hardware, parallel, batch, objectives... (see README)"});
     throw ConfigError(std::move(issues));
   }
-  read_search(*it, sp.space, sp.run, issues);
+  read_search(*it, sp.space, sp.run, presets, issues);
   if (!issues.empty()) throw ConfigError(std::move(issues));
   sp.fingerprint = fingerprint(project_to_json(sp.space.base) + detail::dump(*it, -1));
   return sp;
@@ -448,6 +494,21 @@ SearchProject load_search_project(const std::filesystem::path& file,
   return parse_search_text(text, where, presets, file.parent_path());
 }
 
+SearchProject resolve_search_project(std::string_view id_or_file, const PresetRegistry& presets) {
+  if (presets.contains(PresetKind::search, id_or_file))
+    return parse_search_text(presets.json_text(PresetKind::search, id_or_file),
+                             "search preset '" + std::string(id_or_file) + "'", presets, {});
+  const std::filesystem::path file(id_or_file);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    Issue unknown = detail::unknown_preset_issue(presets, PresetKind::search, id_or_file, "");
+    unknown.message = "'" + std::string(id_or_file) + "' is neither a search preset id nor a file";
+    unknown.allowed = "a project JSON file with a \"search\" section, or " + unknown.allowed;
+    throw ConfigError({unknown});
+  }
+  return load_search_project(file, presets);
+}
+
 std::string point_to_jsonl(const search::PointRecord& p) {
   return detail::dump(record_json(p), -1);
 }
@@ -475,8 +536,13 @@ std::string frontier_to_json(const search::CompiledSpace& space, const search::A
     const perf::Design d = space.decode(p.id);
     Json knobs = Json::object();
     const auto values = space.hardware_values(p.id.hw);
-    for (std::size_t a = 0; a < values.size(); ++a)
-      knobs[space.space().hardware[a].knob] = detail::write_value(values[a]);
+    for (std::size_t a = 0; a < values.size(); ++a) {
+      const auto& knob = space.space().hardware[a].knob;
+      if (knob == "variant")
+        knobs[knob] = space.space().variants[static_cast<std::size_t>(values[a])].name;
+      else
+        knobs[knob] = detail::write_value(values[a]);
+    }
     pj["hardware"] = std::move(knobs);
     const auto& pl = d.parallel;
     pj["plan"] = {{"tp", pl.tp},
@@ -580,8 +646,13 @@ std::string frontier_to_csv(const search::CompiledSpace& space, const search::Ar
     const auto& pl = d.parallel;
     out += std::to_string(p.id.hw) + ',' + std::to_string(p.id.inner);
     const auto values = space.hardware_values(p.id.hw);
-    for (std::size_t k = 0; k < values.size(); ++k)
-      if (space.space().hardware[k].knob != "devices") num(values[k]);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const auto& knob = space.space().hardware[k].knob;
+      if (knob == "variant")
+        out += "," + space.space().variants[static_cast<std::size_t>(values[k])].name;
+      else if (knob != "devices")
+        num(values[k]);
+    }
     out += ',' + std::to_string(p.devices) + ',' + std::to_string(pl.tp) + ',' +
            std::to_string(pl.pp) + ',' + std::to_string(pl.ep) + ',' + std::to_string(pl.dp) + ',' +
            std::to_string(pl.cp) + ',' + (pl.sequence_parallel ? "1" : "0") + ',' +

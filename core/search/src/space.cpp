@@ -85,6 +85,9 @@ const Knob kKnobs[] = {
      0, scale_links},
     {"system.latency_scale", "multiplier on the step and hop latency of every network level", "x",
      false, 0, scale_latency},
+    // Index into Space::variants; applied first (whole hardware and system), then the other
+    // knobs. CompiledSpace applies it (a knob cannot see the Space).
+    {"variant", "index into the space's hardware/system variants", "index", true, 0, nullptr},
 };
 
 Issue issue(std::string path, std::string message, std::string value, std::string allowed) {
@@ -217,6 +220,28 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     if (axis.values.empty())
       issues.push_back(
           issue(p + "/values", "an axis needs at least one value", "[]", "one or more values"));
+    if (k->name == "variant") {
+      if (variant_axis_ >= 0)
+        issues.push_back(issue(p + "/knob", "the variant axis is given twice", axis.knob,
+                               "at most one variant axis"));
+      variant_axis_ = static_cast<int>(a);
+      if (sp.variants.empty())
+        issues.push_back(issue(p + "/variants", "a variant axis needs variants", "[]",
+                               "one or more {hardware, system} variants"));
+      for (std::size_t i = 0; i < axis.values.size(); ++i) {
+        const double v = axis.values[i];
+        if (!(v >= 0 && v < static_cast<double>(sp.variants.size())) || v != std::floor(v))
+          issues.push_back(issue(p + "/values/" + std::to_string(i), "no such variant", num(v),
+                                 "0.." + std::to_string(sp.variants.size()) + " (exclusive)"));
+      }
+      if (!axis.values.empty()) {
+        if (hw_points_ > kMaxHw / axis.values.size())
+          issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
+        else
+          hw_points_ *= axis.values.size();
+      }
+      continue;
+    }
     if (k->name == "devices") {
       if (devices_axis_ >= 0)
         issues.push_back(issue(p + "/knob", "the devices axis is given twice", axis.knob,
@@ -234,6 +259,10 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
         continue;
       }
       perf::Design probe = sp.base;
+      if (!sp.variants.empty()) {  // knobs apply on top of a variant (devices: its system)
+        probe.hardware = sp.variants.front().hardware;
+        probe.system = sp.variants.front().system;
+      }
       try {
         k->apply(probe, v);
       } catch (const std::invalid_argument& e) {
@@ -254,7 +283,9 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   // Inner axes.
   const auto& in = sp.inner;
   auto check_list = [&](const char* name, const std::vector<int>& v, int min, bool may_be_empty) {
-    const std::string p = std::string("/search/inner/") + name;
+    // Paths as in project files (io/search.hpp): /search/parallel/<degree>, /search/batch.
+    const bool top = std::string_view(name) == "batch";
+    const std::string p = std::string(top ? "/search/" : "/search/parallel/") + name;
     if (v.empty() && !may_be_empty)
       issues.push_back(issue(p, "needs at least one value", "[]", "one or more values"));
     for (std::size_t i = 0; i < v.size(); ++i)
@@ -273,12 +304,12 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   check_list("moe_ep", in.moe_ep, 0, true);
   for (std::size_t i = 0; i < in.sequence_parallel.size(); ++i)
     if (in.sequence_parallel[i] > 1)
-      issues.push_back(issue("/search/inner/sequence_parallel/" + std::to_string(i),
+      issues.push_back(issue("/search/parallel/sequence_parallel/" + std::to_string(i),
                              "value out of range", std::to_string(in.sequence_parallel[i]),
                              "0 (off) or 1 (on)"));
   if (in.overlap.empty())
     issues.push_back(
-        issue("/search/inner/overlap", "needs at least one value", "[]", "off, fixed, auto_tiles"));
+        issue("/search/overlap", "needs at least one value", "[]", "off, fixed, auto"));
   if (!issues.empty()) throw ConfigError(std::move(issues));
 
   batches_ = in.batch.empty() ? std::vector<int>{0} : in.batch;
@@ -289,6 +320,16 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   if (devices_axis_ >= 0) {
     for (double v : sp.hardware[static_cast<std::size_t>(devices_axis_)].values)
       device_values.push_back(as_int(v));
+  } else if (variant_axis_ >= 0) {
+    // Without a devices axis every variant keeps its system: they must agree on the count.
+    const int n = sp.variants.front().system.devices;
+    for (const auto& v : sp.variants)
+      if (v.system.devices != n)
+        throw ConfigError({issue("/search/hardware/" + std::to_string(variant_axis_),
+                                 "variants have different device counts (" + std::to_string(n) +
+                                     " and " + std::to_string(v.system.devices) + ")",
+                                 v.name, "equal device counts, or a devices axis")});
+    device_values.push_back(n);
   } else {
     device_values.push_back(sp.base.system.devices);
   }
@@ -375,8 +416,15 @@ std::vector<double> CompiledSpace::hardware_values(std::uint64_t hw) const {
 perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
   perf::Design d = space_.base;
   const auto digit = hardware_digits(hw);
+  if (variant_axis_ >= 0) {
+    const auto a = static_cast<std::size_t>(variant_axis_);
+    const auto& v = space_.variants[static_cast<std::size_t>(space_.hardware[a].values[digit[a]])];
+    d.hardware = v.hardware;
+    d.system = v.system;
+  }
   for (std::size_t a = 0; a < space_.hardware.size(); ++a)
-    knob_[a]->apply(d, space_.hardware[a].values[digit[a]]);
+    if (static_cast<int>(a) != variant_axis_)
+      knob_[a]->apply(d, space_.hardware[a].values[digit[a]]);
   return d;
 }
 

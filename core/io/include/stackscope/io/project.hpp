@@ -31,7 +31,8 @@
 
 namespace stackscope::io {
 
-enum class PresetKind { hardware, system, model, project };
+// search: a project with a "search" section (presets/search/, io/search.hpp).
+enum class PresetKind { hardware, system, model, project, search };
 std::string_view to_string(PresetKind k);
 
 struct PresetInfo {

@@ -48,6 +48,8 @@ struct SearchProject {
 SearchProject parse_search_project(std::string_view json_text, const PresetRegistry& presets,
                                    const std::filesystem::path& base_dir = {});
 SearchProject load_search_project(const std::filesystem::path& file, const PresetRegistry& presets);
+// A search preset id (presets/search/) or a path to a search project file.
+SearchProject resolve_search_project(std::string_view id_or_file, const PresetRegistry& presets);
 
 // One point as one line of JSON (no trailing newline); doubles round-trip exactly.
 std::string point_to_jsonl(const search::PointRecord& p);

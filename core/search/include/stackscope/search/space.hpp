@@ -109,8 +109,17 @@ inline Objective objective(Metric m) {
 }
 inline constexpr std::size_t kMaxObjectives = 8;
 
+// A whole device and system to compare (e.g. GPUs vs 3D-stacked chips), chosen by the
+// "variant" hardware axis (values = indices into Space::variants).
+struct Variant {
+  std::string name;
+  hw::Hardware hardware;
+  hw::System system;
+};
+
 struct Space {
   perf::Design base;
+  std::vector<Variant> variants;
   std::vector<HardwareAxis> hardware;
   InnerAxes inner;
   Constraints constraints;
@@ -189,6 +198,7 @@ class CompiledSpace {
   std::vector<int> batches_;          // batch digit -> value (0 = base)
   std::vector<DeviceClass> classes_;  // per value of the devices axis (or one)
   int devices_axis_ = -1;
+  int variant_axis_ = -1;
   std::uint64_t hw_points_ = 1;
   std::uint64_t hw_per_class_ = 1;  // hardware points sharing one devices value
   std::uint64_t per_group_ = 1;
