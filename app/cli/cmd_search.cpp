@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `search` and `merge` (issue 5): run the core search engine over a project's search space,
-// stream points to DIR/points.jsonl, write the frontier and a summary atomically, resume a killed
-// run, run one shard of a partition, and merge shard frontiers.
+// `search` and `merge` (issue 5): run the core search engine over a project's
+// search space, stream points to DIR/points.jsonl, write the frontier and a
+// summary atomically, resume a killed run, run one shard of a partition, and
+// merge shard frontiers.
 #include <unistd.h>
 
 #include <chrono>
@@ -24,7 +25,8 @@ namespace {
 
 std::vector<OptionSpec> search_options() {
   return {
-      {"--strategy", "NAME", "exhaustive (default, or the project's), random or nsga2"},
+      {"--strategy", "NAME",
+       "exhaustive (default, or the project's), random or nsga2"},
       {"--threads", "N", "worker threads (default: all cores)"},
       {"--max-evals", "N", "stop after N evaluations"},
       {"--time-limit", "S", "stop after S seconds"},
@@ -32,88 +34,136 @@ std::vector<OptionSpec> search_options() {
       {"--samples", "N", "points to draw (random strategy)"},
       {"--population", "N", "NSGA-II population (default 64)"},
       {"--generations", "N", "NSGA-II generations (default 50)"},
-      {"--out", "DIR", "write points.jsonl, frontier.json, frontier.csv, summary.json to DIR"},
+      {"--out", "DIR",
+       "write points.jsonl, frontier.json, frontier.csv, summary.json to DIR"},
       {"--resume", "", "continue the search logged in --out DIR"},
+      {"--log", "WHAT",
+       "points.jsonl holds: frontier (points that entered the frontier when "
+       "found; default) or "
+       "all (every evaluated point)"},
       {"--shard", "K/N",
-       "run shard K of N (0 <= K < N), e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"},
-      {"--no-bound-pruning", "", "evaluate every feasible point (for checking the pruning)"},
-      {"--json", "", "print space_size, evaluated, pruned, evaluations_per_second, frontier"},
+       "run shard K of N (0 <= K < N), e.g. "
+       "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"},
+      {"--no-bound-pruning", "",
+       "evaluate every feasible point (for checking the pruning)"},
+      {"--json", "",
+       "print space_size, evaluated, pruned, evaluations_per_second, frontier"},
       {"--help", "", "show this help"},
   };
 }
 
-search::Shard parse_shard(const std::string& text) {
+search::Shard parse_shard(const std::string &text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos)
-    throw CliError("search: --shard '" + text + "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
-  const auto n = parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
+    throw CliError("search: --shard '" + text +
+                   "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
+  const auto n =
+      parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
   const auto k = parse_int("--shard K", text.substr(0, slash), 0, n - 1);
   return {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n)};
 }
 
-// Streams points to the log, keeps the live progress line, remembers the last progress.
+// Streams points to the log and keeps the live progress line. With log_all
+// false only points that enter the sink's own frontier when they arrive are
+// logged: any other point is dominated by a point delivered earlier, which was
+// logged (or, if its unit is redone after a kill, found again), so the resumed
+// frontier is still exact while the log stays small.
 class CliSink final : public search::ResultSink {
- public:
-  CliSink(io::SearchLog* log, bool tty, std::ostream& err) : log_(log), tty_(tty), err_(err) {}
+public:
+  CliSink(io::SearchLog *log, bool log_all,
+          std::span<const search::Objective> objectives, bool tty,
+          std::ostream &err)
+      : log_(log), log_all_(log_all), seen_(objectives), tty_(tty), err_(err) {}
   void on_batch(std::span<const search::PointRecord> points) override {
-    if (log_) log_->append(points);
+    if (!log_)
+      return;
+    if (log_all_) {
+      log_->append(points);
+      return;
+    }
+    keep_.clear();
+    for (const auto &p : points)
+      if (seen_.insert(p))
+        keep_.push_back(p);
+    if (!keep_.empty())
+      log_->append(keep_);
   }
-  void on_unit_done(std::uint64_t unit, const search::UnitStats& s) override {
-    if (log_) log_->unit_done(unit, {s.evaluated, s.pruned, s.pruned_bound, s.infeasible});
+  void on_unit_done(std::uint64_t unit, const search::UnitStats &s) override {
+    if (log_)
+      log_->unit_done(unit,
+                      {s.evaluated, s.pruned, s.pruned_bound, s.infeasible});
   }
-  void on_progress(const search::Progress& p) override {
-    if (!tty_) return;
+  void on_progress(const search::Progress &p) override {
+    if (!tty_)
+      return;
     const double total = search::to_double(p.total);
     const double done = static_cast<double>(p.evaluated + p.pruned + p.resumed);
     char line[200];
     std::snprintf(line, sizeof line,
-                  "\r  %5.1f %%  evaluated %llu  pruned %llu  %s pts/s  ETA %s  frontier %zu   ",
+                  "\r  %5.1f %%  evaluated %llu  pruned %llu  %s pts/s  ETA %s "
+                  " frontier %zu   ",
                   total > 0 ? 100.0 * done / total : 0.0,
                   static_cast<unsigned long long>(p.evaluated),
-                  static_cast<unsigned long long>(p.pruned), readable(p.rate_per_s).c_str(),
-                  p.eta_s > 0 ? (readable(p.eta_s) + " s").c_str() : "-", p.frontier);
+                  static_cast<unsigned long long>(p.pruned),
+                  readable(p.rate_per_s).c_str(),
+                  p.eta_s > 0 ? (readable(p.eta_s) + " s").c_str() : "-",
+                  p.frontier);
     err_ << line << std::flush;
     shown_ = true;
   }
   void end_line() {
-    if (shown_) err_ << "\n";
+    if (shown_)
+      err_ << "\n";
   }
 
- private:
-  io::SearchLog* log_;
+private:
+  io::SearchLog *log_;
+  bool log_all_;
+  search::Archive seen_;
+  std::vector<search::PointRecord> keep_;
   bool tty_;
-  std::ostream& err_;
+  std::ostream &err_;
   bool shown_ = false;
 };
 
-std::string plan_cell(const search::CompiledSpace& space, const search::PointRecord& p) {
+std::string plan_cell(const search::CompiledSpace &space,
+                      const search::PointRecord &p) {
   const auto d = space.decode(p.id);
-  const auto& pl = d.parallel;
+  const auto &pl = d.parallel;
   std::string s = "tp" + std::to_string(pl.tp);
-  if (pl.pp > 1) s += " pp" + std::to_string(pl.pp);
-  if (pl.ep > 1) s += " ep" + std::to_string(pl.ep);
-  if (pl.dp > 1) s += " dp" + std::to_string(pl.dp);
-  if (pl.cp > 1) s += " cp" + std::to_string(pl.cp);
-  if (pl.sequence_parallel) s += " sp";
+  if (pl.pp > 1)
+    s += " pp" + std::to_string(pl.pp);
+  if (pl.ep > 1)
+    s += " ep" + std::to_string(pl.ep);
+  if (pl.dp > 1)
+    s += " dp" + std::to_string(pl.dp);
+  if (pl.cp > 1)
+    s += " cp" + std::to_string(pl.cp);
+  if (pl.sequence_parallel)
+    s += " sp";
   return s;
 }
 
-void print_frontier(const search::CompiledSpace& space, const search::Archive& a,
-                    std::ostream& out) {
+void print_frontier(const search::CompiledSpace &space,
+                    const search::Archive &a, std::ostream &out) {
   std::vector<std::string> head = {"#"};
   std::string align = "r";
-  // One column per hardware axis (the knob's last name part), then the schedule.
-  for (const auto& axis : space.space().hardware) {
-    if (axis.knob == "devices") continue;  // the devices column below
+  // One column per hardware axis (the knob's last name part), then the
+  // schedule.
+  for (const auto &axis : space.space().hardware) {
+    if (axis.knob == "devices")
+      continue; // the devices column below
     const auto dot = axis.knob.rfind('.');
-    head.push_back(dot == std::string::npos ? axis.knob : axis.knob.substr(dot + 1));
+    head.push_back(dot == std::string::npos ? axis.knob
+                                            : axis.knob.substr(dot + 1));
     align += 'r';
   }
   head.insert(head.end(), {"devices", "plan", "batch"});
   align += "rlr";
-  for (const auto& o : a.objectives()) {
-    head.emplace_back(std::string(search::to_string(o.metric)) +
-                      (o.direction == search::Direction::maximize ? " (max)" : " (min)"));
+  for (const auto &o : a.objectives()) {
+    head.emplace_back(
+        std::string(search::to_string(o.metric)) +
+        (o.direction == search::Direction::maximize ? " (max)" : " (min)"));
     align += 'r';
   }
   head.insert(head.end(), {"TPOT ms", "W/device"});
@@ -122,21 +172,23 @@ void print_frontier(const search::CompiledSpace& space, const search::Archive& a
   const auto pts = a.sorted();
   constexpr std::size_t kShown = 30;
   for (std::size_t i = 0; i < pts.size() && i < kShown; ++i) {
-    const auto& p = pts[i];
+    const auto &p = pts[i];
     std::vector<std::string> row = {std::to_string(i + 1)};
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t k = 0; k < values.size(); ++k) {
-      if (space.space().hardware[k].knob == "devices") continue;
+      if (space.space().hardware[k].knob == "devices")
+        continue;
       if (space.space().hardware[k].knob == "variant") {
-        row.push_back(space.space().variants[static_cast<std::size_t>(values[k])].name);
+        row.push_back(
+            space.space().variants[static_cast<std::size_t>(values[k])].name);
         continue;
       }
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", values[k]);
       row.emplace_back(buf);
     }
-    row.insert(row.end(),
-               {std::to_string(p.devices), plan_cell(space, p), std::to_string(p.batch)});
+    row.insert(row.end(), {std::to_string(p.devices), plan_cell(space, p),
+                           std::to_string(p.batch)});
     for (int k = 0; k < p.n_objectives; ++k)
       row.push_back(readable(p.objectives[static_cast<std::size_t>(k)]));
     row.push_back(fixed(p.tpot_s * 1e3, 3));
@@ -148,18 +200,19 @@ void print_frontier(const search::CompiledSpace& space, const search::Archive& a
     out << "  (" << pts.size() - kShown << " more points in frontier.json)\n";
 }
 
-int run_search(std::span<const std::string> args, Context& ctx) {
+int run_search(std::span<const std::string> args, Context &ctx) {
   static const std::vector<OptionSpec> options = search_options();
   const ParsedArgs a = parse_args("search", args, options, 1);
   if (a.has("--help") || a.positional.empty()) {
     if (!a.has("--help"))
-      throw CliError(
-          "search: missing PROJECT.json (a project with a \"search\" section) or a search preset "
-          "id");
+      throw CliError("search: missing PROJECT.json (a project with a "
+                     "\"search\" section) or a search preset "
+                     "id");
     print_command_help(make_search_command(), ctx.out);
     return kExitOk;
   }
-  io::SearchProject sp = io::resolve_search_project(a.positional.front(), ctx.presets);
+  io::SearchProject sp =
+      io::resolve_search_project(a.positional.front(), ctx.presets);
   search::RunOptions opt = sp.run;
   opt.threads = 0;
   if (auto v = a.get("--strategy")) {
@@ -176,24 +229,41 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   if (auto v = a.get("--threads"))
     opt.threads = static_cast<int>(parse_int("--threads", *v, 1, 1024));
   if (auto v = a.get("--max-evals"))
-    opt.max_evals = static_cast<std::uint64_t>(parse_int("--max-evals", *v, 1, INT64_MAX));
+    opt.max_evals =
+        static_cast<std::uint64_t>(parse_int("--max-evals", *v, 1, INT64_MAX));
   if (auto v = a.get("--time-limit"))
     opt.time_limit_s = parse_double("--time-limit", *v, 1e-3, 1e9);
   if (auto v = a.get("--seed"))
-    opt.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
+    opt.seed =
+        static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
   if (auto v = a.get("--samples"))
-    opt.samples = static_cast<std::uint64_t>(parse_int("--samples", *v, 1, INT64_MAX));
+    opt.samples =
+        static_cast<std::uint64_t>(parse_int("--samples", *v, 1, INT64_MAX));
   if (auto v = a.get("--population"))
-    opt.population = static_cast<std::size_t>(parse_int("--population", *v, 2, 1'000'000));
+    opt.population =
+        static_cast<std::size_t>(parse_int("--population", *v, 2, 1'000'000));
   if (auto v = a.get("--generations"))
-    opt.generations = static_cast<std::size_t>(parse_int("--generations", *v, 1, 1'000'000));
-  if (auto v = a.get("--shard")) opt.shard = parse_shard(*v);
+    opt.generations =
+        static_cast<std::size_t>(parse_int("--generations", *v, 1, 1'000'000));
+  if (auto v = a.get("--shard"))
+    opt.shard = parse_shard(*v);
   if (opt.strategy == search::Strategy::nsga2 && opt.shard.count > 1)
-    throw CliError("search: --shard does not apply to --strategy nsga2 (use exhaustive or random)");
+    throw CliError("search: --shard does not apply to --strategy nsga2 (use "
+                   "exhaustive or random)");
   if (opt.strategy == search::Strategy::nsga2 && a.has("--resume"))
-    throw CliError("search: --resume applies to exhaustive and random searches, not nsga2");
-  if (a.has("--no-bound-pruning")) opt.prune_bounds = false;
+    throw CliError("search: --resume applies to exhaustive and random "
+                   "searches, not nsga2");
+  if (a.has("--no-bound-pruning"))
+    opt.prune_bounds = false;
   const bool resume = a.has("--resume");
+  bool log_all = false;
+  if (auto v = a.get("--log")) {
+    if (*v == "all")
+      log_all = true;
+    else if (*v != "frontier")
+      throw CliError("search: unknown --log '" + *v +
+                     "' (allowed: frontier, all)");
+  }
   const auto out_dir = a.get("--out");
   if (resume && !out_dir)
     throw CliError("search: --resume needs --out DIR (the search to continue)");
@@ -203,24 +273,28 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   std::optional<io::SearchLog> log;
   io::ResumeState resumed;
   if (out_dir) {
-    const char* strategy = opt.strategy == search::Strategy::random  ? "random"
-                           : opt.strategy == search::Strategy::nsga2 ? "nsga2"
-                                                                     : "exhaustive";
-    const io::SearchLogHeader header{sp.fingerprint,
-                                     strategy,
-                                     opt.strategy == search::Strategy::random ? opt.seed : 0,
-                                     opt.strategy == search::Strategy::random ? opt.samples : 0,
-                                     opt.shard.index,
-                                     opt.shard.count};
+    const char *strategy = opt.strategy == search::Strategy::random ? "random"
+                           : opt.strategy == search::Strategy::nsga2
+                               ? "nsga2"
+                               : "exhaustive";
+    const io::SearchLogHeader header{
+        sp.fingerprint,
+        strategy,
+        opt.strategy == search::Strategy::random ? opt.seed : 0,
+        opt.strategy == search::Strategy::random ? opt.samples : 0,
+        opt.shard.index,
+        opt.shard.count};
     if (resume) {
-      log.emplace(io::SearchLog::resume(*out_dir, header, space.space().objectives, resumed));
-      opt.done_units = resumed.done_units;
+      log.emplace(io::SearchLog::resume(*out_dir, header,
+                                        space.space().objectives, resumed));
+      opt.resume_below = resumed.done_below;
       const auto seed = resumed.archive.sorted();
       opt.seed_points.assign(seed.begin(), seed.end());
-      ctx.err << "resuming: " << resumed.done_units.size() << " finished work units, "
+      ctx.err << "resuming: " << resumed.done_below << " finished work units, "
               << resumed.archive.size() << " frontier points";
       if (resumed.dropped_points)
-        ctx.err << "; " << resumed.dropped_points << " points of unfinished units re-evaluated";
+        ctx.err << "; " << resumed.dropped_points
+                << " points of unfinished units re-evaluated";
       ctx.err << "\n";
     } else {
       log.emplace(io::SearchLog::create(*out_dir, header));
@@ -228,9 +302,12 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   }
 
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
-  CliSink sink(log ? &*log : nullptr, tty, ctx.err);
+  CliSink sink(log ? &*log : nullptr, log_all, space.space().objectives, tty,
+               ctx.err);
   search::Summary sum = search::run(space, opt, sink);
   sink.end_line();
+  if (log)
+    log->flush_watermark();
   // Counters of the earlier, resumed part.
   sum.progress.evaluated += resumed.totals.evaluated;
   sum.progress.pruned += resumed.totals.pruned;
@@ -239,13 +316,16 @@ int run_search(std::span<const std::string> args, Context& ctx) {
 
   if (out_dir) {
     const std::filesystem::path dir = *out_dir;
-    io::save_text_atomic(dir / "frontier.json",
-                         io::frontier_to_json(space, sum.archive, sp.fingerprint));
-    io::save_text_atomic(dir / "frontier.csv", io::frontier_to_csv(space, sum.archive));
+    io::save_text_atomic(
+        dir / "frontier.json",
+        io::frontier_to_json(space, sum.archive, sp.fingerprint));
+    io::save_text_atomic(dir / "frontier.csv",
+                         io::frontier_to_csv(space, sum.archive));
     io::save_text_atomic(dir / "summary.json", io::summary_to_json(space, sum));
   }
-  const auto& p = sum.progress;
-  const double rate = p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
+  const auto &p = sum.progress;
+  const double rate =
+      p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
   if (a.has("--json")) {
     auto j = nlohmann::ordered_json::object();
     j["space_size"] = search::to_string(sum.space_size);
@@ -269,9 +349,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
             << search::to_string(p.total) << " points";
   ctx.out << "\nevaluated    " << p.evaluated << " (" << p.infeasible
           << " infeasible or outside the constraints)\n"
-          << "pruned       " << p.pruned << " (" << p.pruned_bound << " by optimistic bounds)\n"
-          << "time         " << fixed(p.elapsed_s, 2) << " s, " << readable(rate)
-          << " evaluations/s\n"
+          << "pruned       " << p.pruned << " (" << p.pruned_bound
+          << " by optimistic bounds)\n"
+          << "time         " << fixed(p.elapsed_s, 2) << " s, "
+          << readable(rate) << " evaluations/s\n"
           << "status       "
           << (sum.complete       ? "complete: the frontier is exact"
               : sum.stopped      ? "stopped"
@@ -285,9 +366,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   return kExitOk;
 }
 
-int run_merge(std::span<const std::string> args, Context& ctx) {
+int run_merge(std::span<const std::string> args, Context &ctx) {
   static const std::vector<OptionSpec> options = {
-      {"--out", "DIR", "write the merged frontier.json and frontier.csv to DIR"},
+      {"--out", "DIR",
+       "write the merged frontier.json and frontier.csv to DIR"},
       {"--json", "", "print the merged frontier as JSON"},
       {"--help", "", "show this help"}};
   const ParsedArgs a = parse_args("merge", args, options, 1000);
@@ -295,12 +377,14 @@ int run_merge(std::span<const std::string> args, Context& ctx) {
     print_command_help(make_merge_command(), ctx.out);
     return kExitOk;
   }
-  if (a.positional.empty()) throw CliError("merge: name one or more search output directories");
+  if (a.positional.empty())
+    throw CliError("merge: name one or more search output directories");
   std::vector<std::filesystem::path> files;
-  for (const auto& d : a.positional) {
+  for (const auto &d : a.positional) {
     std::filesystem::path f = d;
     std::error_code ec;
-    if (std::filesystem::is_directory(f, ec)) f /= "frontier.json";
+    if (std::filesystem::is_directory(f, ec))
+      f /= "frontier.json";
     if (!std::filesystem::is_regular_file(f, ec))
       throw CliError("merge: '" + d +
                      "' has no frontier.json (allowed: directories written by "
@@ -317,38 +401,46 @@ int run_merge(std::span<const std::string> args, Context& ctx) {
     ctx.out << m.json;
     return kExitOk;
   }
-  ctx.out << "merged " << m.shards << " frontiers: " << m.archive.size() << " points\n";
+  ctx.out << "merged " << m.shards << " frontiers: " << m.archive.size()
+          << " points\n";
   Table t({"hw", "inner", "devices", "batch", "objectives"}, "rrrrl");
-  for (const auto& p : m.archive.sorted()) {
+  for (const auto &p : m.archive.sorted()) {
     std::string o;
     for (int k = 0; k < p.n_objectives; ++k)
-      o += (k ? ", " : "") + readable(p.objectives[static_cast<std::size_t>(k)]);
-    t.row({std::to_string(p.id.hw), std::to_string(p.id.inner), std::to_string(p.devices),
-           std::to_string(p.batch), o});
+      o +=
+          (k ? ", " : "") + readable(p.objectives[static_cast<std::size_t>(k)]);
+    t.row({std::to_string(p.id.hw), std::to_string(p.id.inner),
+           std::to_string(p.devices), std::to_string(p.batch), o});
   }
   ctx.out << t.str();
   return kExitOk;
 }
 
-}  // namespace
+} // namespace
 
 Command make_search_command() {
   Command c;
   c.name = "search";
-  c.synopsis =
-      "search (PROJECT.json | SEARCH-PRESET) [--strategy exhaustive|random|nsga2] [--threads N] "
-      "[--max-evals N] "
-      "[--time-limit S] [--out DIR] [--resume] [--shard K/N] [--json]";
+  c.synopsis = "search (PROJECT.json | SEARCH-PRESET) [--strategy "
+               "exhaustive|random|nsga2] [--threads N] "
+               "[--max-evals N] "
+               "[--time-limit S] [--out DIR] [--resume] [--shard K/N] [--json]";
   c.summary = "design-space search with an exact Pareto frontier";
-  c.description =
-      "Searches the project's \"search\" space (hardware axes outer, parallelism/batch/overlap\n"
-      "inner) on all cores, pruning infeasible points and subspaces whose optimistic bound is\n"
-      "dominated by the current frontier (never a true Pareto point). With --out DIR every\n"
-      "evaluated point is appended to DIR/points.jsonl as it is found, and the frontier\n"
-      "(frontier.json with loadable designs, frontier.csv) and summary.json are written\n"
-      "atomically at the end; a killed run continues with --resume. --shard K/N runs a\n"
-      "deterministic 1/N of the hardware points (Slurm: --shard\n"
-      "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); `merge` combines the shard frontiers.";
+  c.description = "Searches the project's \"search\" space (hardware axes "
+                  "outer, parallelism/batch/overlap\n"
+                  "inner) on all cores, pruning infeasible points and "
+                  "subspaces whose optimistic bound is\n"
+                  "dominated by the current frontier (never a true Pareto "
+                  "point). With --out DIR every\n"
+                  "evaluated point is appended to DIR/points.jsonl as it is "
+                  "found, and the frontier\n"
+                  "(frontier.json with loadable designs, frontier.csv) and "
+                  "summary.json are written\n"
+                  "atomically at the end; a killed run continues with "
+                  "--resume. --shard K/N runs a\n"
+                  "deterministic 1/N of the hardware points (Slurm: --shard\n"
+                  "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); `merge` "
+                  "combines the shard frontiers.";
   c.options = search_options();
   c.run = run_search;
   return c;
@@ -359,9 +451,10 @@ Command make_merge_command() {
   c.name = "merge";
   c.synopsis = "merge DIR... [--out DIR] [--json]";
   c.summary = "merge the frontiers of search shards into the exact frontier";
-  c.description =
-      "Reads DIR/frontier.json of each shard (or frontier.json files), checks they come from the\n"
-      "same search, and prints the frontier of their union (= the single-run frontier).";
+  c.description = "Reads DIR/frontier.json of each shard (or frontier.json "
+                  "files), checks they come from the\n"
+                  "same search, and prints the frontier of their union (= the "
+                  "single-run frontier).";
   c.options = {{"--out", "DIR", "write the merged frontier.json to DIR"},
                {"--json", "", "print the merged frontier.json"},
                {"--help", "", "show this help"}};
@@ -369,4 +462,4 @@ Command make_merge_command() {
   return c;
 }
 
-}  // namespace stackscope::cli
+} // namespace stackscope::cli

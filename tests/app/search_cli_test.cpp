@@ -110,8 +110,8 @@ TEST_F(SearchCli, InterruptedRunResumesToTheSameFrontierWithEveryPointLoggedOnce
   const auto reference = frontier_of(nlohmann::json::parse(full.out)["frontier"]);
 
   const std::string out = (dir_ / "run").string();
-  const CliResult part =
-      cli({"search", project_, "--out", out, "--max-evals", "700", "--threads", "2"});
+  const CliResult part = cli(
+      {"search", project_, "--out", out, "--max-evals", "700", "--threads", "2", "--log", "all"});
   ASSERT_EQ(part.code, 0) << part.err;
   EXPECT_NE(part.out.find("evaluation limit reached"), std::string::npos) << part.out;
   EXPECT_EQ(read_json(std::filesystem::path(out) / "summary.json")["complete"], false);
@@ -120,7 +120,8 @@ TEST_F(SearchCli, InterruptedRunResumesToTheSameFrontierWithEveryPointLoggedOnce
   EXPECT_EQ(again.code, kExitBadInput);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
 
-  const CliResult resumed = cli({"search", project_, "--out", out, "--resume", "--threads", "2"});
+  const CliResult resumed =
+      cli({"search", project_, "--out", out, "--resume", "--threads", "2", "--log", "all"});
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("resuming:"), std::string::npos);
   const auto fr = read_json(std::filesystem::path(out) / "frontier.json");
@@ -141,6 +142,17 @@ TEST_F(SearchCli, InterruptedRunResumesToTheSameFrontierWithEveryPointLoggedOnce
     EXPECT_TRUE(seen.insert(id).second) << "duplicate " << line;
   }
   EXPECT_EQ(points, summary["evaluated"].get<std::uint64_t>());
+
+  // The default log keeps only points that entered the frontier when found; a run interrupted
+  // and resumed with it still ends at the exact frontier, with a much smaller log.
+  const std::string small = (dir_ / "small").string();
+  ASSERT_EQ(cli({"search", project_, "--out", small, "--max-evals", "900", "--threads", "2"}).code,
+            0);
+  ASSERT_EQ(cli({"search", project_, "--out", small, "--resume", "--threads", "2"}).code, 0);
+  EXPECT_EQ(frontier_of(read_json(std::filesystem::path(small) / "frontier.json")["points"]),
+            reference);
+  EXPECT_LT(std::filesystem::file_size(std::filesystem::path(small) / "points.jsonl"),
+            std::filesystem::file_size(std::filesystem::path(out) / "points.jsonl") / 2);
 }
 
 TEST_F(SearchCli, ThreeShardsMergeToTheSingleRunFrontier) {

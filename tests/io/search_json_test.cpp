@@ -193,7 +193,7 @@ TEST(SearchJson, MergingShardFrontiersGivesTheFrontierOfTheUnion) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(SearchLog, ResumeKeepsFinishedUnitsAndDropsTheRest) {
+TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_test";
   std::filesystem::remove_all(dir);
   const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1};
@@ -201,15 +201,19 @@ TEST(SearchLog, ResumeKeepsFinishedUnitsAndDropsTheRest) {
                                               search::objective(search::Metric::utps)};
   auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(0, 1, 50, 20);
   auto q0 = sample_point(1, 0, 200, 30);  // unit 1 never finishes
+  auto r0 = sample_point(2, 0, 10, 5);    // unit 2 finishes, but above the gap at unit 1
   p0.unit = p1.unit = 0;
   q0.unit = 1;
+  r0.unit = 2;
   {
     auto log = SearchLog::create(dir, h);
+    log.watermark_interval_s = 0;
     const search::PointRecord batch1[] = {p0, q0};
     log.append(batch1);
-    const search::PointRecord batch2[] = {p1};
+    const search::PointRecord batch2[] = {p1, r0};
     log.append(batch2);
     log.unit_done(0, {2, 5, 3, 0});
+    log.unit_done(2, {1, 0, 0, 0});  // waits for unit 1
   }
   {  // the kill: half a line at the end
     std::ofstream f(dir / "points.jsonl", std::ios::app);
@@ -226,29 +230,29 @@ TEST(SearchLog, ResumeKeepsFinishedUnitsAndDropsTheRest) {
   ResumeState st;
   {
     auto log = SearchLog::resume(dir, h, obj, st);
-    EXPECT_EQ(st.done_units, (std::vector<std::uint64_t>{0}));
+    EXPECT_EQ(st.done_below, 1u);
     EXPECT_EQ(st.totals.evaluated, 2u);
     EXPECT_EQ(st.totals.pruned, 5u);
-    EXPECT_EQ(st.dropped_points, 1u);  // q0: its unit has no end line
+    EXPECT_EQ(st.dropped_points, 2u);  // q0 and r0: units 1 and 2 are redone
     const auto f = st.archive.sorted();
     ASSERT_EQ(f.size(), 2u);
     EXPECT_EQ(f[0].id, p0.id);
     EXPECT_EQ(f[1].id, p1.id);
-    // The resumed run redoes unit 1 and finishes it.
-    const search::PointRecord again[] = {q0};
+    // The resumed run redoes units 1 and 2.
+    const search::PointRecord again[] = {q0, r0};
     log.append(again);
+    log.unit_done(2, {1, 0, 0, 0});
     log.unit_done(1, {1, 0, 0, 0});
-  }
-  // Resuming the finished log again: both units, each point exactly once.
+  }  // the destructor writes the last watermark
   ResumeState st2;
   SearchLog::resume(dir, h, obj, st2);
-  EXPECT_EQ(st2.done_units, (std::vector<std::uint64_t>{0, 1}));
+  EXPECT_EQ(st2.done_below, 3u);
   EXPECT_EQ(st2.dropped_points, 0u);
-  EXPECT_EQ(st2.totals.evaluated, 3u);
+  EXPECT_EQ(st2.totals.evaluated, 4u);
   std::ifstream f(dir / "points.jsonl");
   int points = 0;
   for (std::string line; std::getline(f, line);) points += line.find("\"hw\"") != std::string::npos;
-  EXPECT_EQ(points, 3);
+  EXPECT_EQ(points, 4);
   std::filesystem::remove_all(dir);
 }
 

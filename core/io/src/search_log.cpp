@@ -3,10 +3,10 @@
 // duplicating points"); format in io/search.hpp.
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "json_detail.hpp"
 #include "stackscope/io/search.hpp"
@@ -18,6 +18,11 @@ using detail::Json;
 namespace {
 
 constexpr const char* kLogName = "points.jsonl";
+
+double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
 
 Json header_json(const SearchLogHeader& h) {
   return {{"kind", "search_log"},
@@ -46,8 +51,8 @@ std::optional<SearchLogHeader> header_from(const Json& j) {
   }
 }
 
-Json unit_json(std::uint64_t unit, const UnitCounters& c) {
-  return {{"unit", unit},
+Json watermark_json(std::uint64_t below, const UnitCounters& c) {
+  return {{"done_below", below},
           {"evaluated", c.evaluated},
           {"pruned", c.pruned},
           {"pruned_bound", c.pruned_bound},
@@ -74,6 +79,11 @@ std::string header_text(const SearchLogHeader& h) {
          std::to_string(h.shard_count) + ", space " + h.fingerprint;
 }
 
+std::uint64_t ordinal_of(const SearchLogHeader& h, std::uint64_t unit) {
+  if (h.strategy != "exhaustive" || h.shard_count <= 1) return unit;
+  return unit >= h.shard_index ? (unit - h.shard_index) / h.shard_count : 0;
+}
+
 }  // namespace
 
 SearchLog SearchLog::create(const std::filesystem::path& dir, const SearchLogHeader& header) {
@@ -83,12 +93,14 @@ SearchLog SearchLog::create(const std::filesystem::path& dir, const SearchLogHea
     throw std::runtime_error("cannot create output directory '" + dir.string() + "'");
   SearchLog log;
   log.path_ = dir / kLogName;
+  log.header_ = header;
   if (std::filesystem::exists(log.path_, ec))
     throw ConfigError({{"", "'" + log.path_.string() + "' already exists (a search was run there)",
                         "", "--resume to continue it, or another --out directory"}});
   log.file_ = open_append(log.path_);
   write_line(log.file_, detail::dump(header_json(header), -1), log.path_);
   std::fflush(log.file_);
+  log.last_write_s_ = now_s();
   return log;
 }
 
@@ -96,6 +108,7 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
                             std::span<const search::Objective> objectives, ResumeState& state) {
   SearchLog log;
   log.path_ = dir / kLogName;
+  log.header_ = header;
   std::ifstream in(log.path_, std::ios::binary);
   if (!in)
     throw ConfigError({{"", "--resume: no search log '" + log.path_.string() + "' to resume", "",
@@ -113,62 +126,71 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
                             header_text(*found) + "; this run: " + header_text(header) + ")",
                         "", "the same project, strategy, seed, samples and shard"}});
 
-  // Pass 1: which units finished (a unit line is written after all of the unit's points).
-  std::unordered_set<std::uint64_t> done;
-  std::vector<std::string> unit_lines;
+  // Pass 1: the last complete watermark (everything after a line cut short by a kill is lost).
+  state = ResumeState{};
   while (std::getline(in, line)) {
     const Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded()) break;  // a line cut short by the kill: everything after is lost
-    if (j.is_object() && j.contains("unit") && !j.contains("hw")) {
-      UnitCounters c;
-      try {
-        c = {j.at("evaluated").get<std::uint64_t>(), j.at("pruned").get<std::uint64_t>(),
-             j.at("pruned_bound").get<std::uint64_t>(), j.at("infeasible").get<std::uint64_t>()};
-      } catch (const Json::exception&) {
-        break;
-      }
-      if (done.insert(j["unit"].get<std::uint64_t>()).second) {
-        state.totals.evaluated += c.evaluated;
-        state.totals.pruned += c.pruned;
-        state.totals.pruned_bound += c.pruned_bound;
-        state.totals.infeasible += c.infeasible;
-        unit_lines.push_back(line);
-      }
+    if (j.is_discarded()) break;
+    if (!j.is_object() || !j.contains("done_below")) continue;
+    try {
+      state.done_below = j.at("done_below").get<std::uint64_t>();
+      state.totals = {j.at("evaluated").get<std::uint64_t>(), j.at("pruned").get<std::uint64_t>(),
+                      j.at("pruned_bound").get<std::uint64_t>(),
+                      j.at("infeasible").get<std::uint64_t>()};
+    } catch (const Json::exception&) {
+      break;
     }
   }
-  // Pass 2: keep the points of finished units, in a new file that replaces the old atomically.
+  // Pass 2: keep the points below the watermark, streamed into a new file that replaces the old
+  // one by rename (a crash here leaves the old log intact).
   state.archive = search::Archive(objectives);
   in.clear();
   in.seekg(0);
   std::getline(in, line);
-  std::string kept = detail::dump(header_json(header), -1) + "\n";
-  while (std::getline(in, line)) {
-    const Json j = Json::parse(line, nullptr, false);
-    if (j.is_discarded()) break;
-    if (!j.contains("hw")) continue;  // unit lines are appended below, after their points
-    auto p = point_from_jsonl(line);
-    if (!p) break;
-    if (!done.count(p->unit)) {
-      ++state.dropped_points;
-      continue;
+  std::filesystem::path tmp = log.path_;
+  tmp += ".resume-tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    out << detail::dump(header_json(header), -1) << '\n';
+    while (std::getline(in, line)) {
+      const Json j = Json::parse(line, nullptr, false);
+      if (j.is_discarded()) break;
+      if (!j.is_object() || !j.contains("hw")) continue;  // watermarks: one is rewritten below
+      auto p = point_from_jsonl(line);
+      if (!p) break;
+      if (ordinal_of(header, p->unit) >= state.done_below) {
+        ++state.dropped_points;
+        continue;
+      }
+      state.archive.insert(*p);
+      out << line << '\n';
     }
-    state.archive.insert(*p);
-    kept += line;
-    kept += '\n';
-  }
-  for (const auto& u : unit_lines) {
-    kept += u;
-    kept += '\n';
+    out << detail::dump(watermark_json(state.done_below, state.totals), -1) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
   }
   in.close();
-  save_text_atomic(log.path_, kept);
-  state.done_units.assign(done.begin(), done.end());
-  std::sort(state.done_units.begin(), state.done_units.end());
+  std::error_code ec;
+  std::filesystem::rename(tmp, log.path_, ec);
+  if (ec) throw std::runtime_error("cannot replace '" + log.path_.string() + "': " + ec.message());
   log.file_ = open_append(log.path_);
+  log.done_below_ = log.written_below_ = state.done_below;
+  log.totals_ = state.totals;
+  log.last_write_s_ = now_s();
   return log;
 }
 
-SearchLog::SearchLog(SearchLog&& o) noexcept : path_(std::move(o.path_)), file_(o.file_) {
+SearchLog::SearchLog(SearchLog&& o) noexcept
+    : path_(std::move(o.path_)),
+      file_(o.file_),
+      header_(std::move(o.header_)),
+      done_below_(o.done_below_),
+      written_below_(o.written_below_),
+      totals_(o.totals_),
+      pending_(std::move(o.pending_)),
+      last_write_s_(o.last_write_s_) {
+  watermark_interval_s = o.watermark_interval_s;
   o.file_ = nullptr;
 }
 
@@ -177,13 +199,29 @@ SearchLog& SearchLog::operator=(SearchLog&& o) noexcept {
     if (file_) std::fclose(file_);
     path_ = std::move(o.path_);
     file_ = o.file_;
+    header_ = std::move(o.header_);
+    done_below_ = o.done_below_;
+    written_below_ = o.written_below_;
+    totals_ = o.totals_;
+    pending_ = std::move(o.pending_);
+    last_write_s_ = o.last_write_s_;
+    watermark_interval_s = o.watermark_interval_s;
     o.file_ = nullptr;
   }
   return *this;
 }
 
 SearchLog::~SearchLog() {
-  if (file_) std::fclose(file_);
+  if (!file_) return;
+  try {
+    flush_watermark();
+  } catch (...) {  // a destructor must not throw; the last written watermark stays valid
+  }
+  std::fclose(file_);
+}
+
+std::uint64_t SearchLog::ordinal(std::uint64_t unit) const {
+  return ordinal_of(header_, unit);
 }
 
 void SearchLog::append(std::span<const search::PointRecord> points) {
@@ -191,9 +229,34 @@ void SearchLog::append(std::span<const search::PointRecord> points) {
   std::fflush(file_);
 }
 
-void SearchLog::unit_done(std::uint64_t unit, const UnitCounters& counters) {
-  write_line(file_, detail::dump(unit_json(unit, counters), -1), path_);
+void SearchLog::unit_done(std::uint64_t unit, const UnitCounters& c) {
+  const std::uint64_t o = ordinal(unit);
+  if (o < done_below_) return;  // already counted (cannot happen with a well-behaved engine)
+  pending_.emplace_back(o, c);
+  // Advance over consecutive finished units.
+  std::sort(pending_.begin(), pending_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t used = 0;
+  while (used < pending_.size() && pending_[used].first == done_below_) {
+    const auto& u = pending_[used].second;
+    totals_.evaluated += u.evaluated;
+    totals_.pruned += u.pruned;
+    totals_.pruned_bound += u.pruned_bound;
+    totals_.infeasible += u.infeasible;
+    ++done_below_;
+    ++used;
+  }
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(used));
+  if (done_below_ != written_below_ && now_s() - last_write_s_ >= watermark_interval_s)
+    flush_watermark();
+}
+
+void SearchLog::flush_watermark() {
+  if (done_below_ == written_below_) return;
+  write_line(file_, detail::dump(watermark_json(done_below_, totals_), -1), path_);
   std::fflush(file_);
+  written_below_ = done_below_;
+  last_write_s_ = now_s();
 }
 
 }  // namespace stackscope::io

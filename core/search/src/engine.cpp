@@ -118,9 +118,186 @@ std::array<double, kMaxObjectives> worst_vector(const Space& s) {
   return v;
 }
 
+// Hardware-level pruning of an exhaustive run, prepared once before the workers start.
+//  - Inert twins: a hardware point whose digit on an inert axis (space.hpp KnobEffect) is not 0
+//    gives exactly the results of its twin with digit 0 (a lower hardware index, so a lower
+//    PointId), which the archive prefers on equal objectives: it is never on the frontier.
+//  - Regions: hardware points that differ only in system axes share their hardware, device
+//    count and parallel groups, so the collective-free bound of every (group, batch) unit
+//    (DecodeWork x DecodeRates) and the memory fit are the same for all of them. A region is
+//    bounded once; units it proves dominated, over memory or over the TPOT SLO are skipped on
+//    all of its points, and a region with no unit left is skipped whole.
+struct UnitWork {
+  std::uint64_t group = 0;
+  std::size_t batch_digit = 0;
+  DecodeWork work;
+  perf::MemoryFootprint footprint;  // weights, KV, activations (hardware-independent)
+};
+
+struct Plan {
+  std::vector<std::pair<std::uint64_t, std::size_t>> inert;   // (stride, radix) of inert axes
+  std::vector<std::pair<std::uint64_t, std::size_t>> system;  // of system axes
+  bool regions = false;
+  std::vector<std::vector<UnitWork>> classes;  // per device class, group-major
+  std::uint64_t block = 1;                     // hardware points claimed at once
+
+  bool inert_twin(std::uint64_t hw) const {
+    for (const auto& [stride, radix] : inert)
+      if (hw / stride % radix != 0) return true;
+    return false;
+  }
+  // The inert twin with every inert digit 0.
+  std::uint64_t twin(std::uint64_t hw) const {
+    for (const auto& [stride, radix] : inert) hw -= hw / stride % radix * stride;
+    return hw;
+  }
+  std::uint64_t region_key(std::uint64_t hw) const {
+    std::uint64_t key = hw;
+    for (const auto& [stride, radix] : system) key -= hw / stride % radix * stride;
+    return key;
+  }
+};
+
+Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
+  Plan plan;
+  if (opt.strategy != Strategy::exhaustive) return plan;
+  const Space& sp = cs.space();
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a) {
+    const Knob* k = cs.knob(a);
+    const auto& values = sp.hardware[a].values;
+    if (!k || values.size() < 2) continue;
+    if (k->effect == KnobEffect::inert && k->valid && k->valid(values[0]))
+      plan.inert.emplace_back(cs.hardware_stride(a), values.size());
+    if (k->effect == KnobEffect::system)
+      plan.system.emplace_back(cs.hardware_stride(a), values.size());
+  }
+  // Claim runs of hardware points that differ only in trailing system/inert axes.
+  for (auto it = cs.axis_order().rbegin(); it != cs.axis_order().rend(); ++it) {
+    const Knob* k = cs.knob(*it);
+    if (!k || k->effect == KnobEffect::hardware) break;
+    plan.block *= sp.hardware[*it].values.size();
+  }
+  plan.block = std::clamp<std::uint64_t>(plan.block, 1, 4096);
+  // Regions need the batch of every unit to be known without the hardware (no batch_auto).
+  bool fixed_batch = true;
+  for (std::size_t b = 0; b < cs.batch_count(); ++b)
+    if (cs.batch_value(b) == 0 && sp.base.workload.batch_auto) fixed_batch = false;
+  plan.regions = opt.prune_bounds && fixed_batch && cs.hardware_points() > 0;
+  if (!plan.regions) return plan;
+  const auto& in = sp.inner;
+  const std::size_t nb = cs.batch_count();
+  for (std::size_t c = 0; c < cs.device_classes(); ++c) {
+    const std::uint64_t hw = cs.class_hardware(c);
+    perf::Design d = cs.hardware_design(hw);
+    std::vector<UnitWork> units;
+    const auto groups = cs.groups(hw);
+    units.reserve(groups.size() * nb);
+    for (std::uint64_t g = 0; g < groups.size(); ++g) {
+      for (std::size_t b = 0; b < nb; ++b) {
+        UnitWork u;
+        u.group = g;
+        u.batch_digit = b;
+        cs.apply_inner(d, hw, (g * in.sequence_parallel.size()) * nb * in.overlap.size() +
+                                  b * in.overlap.size());
+        const int batch = d.workload.batch;
+        optimistic(d, batch, nullptr, &u.work);
+        u.footprint = perf::memory_footprint(d, batch);
+        units.push_back(std::move(u));
+      }
+    }
+    plan.classes.push_back(std::move(units));
+  }
+  return plan;
+}
+
+// A (parallel group, batch) unit of a hardware point's inner space.
+struct Unit {
+  std::uint64_t group = 0;
+  std::size_t batch_digit = 0;
+  int batch = 0;        // the batch the evaluator will use
+  bool viable = false;  // fits memory and may meet the SLOs
+  std::array<double, kMaxObjectives> bound{};
+  double key = 0;  // visiting priority: bound utility of the first objective
+};
+
+// The units of a region (Plan) left after its collective-free bounds.
+struct Region {
+  std::uint64_t key = std::numeric_limits<std::uint64_t>::max();
+  bool infeasible = false;      // the hardware alone fails a check of hardware_ok()
+  std::uint64_t dominated = 0;  // units whose bound `archive` dominated
+  std::vector<Unit> alive;      // the others that fit memory and may meet the TPOT SLO
+  std::vector<std::pair<double, double>> kv_bw;  // (KV page bytes, bandwidth)
+};
+
+// Bounds every unit of hardware point hw's region against `archive` (null: none dominated).
+void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
+                  const Archive* archive, Region& region) {
+  const Space& space = cs.space();
+  region.infeasible = false;
+  region.dominated = 0;
+  region.alive.clear();
+  const perf::Design d = cs.hardware_design(hw);
+  const auto a = power_area::area(d.hardware);
+  const auto& c = space.constraints;
+  // The hardware-only checks of hardware_ok(): equal for every point of the region.
+  const double t_min = dram_peak_floor_C(d.hardware);
+  if (!a.fits_die() || !a.fits_reticle() || a.die_mm2 > c.max_die_area_mm2 ||
+      d.hardware.energy.static_power_W > c.max_power_W || t_min > c.max_dram_C || t_min > 95.0) {
+    region.infeasible = true;
+    return;
+  }
+  const auto& units = plan.classes[cs.device_class(hw)];
+  if (units.empty()) return;
+  // Reserved bytes and capacity: the hardware's (memory_footprint's other terms are not).
+  const perf::MemoryFootprint hwf = perf::memory_footprint(d, 1);
+  const int devices = cs.devices(hw);
+  double page = units.front().work.kv_page_bytes;
+  DecodeRates rates = decode_rates(d, page);
+  region.kv_bw.assign(1, {page, rates.kv_bw_Bps});
+  const double sign = space.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
+  const std::size_t n_obj = space.objectives.size();
+  for (const UnitWork& u : units) {
+    perf::MemoryFootprint f = u.footprint;
+    f.reserved = hwf.reserved;
+    f.capacity = hwf.capacity;
+    if (f.total() > f.capacity) continue;  // as Worker::fits()
+    if (u.work.kv_page_bytes != page) {
+      page = u.work.kv_page_bytes;
+      auto it = std::find_if(region.kv_bw.begin(), region.kv_bw.end(),
+                             [&](const auto& e) { return e.first == page; });
+      if (it == region.kv_bw.end()) {
+        region.kv_bw.emplace_back(page, kv_page_bandwidth(d, page));
+        it = region.kv_bw.end() - 1;
+      }
+      rates.kv_bw_Bps = it->second;
+    }
+    const Optimistic o = decode_optimistic(u.work, rates);
+    if (o.tpot_s > c.tpot_slo_s) continue;
+    Unit x;
+    x.group = u.group;
+    x.batch_digit = u.batch_digit;
+    x.batch = u.work.batch;
+    x.viable = true;
+    x.bound = bound_vector(space, o, devices, a.die_mm2);
+    if (archive && archive->dominates({x.bound.data(), n_obj})) {
+      ++region.dominated;
+      continue;
+    }
+    x.key = sign * x.bound[0];
+    region.alive.push_back(x);
+  }
+  std::stable_sort(region.alive.begin(), region.alive.end(),
+                   [](const Unit& l, const Unit& r) { return l.key > r.key; });
+}
+
 struct Shared {
   Shared(const CompiledSpace& sp, const RunOptions& o, ResultSink& sk, std::stop_token st)
-      : space(sp), opt(o), sink(sk), stop(std::move(st)), archive(sp.space().objectives) {}
+      : space(sp),
+        opt(o),
+        sink(sk),
+        stop(std::move(st)),
+        archive(sp.space().objectives),
+        plan(make_plan(sp, o)) {}
   const CompiledSpace& space;
   const RunOptions& opt;
   ResultSink& sink;
@@ -134,6 +311,11 @@ struct Shared {
   Archive archive;
   std::atomic<std::size_t> frontier{0};
   std::mutex sink_mutex;
+  const Plan plan;
+  // Promising hardware points visited before the others (they fill the archive that prunes
+  // the rest), in visiting order and sorted.
+  std::vector<std::uint64_t> first, first_sorted;
+  std::atomic<std::uint64_t> next_first{0};
 
   bool halted() const { return halt.load(std::memory_order_relaxed) || stop.stop_requested(); }
 };
@@ -154,6 +336,64 @@ bool same_system(const hw::System& a, const hw::System& b) {
   return true;
 }
 
+// Hardware points to visit first: of up to kSamples regions spread evenly over the shard, the
+// kPerObjective with the best collective-free bound in each objective; all their points that
+// are in the shard and not inert twins. Deterministic.
+std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard) {
+  std::vector<std::uint64_t> out;
+  if (!plan.regions) return out;
+  constexpr std::uint64_t kSamples = 2048;
+  constexpr std::size_t kPerObjective = 4;
+  const Space& space = cs.space();
+  const std::size_t n_obj = space.objectives.size();
+  const std::uint64_t n = shard.count, k = shard.index;
+  const std::uint64_t m = count_below(cs.hardware_points(), k, n);
+  const std::uint64_t samples = std::min(m, kSamples);
+  struct Scored {
+    std::uint64_t key = 0;
+    std::array<double, kMaxObjectives> best{};
+  };
+  std::vector<Scored> scored;
+  Region r;
+  for (std::uint64_t i = 0; i < samples; ++i) {
+    std::uint64_t hw = (i * m / samples) * n + k;
+    if (n == 1) hw = plan.twin(hw);
+    bound_region(cs, plan, hw, nullptr, r);
+    if (r.infeasible || r.alive.empty()) continue;
+    Scored x;
+    x.key = plan.region_key(hw);
+    x.best.fill(-std::numeric_limits<double>::infinity());
+    for (const Unit& u : r.alive)
+      for (std::size_t o = 0; o < n_obj; ++o) {
+        const double sign = space.objectives[o].direction == Direction::maximize ? 1.0 : -1.0;
+        x.best[o] = std::max(x.best[o], sign * u.bound[o]);
+      }
+    scored.push_back(x);
+  }
+  std::vector<std::uint64_t> keys;
+  for (std::size_t o = 0; o < n_obj; ++o) {
+    std::stable_sort(scored.begin(), scored.end(),
+                     [o](const Scored& a, const Scored& b) { return a.best[o] > b.best[o]; });
+    for (std::size_t i = 0; i < std::min(kPerObjective, scored.size()); ++i)
+      if (std::find(keys.begin(), keys.end(), scored[i].key) == keys.end())
+        keys.push_back(scored[i].key);
+  }
+  // Region members: every combination of the system axes' digits.
+  std::uint64_t members = 1;
+  for (const auto& ax : plan.system) members *= ax.second;
+  for (std::uint64_t key : keys) {
+    for (std::uint64_t c = 0; c < members; ++c) {
+      std::uint64_t hw = key, rest = c;
+      for (const auto& [stride, radix] : plan.system) {
+        hw += rest % radix * stride;
+        rest /= radix;
+      }
+      if (hw % n == k && !plan.inert_twin(hw)) out.push_back(hw);
+    }
+  }
+  return out;
+}
+
 class Worker {
  public:
   explicit Worker(Shared& s)
@@ -162,11 +402,12 @@ class Worker {
   void run_exhaustive() {
     const std::uint64_t n = s_.opt.shard.count, k = s_.opt.shard.index;
     const std::uint64_t hw_total = s_.space.hardware_points();
+    const std::uint64_t block = s_.plan.block;
     for (;;) {
       if (s_.halted()) break;
-      const std::uint64_t j = s_.next.fetch_add(1, std::memory_order_relaxed);
-      const std::uint64_t hw = j * n + k;
-      if (hw >= hw_total) break;
+      const std::uint64_t i = s_.next_first.fetch_add(1, std::memory_order_relaxed);
+      if (i >= s_.first.size()) break;
+      const std::uint64_t hw = s_.first[i];
       if (resumed(hw)) {
         s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
         continue;
@@ -175,6 +416,24 @@ class Worker {
       begin_unit(hw);
       hardware_point(hw);
       end_unit();
+    }
+    for (;;) {
+      if (s_.halted()) break;
+      const std::uint64_t j0 = s_.next.fetch_add(block, std::memory_order_relaxed);
+      if (j0 * n + k >= hw_total) break;
+      sync();
+      for (std::uint64_t j = j0; j < j0 + block && !s_.halted(); ++j) {
+        const std::uint64_t hw = j * n + k;
+        if (hw >= hw_total) break;
+        if (std::binary_search(s_.first_sorted.begin(), s_.first_sorted.end(), hw)) continue;
+        if (resumed(hw)) {
+          s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
+          continue;
+        }
+        begin_unit(hw);
+        hardware_point(hw);
+        end_unit();
+      }
     }
     finish();
   }
@@ -371,27 +630,53 @@ class Worker {
     return o.ttft_s > space_.constraints.ttft_slo_s || o.tpot_s > space_.constraints.tpot_slo_s;
   }
 
-  struct Unit {
-    std::uint64_t group = 0;
-    std::size_t batch_digit = 0;
-    int batch = 0;        // the batch the evaluator will use
-    bool viable = false;  // fits memory and may meet the SLOs
-    std::array<double, kMaxObjectives> bound{};
-    double key = 0;  // visiting priority: bound utility of the first objective
-  };
+  Region region_;
+
+  const Region& region(std::uint64_t hw) {
+    const std::uint64_t key = s_.plan.region_key(hw);
+    if (key != region_.key) bound_region(s_.space, s_.plan, hw, &local_, region_);
+    region_.key = key;
+    return region_;
+  }
 
   void hardware_point(std::uint64_t hw) {
     const std::uint64_t inner_n = s_.space.inner_points(hw);
     if (inner_n == 0) return;
-    const perf::Design hwd = s_.space.hardware_design(hw);
-    if (!hardware_ok(hwd, hw)) {
+    if (s_.plan.inert_twin(hw)) {
       prune(inner_n, false);
       return;
     }
-    const auto groups = s_.space.groups(hw);
+    if (!s_.plan.regions) {
+      schedules(hw, nullptr);
+      return;
+    }
+    const Region& r = region(hw);
+    const std::uint64_t per_batch =
+        space_.inner.sequence_parallel.size() * space_.inner.overlap.size();
+    if (r.infeasible) {
+      prune(inner_n, false);
+      return;
+    }
+    const std::uint64_t dominated = r.dominated * per_batch;
+    const std::uint64_t alive = r.alive.size() * per_batch;
+    prune(dominated, true);
+    prune(inner_n - dominated - alive, false);
+    if (!r.alive.empty()) schedules(hw, &r.alive);
+  }
+
+  // The inner space of one hardware point: every (group, batch) unit, or the units a region
+  // left (`alive`; the rest are already counted as pruned).
+  void schedules(std::uint64_t hw, const std::vector<Unit>* alive) {
+    const std::uint64_t inner_n = s_.space.inner_points(hw);
+    const perf::Design hwd = s_.space.hardware_design(hw);
     const auto& in = space_.inner;
-    const std::size_t nb = s_.space.batch_count();
     const std::uint64_t per_batch = in.sequence_parallel.size() * in.overlap.size();
+    if (!hardware_ok(hwd, hw)) {
+      prune(alive ? alive->size() * per_batch : inner_n, false);
+      return;
+    }
+    const auto groups = s_.space.groups(hw);
+    const std::size_t nb = s_.space.batch_count();
     const int devices = s_.space.devices(hw);
     const double die = power_area::area(hwd.hardware).die_mm2;
     const bool bounds = s_.opt.prune_bounds;
@@ -400,45 +685,48 @@ class Worker {
     // Units of (group, batch): memory fit and optimistic bounds without collectives (cheap),
     // computed before evaluating; units that survive them get the collective-aware bound.
     std::vector<Unit> units;
-    units.reserve(groups.size() * nb);
-    auto hw_bound = worst_vector(space_);
     perf::Design d = hwd;
-    for (std::uint64_t g = 0; g < groups.size(); ++g) {
-      if (s_.halted()) return;
-      for (std::size_t b = 0; b < nb; ++b) {
-        Unit u;
-        u.group = g;
-        u.batch_digit = b;
-        s_.space.apply_inner(
-            d, hw,
-            (g * in.sequence_parallel.size()) * nb * in.overlap.size() + b * in.overlap.size());
-        const int batch = batch_for(d);
-        u.batch = batch;
-        u.viable = fits(d, batch);
-        if (u.viable && bounds) {
-          const Optimistic o = optimistic(d, batch);
-          u.bound = bound_vector(space_, o, devices, die);
-          if (slo_violated(o)) u.viable = false;
-          const double sign = space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
-          u.key = sign * u.bound[0];
-          if (u.viable) widen(space_, hw_bound, u.bound);
+    if (!alive) {
+      units.reserve(groups.size() * nb);
+      auto hw_bound = worst_vector(space_);
+      for (std::uint64_t g = 0; g < groups.size(); ++g) {
+        if (s_.halted()) return;
+        for (std::size_t b = 0; b < nb; ++b) {
+          Unit u;
+          u.group = g;
+          u.batch_digit = b;
+          s_.space.apply_inner(
+              d, hw,
+              (g * in.sequence_parallel.size()) * nb * in.overlap.size() + b * in.overlap.size());
+          const int batch = batch_for(d);
+          u.batch = batch;
+          u.viable = fits(d, batch);
+          if (u.viable && bounds) {
+            const Optimistic o = optimistic(d, batch);
+            u.bound = bound_vector(space_, o, devices, die);
+            if (slo_violated(o)) u.viable = false;
+            const double sign =
+                space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
+            u.key = sign * u.bound[0];
+            if (u.viable) widen(space_, hw_bound, u.bound);
+          }
+          units.push_back(u);
         }
-        units.push_back(u);
       }
+      const std::span<const double> hwb(hw_bound.data(), space_.objectives.size());
+      if (bounds && local_.dominates(hwb)) {
+        std::uint64_t viable = 0;
+        for (const Unit& u : units) viable += u.viable ? per_batch : 0;
+        prune(viable, true);
+        prune(inner_n - viable, false);
+        return;
+      }
+      // Most promising units first: they fill the archive that prunes the rest.
+      if (bounds)
+        std::stable_sort(units.begin(), units.end(),
+                         [](const Unit& a, const Unit& b) { return a.key > b.key; });
     }
-    const std::span<const double> hwb(hw_bound.data(), space_.objectives.size());
-    if (bounds && local_.dominates(hwb)) {
-      std::uint64_t viable = 0;
-      for (const Unit& u : units) viable += u.viable ? per_batch : 0;
-      prune(viable, true);
-      prune(inner_n - viable, false);
-      return;
-    }
-    // Most promising units first: they fill the archive that prunes the rest.
-    if (bounds)
-      std::stable_sort(units.begin(), units.end(),
-                       [](const Unit& a, const Unit& b) { return a.key > b.key; });
-    for (const Unit& u : units) {
+    for (const Unit& u : alive ? *alive : units) {
       if (s_.halted()) return;
       if (!u.viable) {
         prune(per_batch, false);
@@ -777,12 +1065,18 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     throw std::invalid_argument("shard index must be below the shard count (got " +
                                 std::to_string(opt.shard.index) + "/" +
                                 std::to_string(opt.shard.count) + ")");
-  if (opt.strategy == Strategy::nsga2 && (!opt.done_units.empty() || !opt.seed_points.empty()))
+  if (opt.strategy == Strategy::nsga2 &&
+      (!opt.done_units.empty() || !opt.seed_points.empty() || opt.resume_below > 0))
     throw std::invalid_argument("NSGA-II runs cannot be resumed (exhaustive and random can)");
   if (!std::is_sorted(opt.done_units.begin(), opt.done_units.end()))
     throw std::invalid_argument("RunOptions::done_units must be sorted");
   const auto t0 = Clock::now();
   Shared s(space, opt, sink, stop);
+  if (opt.strategy == Strategy::exhaustive) {
+    s.first = promising(space, s.plan, opt.shard);
+    s.first_sorted = s.first;
+    std::sort(s.first_sorted.begin(), s.first_sorted.end());
+  }
   for (const PointRecord& p : opt.seed_points) s.archive.insert(p);
   s.frontier = s.archive.size();
 
@@ -819,6 +1113,19 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     p.frontier = s.frontier.load();
     return p;
   };
+
+  // Units below the resume watermark are skipped outright: the work counter starts there.
+  if (opt.resume_below > 0 && opt.strategy != Strategy::nsga2) {
+    s.next = opt.resume_below;
+    std::uint64_t skipped = 0;
+    if (opt.strategy == Strategy::exhaustive) {
+      for (std::uint64_t j = 0; j < opt.resume_below && j * n + k < space.hardware_points(); ++j)
+        skipped += space.inner_points(j * n + k);
+    } else {
+      skipped = std::min<std::uint64_t>(samples, opt.resume_below * kSampleChunk);
+    }
+    s.resumed = skipped;
+  }
 
   const bool has_work = sum.progress.total > 0;
   const int threads = opt.threads > 0

@@ -77,13 +77,16 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
 std::string summary_to_json(const search::CompiledSpace& space, const search::Summary& s);
 
 // The append-only point log of a search output directory (DIR/points.jsonl). Line 1 is a
-// header naming the search (fingerprint, strategy, seed, samples, shard); then point lines (one
-// evaluated point each, with its work unit) and unit lines {"unit": u, counters} written once
-// every point of unit u is in the file. Points count only when their unit line follows, so a
-// killed run resumes at unit granularity without losing or duplicating points.
+// header naming the search (fingerprint, strategy, seed, samples, shard); then point lines (with
+// the work unit that evaluated them) and watermark lines {"done_below": W, cumulative counters}
+// written after every point of the units with ordinal < W is in the file (ordinal of hardware
+// point hw in shard {k, n}: (hw - k) / n; of a sample chunk: the chunk). Points count only
+// below the last watermark, so a killed run resumes without losing or duplicating points, and
+// the log stays small however many units the space has. Which points are logged is the
+// caller's choice (every evaluated point, or those that entered the frontier when found).
 struct SearchLogHeader {
   std::string fingerprint;
-  std::string strategy;  // "exhaustive" | "random"
+  std::string strategy;  // "exhaustive" | "random" | "nsga2"
   std::uint64_t seed = 0;
   std::uint64_t samples = 0;
   std::uint64_t shard_index = 0;
@@ -97,10 +100,10 @@ struct UnitCounters {
 
 // What an interrupted run had finished.
 struct ResumeState {
-  std::vector<std::uint64_t> done_units;  // sorted
-  search::Archive archive;                // frontier of the committed points
-  UnitCounters totals;                    // summed over the done units
-  std::uint64_t dropped_points = 0;       // logged points of unfinished units (re-evaluated)
+  std::uint64_t done_below = 0;      // units with a lower ordinal are finished
+  search::Archive archive;           // frontier of the points of finished units
+  UnitCounters totals;               // summed over the finished units
+  std::uint64_t dropped_points = 0;  // logged points of unfinished units (re-evaluated)
 };
 
 class SearchLog {
@@ -108,25 +111,35 @@ class SearchLog {
   // Starts a new log; throws ConfigError if DIR/points.jsonl exists (never overwrites a user's
   // results), std::runtime_error if DIR cannot be created.
   static SearchLog create(const std::filesystem::path& dir, const SearchLogHeader& header);
-  // Reopens DIR/points.jsonl (ConfigError if missing): checks the header matches (else
-  // ConfigError: a different search),
-  // keeps the points of finished units, rewrites the file without the rest (atomically) and
-  // reopens it for appending.
+  // Reopens DIR/points.jsonl (ConfigError if missing, or if its header names a different
+  // search), keeps the points below the last watermark, rewrites the file without the rest
+  // (temp file + rename) and reopens it for appending.
   static SearchLog resume(const std::filesystem::path& dir, const SearchLogHeader& header,
                           std::span<const search::Objective> objectives, ResumeState& state);
 
   SearchLog(SearchLog&&) noexcept;
   SearchLog& operator=(SearchLog&&) noexcept;
-  ~SearchLog();
+  ~SearchLog();  // writes the final watermark
 
   void append(std::span<const search::PointRecord> points);  // written and flushed
+  // Unit `unit` (PointRecord::unit numbering) finished with these counters, after its points
+  // were appended. The watermark advances over consecutive finished units and is written at
+  // most every `watermark_interval_s` (and by flush_watermark / the destructor).
   void unit_done(std::uint64_t unit, const UnitCounters& counters);
+  void flush_watermark();
+  std::uint64_t ordinal(std::uint64_t unit) const;
   const std::filesystem::path& path() const { return path_; }
+  double watermark_interval_s = 0.5;
 
  private:
   SearchLog() = default;
   std::filesystem::path path_;
   std::FILE* file_ = nullptr;
+  SearchLogHeader header_;
+  std::uint64_t done_below_ = 0, written_below_ = 0;
+  UnitCounters totals_;
+  std::vector<std::pair<std::uint64_t, UnitCounters>> pending_;  // finished above a gap
+  double last_write_s_ = 0;
 };
 
 // frontier.csv: one row per frontier point (ids, plan, objectives, key metrics).

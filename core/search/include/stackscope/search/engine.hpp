@@ -78,6 +78,10 @@ struct RunOptions {
   // kSampleChunk for random), and that run's frontier seeds the archive, so the final frontier
   // equals an uninterrupted run's.
   std::vector<std::uint64_t> done_units;
+  // Also resume: every work unit whose ordinal is below this was finished (the ordinal of
+  // hardware point hw in shard {k, n} is (hw - k) / n; of sample chunk c it is c). A compact
+  // watermark for logs of millions of units; both may be given.
+  std::uint64_t resume_below = 0;
   std::vector<PointRecord> seed_points;
   // Sink batching: a batch is delivered when it holds this many records or is this old.
   std::size_t sink_batch_points = 256;
