@@ -34,9 +34,61 @@ struct StageBound {
   double energy = 0;  // lower bound of its dynamic energy, J
 };
 
+// A stage pass >= launches x launch + max(compute, memory, collective time) (bounds.hpp).
+double stage_time(const DecodeWork::Stage& w, const DecodeRates& r, double t_comm) {
+  const double t_mem =
+      w.weight_bytes / r.bw_Bps + (w.kv_bytes > 0 ? w.kv_bytes / r.kv_bw_Bps : 0.0);
+  const double t_comp = w.mm_flops / r.mm_flops_per_s + w.attn_flops / r.attn_flops_per_s;
+  return w.launches * r.launch_s + std::max({t_comp, t_mem, t_comm});
+}
+
+// TPOT, UTPS and STPS bounds from the slowest stage pass.
+void decode_rates_of(Optimistic& o, double stage_s, double passes, int batch, double dp) {
+  o.tpot_s = stage_s * passes * kLow;
+  const double inf = std::numeric_limits<double>::infinity();
+  o.utps = o.tpot_s > 0 ? kHigh / o.tpot_s : inf;
+  o.stps = o.tpot_s > 0 ? batch * dp / o.tpot_s * kHigh : inf;
+}
+
+memory::AccessPattern kv_page(double bytes) {
+  memory::AccessPattern page;
+  page.kind = memory::PatternKind::chunk;
+  page.chunk_bytes = bytes;
+  return page;
+}
+
 }  // namespace
 
-Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net) noexcept {
+double kv_page_bandwidth(const perf::Design& d, double kv_page_bytes) noexcept {
+  return memory::effective_bandwidth(d.hardware.memory, d.hardware.compute, kv_page(kv_page_bytes),
+                                     50.0)
+      .effective_Bps;
+}
+
+DecodeRates decode_rates(const perf::Design& d, double kv_page_bytes) noexcept {
+  const auto& die = d.hardware.compute;
+  const auto& nm = d.workload.numerics;
+  const double peak = hw::matrix_peak_flops(die, wider(nm.weights, nm.activations));
+  DecodeRates r;
+  r.mm_flops_per_s = peak * die.matmul_efficiency;
+  r.attn_flops_per_s = peak * die.attention_efficiency;
+  r.bw_Bps = memory::effective_bandwidth(d.hardware.memory, die, {}, 50.0).effective_Bps;
+  r.kv_bw_Bps = kv_page_bandwidth(d, kv_page_bytes);
+  r.launch_s = die.kernel_launch_us * units::kMicro;
+  return r;
+}
+
+Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates) noexcept {
+  Optimistic o;
+  double t = 0;
+  for (const auto& st : work.stages) t = std::max(t, stage_time(st, rates, 0.0));
+  decode_rates_of(o, t, work.passes, work.batch, work.dp);
+  o.dram_peak_C = -std::numeric_limits<double>::infinity();
+  return o;
+}
+
+Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net,
+                      DecodeWork* work) noexcept {
   Optimistic o;
   const auto& m = d.model;
   const auto& w = d.workload;
@@ -55,11 +107,8 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   const int stage = place.stage_devices();
   const int cp = place.degree(parallel::Dim::cp);
   const double kvb = parallel::kv_bytes_per_token_layer(m, kv_el, tp_a);
-  memory::AccessPattern page;
-  page.kind = memory::PatternKind::chunk;
-  page.chunk_bytes = kKvPageTokens * kvb;
-  const double bw_kv =
-      memory::effective_bandwidth(d.hardware.memory, die, page, 50.0).effective_Bps;
+  const memory::AccessPattern page = kv_page(kKvPageTokens * kvb);
+  const double bw_kv = kv_page_bandwidth(d, page.chunk_bytes);
   const double launch = die.kernel_launch_us * units::kMicro;
   const auto er = power_area::energy_rates(d.hardware, mm);
 
@@ -292,51 +341,61 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   };
 
   // One stage pass from the per-layer work and the stage's layer counts.
-  auto stage_bound = [&](const Phase& p, int s) {
+  DecodeRates rates;
+  rates.mm_flops_per_s = peak * die.matmul_efficiency;
+  rates.attn_flops_per_s = peak * die.attention_efficiency;
+  rates.bw_Bps = bw;
+  rates.kv_bw_Bps = bw_kv;
+  rates.launch_s = launch;
+  auto stage_bound = [&](const Phase& p, int s, DecodeWork::Stage* out) {
     const auto st = parallel::stage_layers(m, pp, s);
     const double layers = st.dense + st.moe;
     const double dense = st.dense, moes = moe ? st.moe : 0, lm = st.lm_head ? 1.0 : 0.0;
-    const double flops =
+    DecodeWork::Stage sw;
+    sw.mm_flops =
         layers * p.attn_flops + dense * p.dense_flops + moes * p.moe_flops + lm * p.lm_flops;
-    const double wbytes =
+    sw.weight_bytes =
         layers * p.attn_bytes + dense * p.dense_bytes + moes * p.moe_bytes + lm * p.lm_bytes;
-    const double kvbytes = layers * p.attn_kv;
-    const double launches =
-        layers * p.attn_launch + dense * p.dense_launch + moes * p.moe_launch + lm * 2.0;
+    sw.kv_bytes = layers * p.attn_kv;
+    sw.launches = layers * p.attn_launch + dense * p.dense_launch + moes * p.moe_launch + lm * 2.0;
+    // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
+    // (compute/roofline.cpp; both in (0, 1] by validation).
+    sw.attn_flops = layers * p.attn_core;
     const double t_comm = layers * p.c_attn + (tp_f > 1 ? dense * p.c_dense : 0.0) +
                           moes * p.c_moe + lm * p.c_lm + p.c_pp;
     StageBound b;
-    const double t_mem = wbytes / bw + (kvbytes > 0 ? kvbytes / bw_kv : 0.0);
-    // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
-    // (compute/roofline.cpp; both in (0, 1] by validation).
-    const double t_comp = flops / (peak * die.matmul_efficiency) +
-                          layers * p.attn_core / (peak * die.attention_efficiency);
-    b.time = launches * launch + std::max({t_comp, t_mem, t_comm});
+    b.time = stage_time(sw, rates, t_comm);
     // Only DRAM energy: the logic die's per-FLOP, SRAM and NoC energies scale with clock^2
     // under DVFS (evaluator.cpp make_ctx), and the thermal throttle may slow the clock to 1/64.
-    b.energy = (wbytes + kvbytes) * er.dram_J_per_byte;
+    b.energy = (sw.weight_bytes + sw.kv_bytes) * er.dram_J_per_byte;
+    if (out) *out = sw;
     return b;
   };
 
   const Phase dec = phase(true), pre = phase(false);
+  if (work) {
+    work->stages.resize(static_cast<std::size_t>(pp));
+    work->kv_page_bytes = page.chunk_bytes;
+    work->batch = batch;
+    work->dp = std::max(1, d.parallel.dp);
+  }
   double dec_time = 0, pre_time = 0;
   double dec_energy = std::numeric_limits<double>::infinity(), pre_energy = dec_energy;
   for (int s = 0; s < pp; ++s) {
-    const StageBound dsb = stage_bound(dec, s);
+    const StageBound dsb =
+        stage_bound(dec, s, work ? &work->stages[static_cast<std::size_t>(s)] : nullptr);
     dec_time = std::max(dec_time, dsb.time);
     dec_energy = std::min(dec_energy, dsb.energy);
-    const StageBound psb = stage_bound(pre, s);
+    const StageBound psb = stage_bound(pre, s, nullptr);
     pre_time = std::max(pre_time, psb.time);
     pre_energy = std::min(pre_energy, psb.energy);
   }
   const double dec_passes = std::max(mbs, pp);
   const double pre_passes = mbs + pp - 1.0;
+  if (work) work->passes = dec_passes;
   const double dp = std::max(1, d.parallel.dp);
-  o.tpot_s = dec_time * dec_passes * kLow;
+  decode_rates_of(o, dec_time, dec_passes, batch, dp);
   o.ttft_s = pre_time * pre_passes * kLow;
-  const double inf = std::numeric_limits<double>::infinity();
-  o.utps = o.tpot_s > 0 ? kHigh / o.tpot_s : inf;
-  o.stps = o.tpot_s > 0 ? batch * dp / o.tpot_s * kHigh : inf;
   const double devices = parallel::devices(d.parallel);
   const double steps = std::max(0, w.output_len - 1);
   const double tokens = static_cast<double>(batch) * w.output_len * dp;

@@ -197,8 +197,9 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
         UnitWork u;
         u.group = g;
         u.batch_digit = b;
-        cs.apply_inner(d, hw, (g * in.sequence_parallel.size()) * nb * in.overlap.size() +
-                                  b * in.overlap.size());
+        cs.apply_inner(
+            d, hw,
+            (g * in.sequence_parallel.size()) * nb * in.overlap.size() + b * in.overlap.size());
         const int batch = d.workload.batch;
         optimistic(d, batch, nullptr, &u.work);
         u.footprint = perf::memory_footprint(d, batch);
@@ -339,7 +340,8 @@ bool same_system(const hw::System& a, const hw::System& b) {
 // Hardware points to visit first: of up to kSamples regions spread evenly over the shard, the
 // kPerObjective with the best collective-free bound in each objective; all their points that
 // are in the shard and not inert twins. Deterministic.
-std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard) {
+std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan,
+                                     const Shard& shard) {
   std::vector<std::uint64_t> out;
   if (!plan.regions) return out;
   constexpr std::uint64_t kSamples = 2048;
@@ -408,6 +410,7 @@ class Worker {
       const std::uint64_t i = s_.next_first.fetch_add(1, std::memory_order_relaxed);
       if (i >= s_.first.size()) break;
       const std::uint64_t hw = s_.first[i];
+      if ((hw - k) / n < s_.opt.resume_below) continue;  // counted as resumed by run()
       if (resumed(hw)) {
         s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
         continue;
@@ -705,8 +708,7 @@ class Worker {
             const Optimistic o = optimistic(d, batch);
             u.bound = bound_vector(space_, o, devices, die);
             if (slo_violated(o)) u.viable = false;
-            const double sign =
-                space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
+            const double sign = space_.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
             u.key = sign * u.bound[0];
             if (u.viable) widen(space_, hw_bound, u.bound);
           }

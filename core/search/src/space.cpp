@@ -77,14 +77,17 @@ const Knob kKnobs[] = {
      [](perf::Design& d, double v) { d.hardware.compute.shared_buffer_MiB = v; }},
     {"compute.die_area_mm2", "logic die area", "mm2", false, 0,
      [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }},
+    // validate.cpp: link_GBps positive, hop_latency_ns non-negative.
     {"noc.link_GBps", "on-die mesh link bandwidth per direction", "GB/s", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }},
+     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }, KnobEffect::inert,
+     [](double v) { return v > 0; }},
     {"noc.hop_latency_ns", "on-die mesh hop latency", "ns", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }},
+     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }, KnobEffect::inert,
+     [](double v) { return v >= 0; }},
     {"system.link_bw_scale", "multiplier on the link bandwidth of every network level", "x", false,
-     0, scale_links},
+     0, scale_links, KnobEffect::system},
     {"system.latency_scale", "multiplier on the step and hop latency of every network level", "x",
-     false, 0, scale_latency},
+     false, 0, scale_latency, KnobEffect::system},
     // Index into Space::variants; applied first (whole hardware and system), then the other
     // knobs. CompiledSpace applies it (a knob cannot see the Space).
     {"variant", "index into the space's hardware/system variants", "index", true, 0, nullptr},
@@ -279,6 +282,14 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   if (devices_axis_ >= 0) order_.push_back(static_cast<std::size_t>(devices_axis_));
   for (std::size_t a = 0; a < sp.hardware.size(); ++a)
     if (static_cast<int>(a) != devices_axis_) order_.push_back(a);
+  stride_.assign(sp.hardware.size(), 1);
+  {
+    std::uint64_t w = 1;
+    for (std::size_t i = order_.size(); i-- > 0;) {
+      stride_[order_[i]] = w;
+      w *= std::max<std::size_t>(1, sp.hardware[order_[i]].values.size());
+    }
+  }
 
   // Inner axes.
   const auto& in = sp.inner;

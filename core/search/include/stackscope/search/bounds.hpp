@@ -37,6 +37,8 @@
 //  - peak DRAM temperature (compact model) >= ambient + static power x (r_base + r_layer x
 //    layers); the thermal throttle cannot go below it, so above 95 C the design is infeasible.
 // Bounds are relaxed by a relative 1e-9 against rounding.
+#include <vector>
+
 #include "stackscope/network/model.hpp"
 #include "stackscope/perf/design.hpp"
 
@@ -56,12 +58,45 @@ struct Optimistic {
 // memory is not stacked on the logic die).
 double dram_peak_floor_C(const hw::Hardware& hardware) noexcept;
 
+// The decode work of one (plan, batch) of a design that the collective-free TPOT bound is made
+// of: per pipeline stage, kernel launches, GEMM and attention FLOPs, weight and KV bytes per
+// device. It depends on the model, workload, plan and batch only, never on the hardware, so one
+// DecodeWork bounds the decode step on every hardware point with the same device count.
+struct DecodeWork {
+  struct Stage {
+    double launches = 0, mm_flops = 0, attn_flops = 0, weight_bytes = 0, kv_bytes = 0;
+  };
+  std::vector<Stage> stages;
+  double passes = 1;         // stage passes per decode step: max(micro-batches, pp)
+  double kv_page_bytes = 0;  // bytes of a 64-token KV page (the KV-read access pattern)
+  int batch = 1;
+  double dp = 1;
+};
+
+// The hardware rates DecodeWork is divided by (nominal clock, 50 C, as in optimistic()).
+struct DecodeRates {
+  double mm_flops_per_s = 0;    // matrix peak x matmul_efficiency
+  double attn_flops_per_s = 0;  // matrix peak x attention_efficiency
+  double bw_Bps = 0;            // streaming DRAM bandwidth
+  double kv_bw_Bps = 0;         // KV-page bandwidth for the work's kv_page_bytes
+  double launch_s = 0;
+};
+// Rates of `design.hardware` with its workload's numerics; the KV-page bandwidth for pages of
+// `kv_page_bytes`.
+DecodeRates decode_rates(const perf::Design& design, double kv_page_bytes) noexcept;
+double kv_page_bandwidth(const perf::Design& design, double kv_page_bytes) noexcept;
+
+// Collective-free optimistic TPOT, STPS and UTPS of `work` at `rates` (other fields: the
+// weakest bound, 0 or -inf): equal to optimistic(design, batch, nullptr) in those fields.
+Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates) noexcept;
+
 // `design` has its plan set; `batch` is the batch the evaluator will use (the fixed batch, or
 // perf::max_batch_that_fits() for batch_auto), >= 1. The design must pass perf::validate()
 // apart from the batch fitting memory.
 // `network`: a model of design.system (its memoised costs are reused; not thread-safe), or null
-// to leave collectives out of the bounds.
+// to leave collectives out of the bounds. `work`, when given, receives the decode work.
 Optimistic optimistic(const perf::Design& design, int batch,
-                      network::NetworkModel* network = nullptr) noexcept;
+                      network::NetworkModel* network = nullptr,
+                      DecodeWork* work = nullptr) noexcept;
 
 }  // namespace stackscope::search

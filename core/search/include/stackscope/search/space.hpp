@@ -34,6 +34,17 @@ double to_double(Count n);       // for display and rates
 // every hardware point starts from a fresh copy of the base, so each knob is applied once.
 // apply() throws std::invalid_argument when the value cannot be applied to this design (e.g.
 // a device count the system's network levels cannot hold); Space compilation reports it.
+// What a knob's value reaches, for the engine's pruning (engine.hpp):
+//  - hardware: anything in the design;
+//  - system: only Design::system (network levels), never the hardware, the device count or the
+//    plan, so bounds that leave collectives out do not depend on it;
+//  - inert: a field no model reads (perf::validate() only): designs that differ only in it give
+//    identical results. noc.link_GBps and noc.hop_latency_ns are inert because the evaluator
+//    (core/perf, core/power_area, core/thermal) uses only the mesh shape, not its link speed
+//    (tests/core/search/engine_test.cpp checks it). A model that starts reading one of them
+//    must change its effect here.
+enum class KnobEffect { hardware, system, inert };
+
 struct Knob {
   std::string_view name;
   std::string_view description;
@@ -41,6 +52,9 @@ struct Knob {
   bool integer = false;  // values must be whole numbers
   double min = 0;        // smallest allowed value (inclusive)
   void (*apply)(perf::Design& design, double value) = nullptr;
+  KnobEffect effect = KnobEffect::hardware;
+  // Inert knobs: whether perf::validate() accepts the value (it checks nothing else of it).
+  bool (*valid)(double value) = nullptr;
 };
 std::span<const Knob> knobs();
 // Null when unknown.
@@ -183,6 +197,22 @@ class CompiledSpace {
   std::size_t batch_count() const { return batches_.size(); }
   perf::Design decode(PointId id) const;
 
+  // Device classes (one per value of the devices axis, or one): hardware points of a class
+  // share the device count and the parallel groups.
+  std::size_t device_classes() const { return classes_.size(); }
+  std::size_t device_class(std::uint64_t hw) const { return class_of(hw); }
+  // The first hardware point of class `c`.
+  std::uint64_t class_hardware(std::size_t c) const { return c * hw_per_class_; }
+  // Axis a's digit of hardware point hw, without decoding the others.
+  std::size_t hardware_digit(std::uint64_t hw, std::size_t a) const {
+    return static_cast<std::size_t>(hw / stride_[a] % space_.hardware[a].values.size());
+  }
+  // Weight of one step of axis a in the hardware index.
+  std::uint64_t hardware_stride(std::size_t a) const { return stride_[a]; }
+  // Axes in index order, most significant first.
+  std::span<const std::size_t> axis_order() const { return order_; }
+  const Knob* knob(std::size_t a) const { return knob_[a]; }
+
   // The point with global rank `rank` (0 <= rank < size()), hardware-major order. Used by
   // random sampling to draw uniformly over all points.
   PointId point_at(Count rank) const;
@@ -193,10 +223,11 @@ class CompiledSpace {
     std::vector<ParallelGroup> groups;
   };
   Space space_;
-  std::vector<const Knob*> knob_;     // per axis
-  std::vector<std::size_t> order_;    // axis indices, most significant first
-  std::vector<int> batches_;          // batch digit -> value (0 = base)
-  std::vector<DeviceClass> classes_;  // per value of the devices axis (or one)
+  std::vector<const Knob*> knob_;      // per axis
+  std::vector<std::size_t> order_;     // axis indices, most significant first
+  std::vector<std::uint64_t> stride_;  // per axis
+  std::vector<int> batches_;           // batch digit -> value (0 = base)
+  std::vector<DeviceClass> classes_;   // per value of the devices axis (or one)
   int devices_axis_ = -1;
   int variant_axis_ = -1;
   std::uint64_t hw_points_ = 1;
