@@ -5,10 +5,12 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "stackscope/ui/main_window.hpp"
+#include "stackscope/ui/thermal_view.hpp"
 
 using stackscope::ui::MainWindow;
 
@@ -114,13 +116,49 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.openProject(dir.filePath(QStringLiteral("missing.json")), &error));
   }
 
+  // The thermal tab solves the stack off the UI thread, shows the hottest DRAM die first and
+  // every layer on request, and follows edits of the design while it is shown.
+  void thermalTabShowsEveryLayerOfTheStack() {
+    MainWindow w;
+    w.show();
+    QString error;
+    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
+                                          "/presets/projects/deepseek-v3-deepstack.json"),
+                           &error),
+             qPrintable(error));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("views"));
+    auto* view = w.findChild<stackscope::ui::ThermalView*>(QStringLiteral("thermalView"));
+    QVERIFY(tabs && view);
+    QVERIFY(!view->hasSolution());  // nothing is solved while the tab is hidden
+    tabs->setCurrentWidget(view);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasSolution(), 10000);
+    auto* layers = w.findChild<QComboBox*>(QStringLiteral("thermalLayer"));
+    QVERIFY(layers);
+    // logic + 8 x (bond + DRAM) + TIM.
+    QCOMPARE(layers->count(), 18);
+    QCOMPARE(view->currentLayer(), 2);  // dram1, next to the logic die, is the hottest DRAM die
+    const double peak = view->solution()->layers[2].max_C;
+    QVERIFY(peak > 45.0 && peak < 95.0);
+    layers->setCurrentIndex(0);
+    QVERIFY(label(w, "thermalStats")->text().startsWith(QStringLiteral("logic: max")));
+    // More batch -> more power -> a hotter stack, re-solved while the tab is shown.
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    const QString before = label(w, "thermalStats")->text();
+    batch->setValue(batch->value() * 2);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        label(w, "thermalStats")->text() != before &&
+            !label(w, "thermalStats")->text().startsWith(QStringLiteral("Solving")),
+        10000);
+    QVERIFY(view->solution()->layers[0].max_C > 45.0);
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    QCOMPARE(files.size(), 6);
+    QCOMPARE(files.size(), 7);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
   }
 };

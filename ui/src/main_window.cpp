@@ -20,6 +20,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QSvgRenderer>
+#include <QTabWidget>
 #include <QVBoxLayout>
 #include <exception>
 
@@ -30,6 +31,7 @@
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
+#include "stackscope/ui/thermal_view.hpp"
 #include "stackscope/ui/throughput_plot.hpp"
 
 // Resources of a static library are registered by hand (the linker may drop the
@@ -160,7 +162,9 @@ void MainWindow::buildUi() {
   sbox->addWidget(summary_);
   rbox->addWidget(summaryBox);
 
-  auto* charts = new QSplitter(Qt::Horizontal, right);
+  views_ = new QTabWidget(right);
+  views_->setObjectName(QStringLiteral("views"));
+  auto* charts = new QSplitter(Qt::Horizontal, views_);
   charts->setChildrenCollapsible(false);
   chart_ = new BreakdownChart(charts);
   plot_ = new ThroughputPlot(charts);
@@ -168,7 +172,14 @@ void MainWindow::buildUi() {
   charts->addWidget(plot_);
   charts->setStretchFactor(0, 1);
   charts->setStretchFactor(1, 1);
-  rbox->addWidget(charts, 1);
+  views_->addTab(charts, tr("&Performance"));
+  thermal_ = new ThermalView(views_);
+  views_->addTab(thermal_, tr("&Thermal"));
+  views_->setTabToolTip(1, tr("Per-layer temperature maps of the stack (grid solver, off the UI "
+                              "thread)"));
+  // The grid solve (~0.1 s) runs only when its tab is shown.
+  connect(views_, &QTabWidget::currentChanged, this, [this] { refreshThermal(); });
+  rbox->addWidget(views_, 1);
 
   split->addWidget(leftCol);
   split->addWidget(right);
@@ -215,6 +226,8 @@ void MainWindow::evaluateNow() {
     summary_->showIssues(issues);
     chart_->clear();
     plot_->clear();
+    thermal_->clear();
+    thermalStale_ = false;
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
@@ -223,12 +236,20 @@ void MainWindow::evaluateNow() {
     summary_->showResult(design_, *result_);
     chart_->showResult(*result_);
     plot_->showDesign(design_, result_->batch);
+    thermalStale_ = true;
+    refreshThermal();
     statusBar()->showMessage(tr("Evaluated in %1 ms (batch sweep: %2 points)")
                                  .arg(QString::number(evalMs, 'f', 2))
                                  .arg(plot_->pointCount()));
   }
   device_->showDesign(design_);
   updateHeader();
+}
+
+void MainWindow::refreshThermal() {
+  if (!thermalStale_ || !result_ || views_->currentWidget() != thermal_) return;
+  thermalStale_ = false;
+  thermal_->showDesign(design_, *result_);
 }
 
 void MainWindow::updateHeader() {
@@ -327,6 +348,20 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       return {};
     }
     written << path;
+  }
+  // The thermal tab: solve the current design, wait for it, grab.
+  if (result_) {
+    const int was = views_->currentIndex();
+    views_->setCurrentWidget(thermal_);
+    thermal_->waitForIdle();
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("thermal.png"));
+    if (!thermal_->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+    views_->setCurrentIndex(was);
   }
   // The breakdown's absolute scale is a second view of the same widget.
   if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {

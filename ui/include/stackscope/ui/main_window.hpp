@@ -15,6 +15,7 @@
 #include "stackscope/perf/result.hpp"
 
 class QLabel;
+class QTabWidget;
 
 namespace stackscope::ui {
 
@@ -22,6 +23,7 @@ class BreakdownChart;
 class DesignEditor;
 class DevicePanel;
 class SummaryPanel;
+class ThermalView;
 class ThroughputPlot;
 
 class MainWindow : public QMainWindow {
@@ -49,6 +51,7 @@ class MainWindow : public QMainWindow {
   void buildUi();
   void buildMenus();
   void updateHeader();
+  void refreshThermal();
   void openDialog();
   void saveAsDialog();
   void about();
@@ -66,6 +69,9 @@ class MainWindow : public QMainWindow {
   SummaryPanel* summary_ = nullptr;
   BreakdownChart* chart_ = nullptr;
   ThroughputPlot* plot_ = nullptr;
+  QTabWidget* views_ = nullptr;
+  ThermalView* thermal_ = nullptr;
+  bool thermalStale_ = false;  // the thermal tab shows an older design
   QTimer debounce_;
 };
 
