@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `search` and `merge` (issue 5): run the core search engine over a project's
-// search space, stream points to DIR/points.jsonl, write the frontier and a
-// summary atomically, resume a killed run, run one shard of a partition, and
-// merge shard frontiers.
+// `search` and `merge` (issue 5): run the core search engine over a project's search space,
+// stream points to DIR/points.jsonl, write the frontier and a summary atomically, resume a killed
+// run, run one shard of a partition, and merge shard frontiers.
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +13,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "mpi_search.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
@@ -25,8 +25,7 @@ namespace {
 
 std::vector<OptionSpec> search_options() {
   return {
-      {"--strategy", "NAME",
-       "exhaustive (default, or the project's), random or nsga2"},
+      {"--strategy", "NAME", "exhaustive (default, or the project's), random or nsga2"},
       {"--threads", "N", "worker threads (default: all cores)"},
       {"--max-evals", "N", "stop after N evaluations"},
       {"--time-limit", "S", "stop after S seconds"},
@@ -34,136 +33,110 @@ std::vector<OptionSpec> search_options() {
       {"--samples", "N", "points to draw (random strategy)"},
       {"--population", "N", "NSGA-II population (default 64)"},
       {"--generations", "N", "NSGA-II generations (default 50)"},
-      {"--out", "DIR",
-       "write points.jsonl, frontier.json, frontier.csv, summary.json to DIR"},
+      {"--out", "DIR", "write points.jsonl, frontier.json, frontier.csv, summary.json to DIR"},
       {"--resume", "", "continue the search logged in --out DIR"},
       {"--log", "WHAT",
        "points.jsonl holds: frontier (points that entered the frontier when "
-       "found; default) or "
-       "all (every evaluated point)"},
+       "found; default) or all (every evaluated point)"},
       {"--shard", "K/N",
-       "run shard K of N (0 <= K < N), e.g. "
-       "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"},
-      {"--no-bound-pruning", "",
-       "evaluate every feasible point (for checking the pruning)"},
-      {"--json", "",
-       "print space_size, evaluated, pruned, evaluations_per_second, frontier"},
+       "run shard K of N (0 <= K < N), e.g. $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT"},
+      {"--mpi", "",
+       "under mpirun -np N: rank r runs shard r/N, rank 0 gathers and reports the frontier "
+       "(--out DIR: each rank logs to DIR/rank-r)"},
+      {"--no-bound-pruning", "", "evaluate every feasible point (for checking the pruning)"},
+      {"--json", "", "print space_size, evaluated, pruned, evaluations_per_second, frontier"},
       {"--help", "", "show this help"},
   };
 }
 
-search::Shard parse_shard(const std::string &text) {
+search::Shard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos)
-    throw CliError("search: --shard '" + text +
-                   "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
-  const auto n =
-      parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
+    throw CliError("search: --shard '" + text + "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
+  const auto n = parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
   const auto k = parse_int("--shard K", text.substr(0, slash), 0, n - 1);
   return {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n)};
 }
 
-// Streams points to the log and keeps the live progress line. With log_all
-// false only points that enter the sink's own frontier when they arrive are
-// logged: any other point is dominated by a point delivered earlier, which was
-// logged (or, if its unit is redone after a kill, found again), so the resumed
-// frontier is still exact while the log stays small.
+// Streams points to the log and keeps the live progress line. With log_all false only points
+// that enter the sink's own frontier when they arrive are logged: any other point is dominated
+// by a point delivered earlier, which was logged (or, if its unit is redone after a kill,
+// found again), so the resumed frontier is still exact while the log stays small.
 class CliSink final : public search::ResultSink {
-public:
-  CliSink(io::SearchLog *log, bool log_all,
-          std::span<const search::Objective> objectives, bool tty,
-          std::ostream &err)
+ public:
+  CliSink(io::SearchLog* log, bool log_all, std::span<const search::Objective> objectives, bool tty,
+          std::ostream& err)
       : log_(log), log_all_(log_all), seen_(objectives), tty_(tty), err_(err) {}
   void on_batch(std::span<const search::PointRecord> points) override {
-    if (!log_)
-      return;
+    if (!log_) return;
     if (log_all_) {
       log_->append(points);
       return;
     }
     keep_.clear();
-    for (const auto &p : points)
-      if (seen_.insert(p))
-        keep_.push_back(p);
-    if (!keep_.empty())
-      log_->append(keep_);
+    for (const auto& p : points)
+      if (seen_.insert(p)) keep_.push_back(p);
+    if (!keep_.empty()) log_->append(keep_);
   }
-  void on_unit_done(std::uint64_t unit, const search::UnitStats &s) override {
-    if (log_)
-      log_->unit_done(unit,
-                      {s.evaluated, s.pruned, s.pruned_bound, s.infeasible});
+  void on_unit_done(std::uint64_t unit, const search::UnitStats& s) override {
+    if (log_) log_->unit_done(unit, {s.evaluated, s.pruned, s.pruned_bound, s.infeasible});
   }
-  void on_progress(const search::Progress &p) override {
-    if (!tty_)
-      return;
+  void on_progress(const search::Progress& p) override {
+    if (!tty_) return;
     const double total = search::to_double(p.total);
     const double done = static_cast<double>(p.evaluated + p.pruned + p.resumed);
     char line[200];
     std::snprintf(line, sizeof line,
-                  "\r  %5.1f %%  evaluated %llu  pruned %llu  %s pts/s  ETA %s "
-                  " frontier %zu   ",
+                  "\r  %5.1f %%  evaluated %llu  pruned %llu  %s pts/s  ETA %s  frontier %zu   ",
                   total > 0 ? 100.0 * done / total : 0.0,
                   static_cast<unsigned long long>(p.evaluated),
-                  static_cast<unsigned long long>(p.pruned),
-                  readable(p.rate_per_s).c_str(),
-                  p.eta_s > 0 ? (readable(p.eta_s) + " s").c_str() : "-",
-                  p.frontier);
+                  static_cast<unsigned long long>(p.pruned), readable(p.rate_per_s).c_str(),
+                  p.eta_s > 0 ? (readable(p.eta_s) + " s").c_str() : "-", p.frontier);
     err_ << line << std::flush;
     shown_ = true;
   }
   void end_line() {
-    if (shown_)
-      err_ << "\n";
+    if (shown_) err_ << "\n";
   }
 
-private:
-  io::SearchLog *log_;
+ private:
+  io::SearchLog* log_;
   bool log_all_;
   search::Archive seen_;
   std::vector<search::PointRecord> keep_;
   bool tty_;
-  std::ostream &err_;
+  std::ostream& err_;
   bool shown_ = false;
 };
 
-std::string plan_cell(const search::CompiledSpace &space,
-                      const search::PointRecord &p) {
+std::string plan_cell(const search::CompiledSpace& space, const search::PointRecord& p) {
   const auto d = space.decode(p.id);
-  const auto &pl = d.parallel;
+  const auto& pl = d.parallel;
   std::string s = "tp" + std::to_string(pl.tp);
-  if (pl.pp > 1)
-    s += " pp" + std::to_string(pl.pp);
-  if (pl.ep > 1)
-    s += " ep" + std::to_string(pl.ep);
-  if (pl.dp > 1)
-    s += " dp" + std::to_string(pl.dp);
-  if (pl.cp > 1)
-    s += " cp" + std::to_string(pl.cp);
-  if (pl.sequence_parallel)
-    s += " sp";
+  if (pl.pp > 1) s += " pp" + std::to_string(pl.pp);
+  if (pl.ep > 1) s += " ep" + std::to_string(pl.ep);
+  if (pl.dp > 1) s += " dp" + std::to_string(pl.dp);
+  if (pl.cp > 1) s += " cp" + std::to_string(pl.cp);
+  if (pl.sequence_parallel) s += " sp";
   return s;
 }
 
-void print_frontier(const search::CompiledSpace &space,
-                    const search::Archive &a, std::ostream &out) {
+void print_frontier(const search::CompiledSpace& space, const search::Archive& a,
+                    std::ostream& out) {
   std::vector<std::string> head = {"#"};
   std::string align = "r";
-  // One column per hardware axis (the knob's last name part), then the
-  // schedule.
-  for (const auto &axis : space.space().hardware) {
-    if (axis.knob == "devices")
-      continue; // the devices column below
+  // One column per hardware axis (the knob's last name part), then the schedule.
+  for (const auto& axis : space.space().hardware) {
+    if (axis.knob == "devices") continue;  // the devices column below
     const auto dot = axis.knob.rfind('.');
-    head.push_back(dot == std::string::npos ? axis.knob
-                                            : axis.knob.substr(dot + 1));
+    head.push_back(dot == std::string::npos ? axis.knob : axis.knob.substr(dot + 1));
     align += 'r';
   }
   head.insert(head.end(), {"devices", "plan", "batch"});
   align += "rlr";
-  for (const auto &o : a.objectives()) {
-    head.emplace_back(
-        std::string(search::to_string(o.metric)) +
-        (o.direction == search::Direction::maximize ? " (max)" : " (min)"));
+  for (const auto& o : a.objectives()) {
+    head.emplace_back(std::string(search::to_string(o.metric)) +
+                      (o.direction == search::Direction::maximize ? " (max)" : " (min)"));
     align += 'r';
   }
   head.insert(head.end(), {"TPOT ms", "W/device"});
@@ -172,23 +145,21 @@ void print_frontier(const search::CompiledSpace &space,
   const auto pts = a.sorted();
   constexpr std::size_t kShown = 30;
   for (std::size_t i = 0; i < pts.size() && i < kShown; ++i) {
-    const auto &p = pts[i];
+    const auto& p = pts[i];
     std::vector<std::string> row = {std::to_string(i + 1)};
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t k = 0; k < values.size(); ++k) {
-      if (space.space().hardware[k].knob == "devices")
-        continue;
+      if (space.space().hardware[k].knob == "devices") continue;
       if (space.space().hardware[k].knob == "variant") {
-        row.push_back(
-            space.space().variants[static_cast<std::size_t>(values[k])].name);
+        row.push_back(space.space().variants[static_cast<std::size_t>(values[k])].name);
         continue;
       }
       char buf[32];
       std::snprintf(buf, sizeof buf, "%g", values[k]);
       row.emplace_back(buf);
     }
-    row.insert(row.end(), {std::to_string(p.devices), plan_cell(space, p),
-                           std::to_string(p.batch)});
+    row.insert(row.end(),
+               {std::to_string(p.devices), plan_cell(space, p), std::to_string(p.batch)});
     for (int k = 0; k < p.n_objectives; ++k)
       row.push_back(readable(p.objectives[static_cast<std::size_t>(k)]));
     row.push_back(fixed(p.tpot_s * 1e3, 3));
@@ -200,19 +171,204 @@ void print_frontier(const search::CompiledSpace &space,
     out << "  (" << pts.size() - kShown << " more points in frontier.json)\n";
 }
 
-int run_search(std::span<const std::string> args, Context &ctx) {
+// The exception being handled as "error: ..." lines and an exit code, as run() does (for the
+// MPI path, where a rank must report before the job ends).
+struct ErrorReport {
+  std::vector<std::string> lines;
+  int code = kExitBadInput;
+};
+ErrorReport current_error() {
+  try {
+    throw;
+  } catch (const CliError& e) {
+    return {e.lines()};
+  } catch (const ConfigError& e) {
+    ErrorReport r;
+    for (const auto& issue : e.issues()) r.lines.push_back(format_issue(issue));
+    if (r.lines.empty()) r.lines.emplace_back(e.what());
+    return r;
+  } catch (const std::filesystem::filesystem_error& e) {
+    return {{e.what()}};
+  } catch (const std::exception& e) {
+    return {{std::string("internal: ") + e.what()}, kExitInternal};
+  } catch (...) {
+    return {{"internal: unknown exception"}, kExitInternal};
+  }
+}
+
+// The points log of one run (or one rank) and what a resumed run had finished.
+struct LogState {
+  std::optional<io::SearchLog> log;
+  io::ResumeState resumed;
+};
+
+// Creates DIR/points.jsonl, or reopens it with --resume and seeds `opt` with the finished units
+// and frontier. `who` prefixes the resume message ("" or "rank 1: ").
+LogState open_log(const std::filesystem::path& dir, const std::string& fingerprint,
+                  std::span<const search::Objective> objectives, search::RunOptions& opt,
+                  bool resume, const std::string& who, std::ostream& err) {
+  const char* strategy = opt.strategy == search::Strategy::random  ? "random"
+                         : opt.strategy == search::Strategy::nsga2 ? "nsga2"
+                                                                   : "exhaustive";
+  const io::SearchLogHeader header{fingerprint,
+                                   strategy,
+                                   opt.strategy == search::Strategy::random ? opt.seed : 0,
+                                   opt.strategy == search::Strategy::random ? opt.samples : 0,
+                                   opt.shard.index,
+                                   opt.shard.count};
+  LogState s;
+  if (!resume) {
+    s.log.emplace(io::SearchLog::create(dir, header));
+    return s;
+  }
+  s.log.emplace(io::SearchLog::resume(dir, header, objectives, s.resumed));
+  opt.resume_below = s.resumed.done_below;
+  const auto seed = s.resumed.archive.sorted();
+  opt.seed_points.assign(seed.begin(), seed.end());
+  // One write per line: under mpirun the ranks share stderr.
+  std::string line = who + "resuming: " + std::to_string(s.resumed.done_below) +
+                     " finished work units, " + std::to_string(s.resumed.archive.size()) +
+                     " frontier points";
+  if (s.resumed.dropped_points)
+    line += "; " + std::to_string(s.resumed.dropped_points) +
+            " points of unfinished units re-evaluated";
+  err << line + "\n" << std::flush;
+  return s;
+}
+
+// Runs the search (of one shard) and adds the counters of the resumed, earlier part.
+search::Summary execute(const search::CompiledSpace& space, const search::RunOptions& opt,
+                        LogState& state, bool log_all, bool tty, std::ostream& err) {
+  CliSink sink(state.log ? &*state.log : nullptr, log_all, space.space().objectives, tty, err);
+  search::Summary sum = search::run(space, opt, sink);
+  sink.end_line();
+  if (state.log) state.log->flush_watermark();
+  const auto& r = state.resumed.totals;
+  sum.progress.evaluated += r.evaluated;
+  sum.progress.pruned += r.pruned;
+  sum.progress.pruned_bound += r.pruned_bound;
+  sum.progress.infeasible += r.infeasible;
+  return sum;
+}
+
+void write_results(const std::filesystem::path& dir, const search::CompiledSpace& space,
+                   const search::Summary& sum, const std::string& fingerprint) {
+  io::save_text_atomic(dir / "frontier.json",
+                       io::frontier_to_json(space, sum.archive, fingerprint));
+  io::save_text_atomic(dir / "frontier.csv", io::frontier_to_csv(space, sum.archive));
+  io::save_text_atomic(dir / "summary.json", io::summary_to_json(space, sum));
+}
+
+// The report on stdout (table or --json). `ranks` > 0 for an MPI run over that many ranks.
+void report(const search::CompiledSpace& space, const search::Summary& sum,
+            const search::Shard& shard, const std::string& fingerprint, bool json,
+            const std::optional<std::string>& out_dir, int ranks, std::ostream& out) {
+  const auto& p = sum.progress;
+  const double rate = p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
+  if (json) {
+    auto j = nlohmann::ordered_json::object();
+    j["space_size"] = search::to_string(sum.space_size);
+    j["points_in_run"] = search::to_string(p.total);
+    j["evaluated"] = p.evaluated;
+    j["pruned"] = p.pruned;
+    j["pruned_by_bound"] = p.pruned_bound;
+    j["infeasible"] = p.infeasible;
+    j["evaluations_per_second"] = rate;
+    j["elapsed_s"] = p.elapsed_s;
+    j["complete"] = sum.complete;
+    j["frontier"] = nlohmann::ordered_json::parse(
+        io::frontier_to_json(space, sum.archive, fingerprint))["points"];
+    out << j.dump(2) << "\n";
+    return;
+  }
+  out << "space        " << search::to_string(sum.space_size) << " points ("
+      << space.hardware_points() << " hardware points)";
+  if (shard.count > 1)
+    out << "; shard " << shard.index << "/" << shard.count << ": " << search::to_string(p.total)
+        << " points";
+  if (ranks > 0)
+    out << "\nranks        " << ranks << " MPI ranks (rank r ran shard r/" << ranks << ")";
+  out << "\nevaluated    " << p.evaluated << " (" << p.infeasible
+      << " infeasible or outside the constraints)\n"
+      << "pruned       " << p.pruned << " (" << p.pruned_bound << " by optimistic bounds)\n"
+      << "time         " << fixed(p.elapsed_s, 2) << " s, " << readable(rate) << " evaluations/s\n"
+      << "status       "
+      << (sum.complete       ? "complete: the frontier is exact"
+          : sum.stopped      ? "stopped"
+          : sum.time_limited ? "time limit reached (resume with --resume)"
+                             : "evaluation limit reached")
+      << "\n\nfrontier (" << sum.archive.size() << " points)\n";
+  print_frontier(space, sum.archive, out);
+  if (out_dir) {
+    out << "\nwritten to " << *out_dir << "/ (frontier.json, frontier.csv, summary.json, "
+        << (ranks > 0 ? "rank-*/points.jsonl" : "points.jsonl") << ")\n";
+  }
+}
+
+// `search --mpi`: rank r of N runs shard r/N (logging to DIR/rank-r), rank 0 gathers the
+// counters and frontiers and reports like a single-process run. Set-up failures (a log
+// directory that exists, a missing one on --resume) end every rank with exit 2 after one
+// collective check; a failure during or after the search ends the job with MPI_Abort.
+int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
+                   const std::string& fingerprint, bool resume, bool log_all, bool json,
+                   const std::optional<std::string>& out_dir, Context& ctx) {
+  mpi::World world;
+  const std::string who = "rank " + std::to_string(world.rank()) + ": ";
+  opt.shard = {static_cast<std::uint64_t>(world.rank()), static_cast<std::uint64_t>(world.size())};
+  LogState state;
+  std::optional<ErrorReport> setup_error;
+  try {
+    if (out_dir) {
+      const auto dir = std::filesystem::path(*out_dir) / ("rank-" + std::to_string(world.rank()));
+      state = open_log(dir, fingerprint, space.space().objectives, opt, resume, who, ctx.err);
+    }
+  } catch (...) {
+    setup_error = current_error();
+  }
+  if (!world.all_ok(!setup_error)) {
+    if (setup_error)
+      for (const auto& line : setup_error->lines) ctx.err << "error: " + who + line + "\n";
+    return setup_error ? setup_error->code : kExitBadInput;
+  }
+  try {
+    const bool tty = world.rank() == 0 && ::isatty(STDERR_FILENO) == 1 && !json;
+    const search::Summary mine = execute(space, opt, state, log_all, tty, ctx.err);
+    state.log.reset();  // close the rank's log before reporting
+    const auto all = world.gather(mine, space.space().objectives);
+    if (!all) return kExitOk;  // only rank 0 reports
+    if (out_dir) write_results(*out_dir, space, *all, fingerprint);
+    report(space, *all, {}, fingerprint, json, out_dir, world.size(), ctx.out);
+    ctx.out.flush();
+  } catch (...) {
+    const ErrorReport e = current_error();
+    for (const auto& line : e.lines) ctx.err << "error: " + who + line + "\n";
+    ctx.err.flush();
+    world.abort(e.code);
+  }
+  return kExitOk;
+}
+
+int run_search(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = search_options();
   const ParsedArgs a = parse_args("search", args, options, 1);
   if (a.has("--help") || a.positional.empty()) {
     if (!a.has("--help"))
-      throw CliError("search: missing PROJECT.json (a project with a "
-                     "\"search\" section) or a search preset "
-                     "id");
+      throw CliError(
+          "search: missing PROJECT.json (a project with a \"search\" section) or a search preset "
+          "id");
     print_command_help(make_search_command(), ctx.out);
     return kExitOk;
   }
-  io::SearchProject sp =
-      io::resolve_search_project(a.positional.front(), ctx.presets);
+  const bool use_mpi = a.has("--mpi");
+  if (use_mpi && a.has("--shard"))
+    throw CliError(
+        "search: --mpi and --shard exclude each other (--mpi runs shard r/N on rank r of "
+        "mpirun -np N; --shard K/N is for separate processes, e.g. Slurm job arrays)");
+  if (use_mpi && !mpi::available())
+    throw CliError(
+        "search: --mpi: this build has no MPI support; install libopenmpi-dev and rebuild "
+        "(or run shards with --shard K/N and combine them with `stackscope-cli merge`)");
+  io::SearchProject sp = io::resolve_search_project(a.positional.front(), ctx.presets);
   search::RunOptions opt = sp.run;
   opt.threads = 0;
   if (auto v = a.get("--strategy")) {
@@ -229,147 +385,56 @@ int run_search(std::span<const std::string> args, Context &ctx) {
   if (auto v = a.get("--threads"))
     opt.threads = static_cast<int>(parse_int("--threads", *v, 1, 1024));
   if (auto v = a.get("--max-evals"))
-    opt.max_evals =
-        static_cast<std::uint64_t>(parse_int("--max-evals", *v, 1, INT64_MAX));
+    opt.max_evals = static_cast<std::uint64_t>(parse_int("--max-evals", *v, 1, INT64_MAX));
   if (auto v = a.get("--time-limit"))
     opt.time_limit_s = parse_double("--time-limit", *v, 1e-3, 1e9);
   if (auto v = a.get("--seed"))
-    opt.seed =
-        static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
+    opt.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
   if (auto v = a.get("--samples"))
-    opt.samples =
-        static_cast<std::uint64_t>(parse_int("--samples", *v, 1, INT64_MAX));
+    opt.samples = static_cast<std::uint64_t>(parse_int("--samples", *v, 1, INT64_MAX));
   if (auto v = a.get("--population"))
-    opt.population =
-        static_cast<std::size_t>(parse_int("--population", *v, 2, 1'000'000));
+    opt.population = static_cast<std::size_t>(parse_int("--population", *v, 2, 1'000'000));
   if (auto v = a.get("--generations"))
-    opt.generations =
-        static_cast<std::size_t>(parse_int("--generations", *v, 1, 1'000'000));
-  if (auto v = a.get("--shard"))
-    opt.shard = parse_shard(*v);
+    opt.generations = static_cast<std::size_t>(parse_int("--generations", *v, 1, 1'000'000));
+  if (auto v = a.get("--shard")) opt.shard = parse_shard(*v);
   if (opt.strategy == search::Strategy::nsga2 && opt.shard.count > 1)
-    throw CliError("search: --shard does not apply to --strategy nsga2 (use "
-                   "exhaustive or random)");
+    throw CliError("search: --shard does not apply to --strategy nsga2 (use exhaustive or random)");
+  if (opt.strategy == search::Strategy::nsga2 && use_mpi)
+    throw CliError("search: --mpi does not apply to --strategy nsga2 (use exhaustive or random)");
   if (opt.strategy == search::Strategy::nsga2 && a.has("--resume"))
-    throw CliError("search: --resume applies to exhaustive and random "
-                   "searches, not nsga2");
-  if (a.has("--no-bound-pruning"))
-    opt.prune_bounds = false;
+    throw CliError("search: --resume applies to exhaustive and random searches, not nsga2");
+  if (a.has("--no-bound-pruning")) opt.prune_bounds = false;
   const bool resume = a.has("--resume");
   bool log_all = false;
   if (auto v = a.get("--log")) {
     if (*v == "all")
       log_all = true;
     else if (*v != "frontier")
-      throw CliError("search: unknown --log '" + *v +
-                     "' (allowed: frontier, all)");
+      throw CliError("search: unknown --log '" + *v + "' (allowed: frontier, all)");
   }
+  const bool json = a.has("--json");
   const auto out_dir = a.get("--out");
   if (resume && !out_dir)
     throw CliError("search: --resume needs --out DIR (the search to continue)");
 
+  // Every rank checks the space before MPI starts, so bad input never meets a collective.
   const search::CompiledSpace space(std::move(sp.space));
+  if (use_mpi)
+    return run_search_mpi(space, opt, sp.fingerprint, resume, log_all, json, out_dir, ctx);
 
-  std::optional<io::SearchLog> log;
-  io::ResumeState resumed;
-  if (out_dir) {
-    const char *strategy = opt.strategy == search::Strategy::random ? "random"
-                           : opt.strategy == search::Strategy::nsga2
-                               ? "nsga2"
-                               : "exhaustive";
-    const io::SearchLogHeader header{
-        sp.fingerprint,
-        strategy,
-        opt.strategy == search::Strategy::random ? opt.seed : 0,
-        opt.strategy == search::Strategy::random ? opt.samples : 0,
-        opt.shard.index,
-        opt.shard.count};
-    if (resume) {
-      log.emplace(io::SearchLog::resume(*out_dir, header,
-                                        space.space().objectives, resumed));
-      opt.resume_below = resumed.done_below;
-      const auto seed = resumed.archive.sorted();
-      opt.seed_points.assign(seed.begin(), seed.end());
-      ctx.err << "resuming: " << resumed.done_below << " finished work units, "
-              << resumed.archive.size() << " frontier points";
-      if (resumed.dropped_points)
-        ctx.err << "; " << resumed.dropped_points
-                << " points of unfinished units re-evaluated";
-      ctx.err << "\n";
-    } else {
-      log.emplace(io::SearchLog::create(*out_dir, header));
-    }
-  }
-
-  const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
-  CliSink sink(log ? &*log : nullptr, log_all, space.space().objectives, tty,
-               ctx.err);
-  search::Summary sum = search::run(space, opt, sink);
-  sink.end_line();
-  if (log)
-    log->flush_watermark();
-  // Counters of the earlier, resumed part.
-  sum.progress.evaluated += resumed.totals.evaluated;
-  sum.progress.pruned += resumed.totals.pruned;
-  sum.progress.pruned_bound += resumed.totals.pruned_bound;
-  sum.progress.infeasible += resumed.totals.infeasible;
-
-  if (out_dir) {
-    const std::filesystem::path dir = *out_dir;
-    io::save_text_atomic(
-        dir / "frontier.json",
-        io::frontier_to_json(space, sum.archive, sp.fingerprint));
-    io::save_text_atomic(dir / "frontier.csv",
-                         io::frontier_to_csv(space, sum.archive));
-    io::save_text_atomic(dir / "summary.json", io::summary_to_json(space, sum));
-  }
-  const auto &p = sum.progress;
-  const double rate =
-      p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
-  if (a.has("--json")) {
-    auto j = nlohmann::ordered_json::object();
-    j["space_size"] = search::to_string(sum.space_size);
-    j["points_in_run"] = search::to_string(p.total);
-    j["evaluated"] = p.evaluated;
-    j["pruned"] = p.pruned;
-    j["pruned_by_bound"] = p.pruned_bound;
-    j["infeasible"] = p.infeasible;
-    j["evaluations_per_second"] = rate;
-    j["elapsed_s"] = p.elapsed_s;
-    j["complete"] = sum.complete;
-    j["frontier"] = nlohmann::ordered_json::parse(
-        io::frontier_to_json(space, sum.archive, sp.fingerprint))["points"];
-    ctx.out << j.dump(2) << "\n";
-    return kExitOk;
-  }
-  ctx.out << "space        " << search::to_string(sum.space_size) << " points ("
-          << space.hardware_points() << " hardware points)";
-  if (opt.shard.count > 1)
-    ctx.out << "; shard " << opt.shard.index << "/" << opt.shard.count << ": "
-            << search::to_string(p.total) << " points";
-  ctx.out << "\nevaluated    " << p.evaluated << " (" << p.infeasible
-          << " infeasible or outside the constraints)\n"
-          << "pruned       " << p.pruned << " (" << p.pruned_bound
-          << " by optimistic bounds)\n"
-          << "time         " << fixed(p.elapsed_s, 2) << " s, "
-          << readable(rate) << " evaluations/s\n"
-          << "status       "
-          << (sum.complete       ? "complete: the frontier is exact"
-              : sum.stopped      ? "stopped"
-              : sum.time_limited ? "time limit reached (resume with --resume)"
-                                 : "evaluation limit reached")
-          << "\n\nfrontier (" << sum.archive.size() << " points)\n";
-  print_frontier(space, sum.archive, ctx.out);
+  LogState state;
   if (out_dir)
-    ctx.out << "\nwritten to " << *out_dir
-            << "/ (frontier.json, frontier.csv, summary.json, points.jsonl)\n";
+    state = open_log(*out_dir, sp.fingerprint, space.space().objectives, opt, resume, "", ctx.err);
+  const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
+  const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err);
+  if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);
+  report(space, sum, opt.shard, sp.fingerprint, json, out_dir, 0, ctx.out);
   return kExitOk;
 }
 
-int run_merge(std::span<const std::string> args, Context &ctx) {
+int run_merge(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = {
-      {"--out", "DIR",
-       "write the merged frontier.json and frontier.csv to DIR"},
+      {"--out", "DIR", "write the merged frontier.json and frontier.csv to DIR"},
       {"--json", "", "print the merged frontier as JSON"},
       {"--help", "", "show this help"}};
   const ParsedArgs a = parse_args("merge", args, options, 1000);
@@ -377,14 +442,12 @@ int run_merge(std::span<const std::string> args, Context &ctx) {
     print_command_help(make_merge_command(), ctx.out);
     return kExitOk;
   }
-  if (a.positional.empty())
-    throw CliError("merge: name one or more search output directories");
+  if (a.positional.empty()) throw CliError("merge: name one or more search output directories");
   std::vector<std::filesystem::path> files;
-  for (const auto &d : a.positional) {
+  for (const auto& d : a.positional) {
     std::filesystem::path f = d;
     std::error_code ec;
-    if (std::filesystem::is_directory(f, ec))
-      f /= "frontier.json";
+    if (std::filesystem::is_directory(f, ec)) f /= "frontier.json";
     if (!std::filesystem::is_regular_file(f, ec))
       throw CliError("merge: '" + d +
                      "' has no frontier.json (allowed: directories written by "
@@ -401,46 +464,41 @@ int run_merge(std::span<const std::string> args, Context &ctx) {
     ctx.out << m.json;
     return kExitOk;
   }
-  ctx.out << "merged " << m.shards << " frontiers: " << m.archive.size()
-          << " points\n";
+  ctx.out << "merged " << m.shards << " frontiers: " << m.archive.size() << " points\n";
   Table t({"hw", "inner", "devices", "batch", "objectives"}, "rrrrl");
-  for (const auto &p : m.archive.sorted()) {
+  for (const auto& p : m.archive.sorted()) {
     std::string o;
     for (int k = 0; k < p.n_objectives; ++k)
-      o +=
-          (k ? ", " : "") + readable(p.objectives[static_cast<std::size_t>(k)]);
-    t.row({std::to_string(p.id.hw), std::to_string(p.id.inner),
-           std::to_string(p.devices), std::to_string(p.batch), o});
+      o += (k ? ", " : "") + readable(p.objectives[static_cast<std::size_t>(k)]);
+    t.row({std::to_string(p.id.hw), std::to_string(p.id.inner), std::to_string(p.devices),
+           std::to_string(p.batch), o});
   }
   ctx.out << t.str();
   return kExitOk;
 }
 
-} // namespace
+}  // namespace
 
 Command make_search_command() {
   Command c;
   c.name = "search";
-  c.synopsis = "search (PROJECT.json | SEARCH-PRESET) [--strategy "
-               "exhaustive|random|nsga2] [--threads N] "
-               "[--max-evals N] "
-               "[--time-limit S] [--out DIR] [--resume] [--shard K/N] [--json]";
+  c.synopsis =
+      "search (PROJECT.json | SEARCH-PRESET) [--strategy exhaustive|random|nsga2] [--threads N] "
+      "[--max-evals N] "
+      "[--time-limit S] [--out DIR] [--resume] [--shard K/N | --mpi] [--json]";
   c.summary = "design-space search with an exact Pareto frontier";
-  c.description = "Searches the project's \"search\" space (hardware axes "
-                  "outer, parallelism/batch/overlap\n"
-                  "inner) on all cores, pruning infeasible points and "
-                  "subspaces whose optimistic bound is\n"
-                  "dominated by the current frontier (never a true Pareto "
-                  "point). With --out DIR every\n"
-                  "evaluated point is appended to DIR/points.jsonl as it is "
-                  "found, and the frontier\n"
-                  "(frontier.json with loadable designs, frontier.csv) and "
-                  "summary.json are written\n"
-                  "atomically at the end; a killed run continues with "
-                  "--resume. --shard K/N runs a\n"
-                  "deterministic 1/N of the hardware points (Slurm: --shard\n"
-                  "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); `merge` "
-                  "combines the shard frontiers.";
+  c.description =
+      "Searches the project's \"search\" space (hardware axes outer, parallelism/batch/overlap\n"
+      "inner) on all cores, pruning infeasible points and subspaces whose optimistic bound is\n"
+      "dominated by the current frontier (never a true Pareto point). With --out DIR every\n"
+      "evaluated point is appended to DIR/points.jsonl as it is found, and the frontier\n"
+      "(frontier.json with loadable designs, frontier.csv) and summary.json are written\n"
+      "atomically at the end; a killed run continues with --resume. --shard K/N runs a\n"
+      "deterministic 1/N of the hardware points (Slurm: --shard\n"
+      "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); `merge` combines the shard frontiers.\n"
+      "Under `mpirun -np N ... --mpi`, rank r runs shard r/N with --threads threads (budgets\n"
+      "apply per rank), logs to DIR/rank-r/points.jsonl (resumed per rank), and rank 0\n"
+      "gathers the ranks' frontiers and prints and writes what a single-process run would.";
   c.options = search_options();
   c.run = run_search;
   return c;
@@ -451,10 +509,9 @@ Command make_merge_command() {
   c.name = "merge";
   c.synopsis = "merge DIR... [--out DIR] [--json]";
   c.summary = "merge the frontiers of search shards into the exact frontier";
-  c.description = "Reads DIR/frontier.json of each shard (or frontier.json "
-                  "files), checks they come from the\n"
-                  "same search, and prints the frontier of their union (= the "
-                  "single-run frontier).";
+  c.description =
+      "Reads DIR/frontier.json of each shard (or frontier.json files), checks they come from the\n"
+      "same search, and prints the frontier of their union (= the single-run frontier).";
   c.options = {{"--out", "DIR", "write the merged frontier.json to DIR"},
                {"--json", "", "print the merged frontier.json"},
                {"--help", "", "show this help"}};
@@ -462,4 +519,4 @@ Command make_merge_command() {
   return c;
 }
 
-} // namespace stackscope::cli
+}  // namespace stackscope::cli
