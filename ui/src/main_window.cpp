@@ -21,6 +21,7 @@
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTabWidget>
+#include <QThread>
 #include <QVBoxLayout>
 #include <exception>
 
@@ -30,6 +31,7 @@
 #include "stackscope/ui/breakdown_chart.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 #include "stackscope/ui/throughput_plot.hpp"
@@ -177,6 +179,14 @@ void MainWindow::buildUi() {
   views_->addTab(thermal_, tr("&Thermal"));
   views_->setTabToolTip(1, tr("Per-layer temperature maps of the stack (grid solver, off the UI "
                               "thread)"));
+  search_ = new SearchPanel(*presets_, views_);
+  views_->addTab(search_, tr("&Search"));
+  views_->setTabToolTip(2, tr("Search a design space on all cores and watch the Pareto frontier "
+                              "grow; click a point to load it"));
+  connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
+    setDesign(d);
+    statusBar()->showMessage(tr("Loaded a design from the search frontier into the editor"));
+  });
   // The grid solve (~0.1 s) runs only when its tab is shown.
   connect(views_, &QTabWidget::currentChanged, this, [this] { refreshThermal(); });
   rbox->addWidget(views_, 1);
@@ -357,6 +367,30 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
     const QString path = QDir(dir).filePath(QStringLiteral("thermal.png"));
     if (!thermal_->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+    views_->setCurrentIndex(was);
+  }
+  // The search tab with a finished search (a small preset unless one already ran).
+  {
+    const int was = views_->currentIndex();
+    views_->setCurrentWidget(search_);
+    if (search_->pointCount() == 0 && !search_->running()) {
+      QString err;
+      if (search_->start(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &err)) {
+        QElapsedTimer t;
+        t.start();
+        while (search_->running() && t.elapsed() < 60000) {
+          QApplication::processEvents(QEventLoop::AllEvents, 50);
+          QThread::msleep(10);
+        }
+      }
+    }
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("search.png"));
+    if (!search_->grab().save(path)) {
       if (error) *error = tr("cannot write %1").arg(path);
       return {};
     }

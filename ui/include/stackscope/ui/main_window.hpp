@@ -23,6 +23,7 @@ class BreakdownChart;
 class DesignEditor;
 class DevicePanel;
 class SummaryPanel;
+class SearchPanel;
 class ThermalView;
 class ThroughputPlot;
 
@@ -71,6 +72,7 @@ class MainWindow : public QMainWindow {
   ThroughputPlot* plot_ = nullptr;
   QTabWidget* views_ = nullptr;
   ThermalView* thermal_ = nullptr;
+  SearchPanel* search_ = nullptr;
   bool thermalStale_ = false;  // the thermal tab shows an older design
   QTimer debounce_;
 };

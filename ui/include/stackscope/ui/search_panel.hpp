@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Search panel (issue 6, deliverables 3 and 4): pick a search preset, Run / Stop, a progress bar
+// with rate and ETA, and the live Pareto view (QCustomPlot): any two objectives or metrics on the
+// axes (log scale when the data spans decades), every evaluated point faint, the frontier
+// highlighted and connected, points coloured by device count, a tooltip with the design's key
+// parameters on hover and a click that loads the design. The search runs on the core engine
+// (its own worker threads) started from a dedicated QThreadPool; results cross to the UI thread
+// as value batches drained every 100 ms, so the event loop never waits for the engine.
+#include <QPointF>
+#include <QThreadPool>
+#include <QTimer>
+#include <QWidget>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <vector>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/search/archive.hpp"
+#include "stackscope/search/engine.hpp"
+#include "stackscope/search/space.hpp"
+
+class QComboBox;
+class QCPCurve;
+class QCPGraph;
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace stackscope::ui {
+
+class SearchPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SearchPanel(const io::PresetRegistry& presets, QWidget* parent = nullptr);
+  ~SearchPanel() override;
+
+  // Starts a search of the preset `id` (one of presets.list(search)); false + reason if the
+  // space does not compile. `threads` 0 = all cores; `max_evals` 0 = no limit.
+  bool start(const QString& id, QString* error, int threads = 0, std::uint64_t max_evals = 0);
+  void stop();  // returns at once; the run ends within ~100 ms
+  bool running() const { return running_; }
+  // Points shown so far, and the current frontier (UI-side copies).
+  std::size_t pointCount() const { return points_.size(); }
+  const search::Archive& frontier() const { return frontier_; }
+  const search::Progress& progress() const { return progress_; }
+  // Loads frontier point `i` (sorted order) as if clicked.
+  void choose(std::size_t i);
+  QCustomPlot* plot() const { return plot_; }
+
+ signals:
+  void designChosen(const stackscope::perf::Design& design);
+  void finished();
+
+ private:
+  // Filled by the engine's sink on worker threads; drained on the UI thread.
+  struct Inbox {
+    std::mutex mutex;
+    std::vector<search::PointRecord> points;
+    search::Progress progress;
+    bool done = false;
+    search::Summary summary;
+    QString error;
+  };
+  void drain();
+  void replot();
+  void update_plot();
+  void setAxesChoices();
+  double axisValue(const search::PointRecord& p, int choice) const;
+  void hover(QMouseEvent* e);
+  void click(QMouseEvent* e);
+  const search::PointRecord* nearest(const QPoint& px) const;
+  QString describe(const search::PointRecord& p) const;
+
+  const io::PresetRegistry& presets_;
+  QComboBox* preset_ = nullptr;
+  QPushButton* run_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QProgressBar* bar_ = nullptr;
+  QLabel* status_ = nullptr;
+  QComboBox* xAxis_ = nullptr;
+  QComboBox* yAxis_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+  QTimer drainTimer_;
+  QThreadPool pool_;  // the engine's runner thread; the engine starts its own workers
+  std::shared_ptr<Inbox> inbox_;
+  std::stop_source stopSource_;
+  std::shared_ptr<const search::CompiledSpace> space_;
+  std::vector<search::PointRecord> points_;  // shown points (capped)
+  search::Archive frontier_;
+  search::Progress progress_;
+  bool running_ = false;
+  bool dirty_ = false;
+  std::map<int, QCPGraph*> cloud_;  // faint points per device count
+  QCPCurve* front_ = nullptr;
+  std::size_t plotted_ = 0;  // points_ already in the cloud graphs
+  QPointF lo_, hi_;          // data extent on the current axes
+};
+
+}  // namespace stackscope::ui

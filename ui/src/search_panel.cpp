@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/ui/search_panel.hpp"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "stackscope/common/issue.hpp"
+#include "stackscope/io/search.hpp"
+#include "stackscope/ui/format.hpp"
+
+namespace stackscope::ui {
+namespace {
+
+// Points kept for the faint cloud; the frontier is always complete.
+constexpr std::size_t kMaxShown = 100000;
+constexpr int kDrainMs = 100;
+
+// Axis choices beyond the space's objectives (value, label with unit).
+enum Extra { kStps, kUtps, kTpotMs, kTtftS, kEnergy, kPower, kDramC, kDevices, kBatch, kExtras };
+const char* const kExtraLabels[kExtras] = {"STPS (tokens/s, system)",
+                                           "UTPS (tokens/s per user)",
+                                           "TPOT (ms)",
+                                           "TTFT (s)",
+                                           "Energy per token (J)",
+                                           "Power per device (W)",
+                                           "Peak DRAM temperature (°C)",
+                                           "Devices",
+                                           "Batch per replica"};
+
+QString metricLabel(search::Metric m) {
+  switch (m) {
+    case search::Metric::stps: return QObject::tr("STPS (tokens/s, system)");
+    case search::Metric::stps_per_device: return QObject::tr("STPS per device (tokens/s)");
+    case search::Metric::stps_per_mm2: return QObject::tr("STPS per mm² of silicon (tokens/s/mm²)");
+    case search::Metric::stps_per_W: return QObject::tr("STPS per watt (tokens/s/W)");
+    case search::Metric::utps: return QObject::tr("UTPS (tokens/s per user)");
+    case search::Metric::energy_per_token_j: return QObject::tr("Energy per token (J)");
+    case search::Metric::area_mm2: return QObject::tr("Silicon area (mm²)");
+    case search::Metric::ttft_s: return QObject::tr("TTFT (s)");
+    case search::Metric::tpot_s: return QObject::tr("TPOT (s)");
+  }
+  return {};
+}
+
+// Receives the engine's batches on its worker threads: copies into the shared inbox only.
+class InboxSink final : public search::ResultSink {
+ public:
+  explicit InboxSink(std::shared_ptr<void> inbox, std::mutex& m,
+                     std::vector<search::PointRecord>& pts, search::Progress& prog)
+      : keep_(std::move(inbox)), mutex_(m), points_(pts), progress_(prog) {}
+  void on_batch(std::span<const search::PointRecord> points) override {
+    std::lock_guard lock(mutex_);
+    for (const auto& p : points)
+      if (p.feasible) points_.push_back(p);
+  }
+  void on_progress(const search::Progress& p) override {
+    std::lock_guard lock(mutex_);
+    progress_ = p;
+  }
+
+ private:
+  std::shared_ptr<void> keep_;
+  std::mutex& mutex_;
+  std::vector<search::PointRecord>& points_;
+  search::Progress& progress_;
+};
+
+const QColor kPalette[] = {QColor(0x4C, 0x72, 0xB0), QColor(0xDD, 0x84, 0x52),
+                           QColor(0x55, 0xA8, 0x68), QColor(0x81, 0x72, 0xB3),
+                           QColor(0x93, 0x78, 0x60), QColor(0xDA, 0x8B, 0xC3),
+                           QColor(0x8C, 0x8C, 0x8C), QColor(0xCC, 0xB9, 0x74)};
+
+}  // namespace
+
+SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
+    : QWidget(parent), presets_(presets) {
+  setObjectName(QStringLiteral("searchPanel"));
+  pool_.setMaxThreadCount(1);
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  auto* top = new QHBoxLayout();
+  auto* title = new QLabel(tr("Design-space search"), this);
+  title->setObjectName(QStringLiteral("sectionTitle"));
+  top->addWidget(title);
+  top->addSpacing(12);
+  top->addWidget(new QLabel(tr("Space:"), this));
+  preset_ = new QComboBox(this);
+  preset_->setObjectName(QStringLiteral("searchPreset"));
+  preset_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  for (const auto& p : presets_.list(io::PresetKind::search))
+    preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
+  preset_->setToolTip(tr("Search spaces of presets/search/ (hardware axes × parallelism × batch)"));
+  top->addWidget(preset_, 1);
+  run_ = new QPushButton(tr("&Run"), this);
+  run_->setObjectName(QStringLiteral("searchRun"));
+  run_->setToolTip(tr("Search the space on all cores; the frontier is exact when it completes"));
+  stop_ = new QPushButton(tr("S&top"), this);
+  stop_->setObjectName(QStringLiteral("searchStop"));
+  stop_->setEnabled(false);
+  top->addWidget(run_);
+  top->addWidget(stop_);
+  box->addLayout(top);
+
+  auto* prog = new QHBoxLayout();
+  bar_ = new QProgressBar(this);
+  bar_->setRange(0, 1000);
+  bar_->setTextVisible(false);
+  bar_->setMaximumHeight(10);
+  prog->addWidget(bar_, 1);
+  box->addLayout(prog);
+  status_ = new QLabel(tr("Pick a space and press Run."), this);
+  status_->setObjectName(QStringLiteral("searchStatus"));
+  box->addWidget(status_);
+
+  auto* axes = new QHBoxLayout();
+  axes->addWidget(new QLabel(tr("x:"), this));
+  xAxis_ = new QComboBox(this);
+  xAxis_->setObjectName(QStringLiteral("paretoX"));
+  axes->addWidget(xAxis_, 1);
+  axes->addWidget(new QLabel(tr("y:"), this));
+  yAxis_ = new QComboBox(this);
+  yAxis_->setObjectName(QStringLiteral("paretoY"));
+  axes->addWidget(yAxis_, 1);
+  auto* reset = new QPushButton(tr("Reset view"), this);
+  axes->addWidget(reset);
+  box->addLayout(axes);
+
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName(QStringLiteral("paretoPlot"));
+  plot_->setMinimumHeight(260);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  plot_->setMouseTracking(true);
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(font());
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->insertRow(0);
+  plot_->plotLayout()->addElement(0, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  plot_->legend->setBorderPen(Qt::NoPen);
+  box->addWidget(plot_, 1);
+  auto* hint = new QLabel(tr("Faint: every feasible point evaluated, coloured by device count. "
+                             "Dark: the Pareto frontier. Hover for a design, click to load it; "
+                             "drag to pan, wheel to zoom."),
+                          this);
+  hint->setObjectName(QStringLiteral("hint"));
+  hint->setWordWrap(true);
+  box->addWidget(hint);
+
+  connect(run_, &QPushButton::clicked, this, [this] {
+    QString err;
+    if (!start(preset_->currentData().toString(), &err)) status_->setText(err);
+  });
+  connect(stop_, &QPushButton::clicked, this, &SearchPanel::stop);
+  connect(reset, &QPushButton::clicked, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  connect(xAxis_, &QComboBox::currentIndexChanged, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  connect(yAxis_, &QComboBox::currentIndexChanged, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  connect(plot_, &QCustomPlot::mouseMove, this, &SearchPanel::hover);
+  connect(plot_, &QCustomPlot::mousePress, this, &SearchPanel::click);
+  drainTimer_.setInterval(kDrainMs);
+  connect(&drainTimer_, &QTimer::timeout, this, &SearchPanel::drain);
+}
+
+SearchPanel::~SearchPanel() {
+  stopSource_.request_stop();
+  pool_.waitForDone();
+}
+
+bool SearchPanel::start(const QString& id, QString* error, int threads, std::uint64_t max_evals) {
+  if (running_) return false;
+  std::shared_ptr<const search::CompiledSpace> space;
+  search::RunOptions opt;
+  try {
+    io::SearchProject sp = io::resolve_search_project(id.toStdString(), presets_);
+    opt = sp.run;
+    space = std::make_shared<const search::CompiledSpace>(std::move(sp.space));
+  } catch (const ConfigError& e) {
+    if (error) *error = QString::fromStdString(format_issues(e.issues()));
+    return false;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromLocal8Bit(e.what());
+    return false;
+  }
+  opt.threads = threads;
+  opt.max_evals = max_evals;
+  if (const int i = preset_->findData(id); i >= 0) preset_->setCurrentIndex(i);
+  space_ = space;
+  points_.clear();
+  frontier_ = search::Archive(space_->space().objectives);
+  progress_ = {};
+  setAxesChoices();
+  replot();
+  inbox_ = std::make_shared<Inbox>();
+  stopSource_ = std::stop_source();
+  running_ = true;
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  preset_->setEnabled(false);
+  status_->setText(
+      tr("Searching %1 points…").arg(QString::fromStdString(search::to_string(space_->size()))));
+  auto inbox = inbox_;
+  const auto token = stopSource_.get_token();
+  // Only value types and shared immutable state cross to the runner thread.
+  (void)QtConcurrent::run(&pool_, [space, opt, inbox, token] {
+    InboxSink sink(inbox, inbox->mutex, inbox->points, inbox->progress);
+    search::Summary sum;
+    QString err;
+    try {
+      sum = search::run(*space, opt, sink, token);
+    } catch (const std::exception& e) {
+      err = QString::fromLocal8Bit(e.what());
+    }
+    std::lock_guard lock(inbox->mutex);
+    inbox->summary = std::move(sum);
+    inbox->error = err;
+    inbox->done = true;
+  });
+  drainTimer_.start();
+  return true;
+}
+
+void SearchPanel::stop() {
+  stopSource_.request_stop();
+  stop_->setEnabled(false);
+  status_->setText(tr("Stopping…"));
+}
+
+void SearchPanel::drain() {
+  if (!inbox_) return;
+  std::vector<search::PointRecord> fresh;
+  bool done = false;
+  search::Summary summary;
+  QString err;
+  {
+    std::lock_guard lock(inbox_->mutex);
+    fresh.swap(inbox_->points);
+    progress_ = inbox_->progress;
+    if (inbox_->done) {
+      done = true;
+      summary = std::move(inbox_->summary);
+      err = inbox_->error;
+    }
+  }
+  for (const auto& p : fresh) {
+    if (frontier_.insert(p)) dirty_ = true;
+    if (points_.size() < kMaxShown) {
+      points_.push_back(p);
+      dirty_ = true;
+    }
+  }
+  const bool first = done && plotted_ == 0 && front_ == nullptr;
+  if (done) {
+    progress_ = summary.progress;
+    frontier_ = std::move(summary.archive);  // the engine's exact frontier
+    dirty_ = true;
+  }
+  const double total = search::to_double(progress_.total);
+  const double doneFrac =
+      total > 0
+          ? static_cast<double>(progress_.evaluated + progress_.pruned + progress_.resumed) / total
+          : 0.0;
+  bar_->setValue(static_cast<int>(std::clamp(doneFrac, 0.0, 1.0) * 1000));
+  QString text = tr("%1 of %2 points · evaluated %3 · pruned %4 · %5 points/s")
+                     .arg(QString::number(100.0 * doneFrac, 'f', 1) + QStringLiteral(" %"))
+                     .arg(QString::fromStdString(search::to_string(progress_.total)))
+                     .arg(readable(static_cast<double>(progress_.evaluated)))
+                     .arg(readable(static_cast<double>(progress_.pruned)))
+                     .arg(readable(progress_.rate_per_s));
+  if (!done && progress_.eta_s > 0) text += tr(" · ETA %1 s").arg(readable(progress_.eta_s));
+  text += tr(" · frontier %1").arg(frontier_.size());
+  if (points_.size() >= kMaxShown) text += tr(" · showing the first %1 points").arg(kMaxShown);
+  if (done) {
+    text += summary.complete ? tr(" · complete: exact frontier") : tr(" · stopped");
+    if (!err.isEmpty()) text = tr("Search failed: %1").arg(err);
+  }
+  status_->setText(text);
+  if (first || plot_->plottableCount() == 0)
+    replot();
+  else
+    update_plot();
+  if (done) {
+    drainTimer_.stop();
+    inbox_.reset();
+    running_ = false;
+    run_->setEnabled(true);
+    stop_->setEnabled(false);
+    preset_->setEnabled(true);
+    emit finished();
+  }
+}
+
+void SearchPanel::setAxesChoices() {
+  QSignalBlocker bx(xAxis_), by(yAxis_);
+  xAxis_->clear();
+  yAxis_->clear();
+  const auto& objs = space_->space().objectives;
+  for (std::size_t k = 0; k < objs.size(); ++k) {
+    const QString l = metricLabel(objs[k].metric) +
+                      (objs[k].direction == search::Direction::maximize ? tr(" ↑") : tr(" ↓"));
+    xAxis_->addItem(l, static_cast<int>(k));
+    yAxis_->addItem(l, static_cast<int>(k));
+  }
+  for (int e = 0; e < kExtras; ++e) {
+    xAxis_->addItem(tr(kExtraLabels[e]), 100 + e);
+    yAxis_->addItem(tr(kExtraLabels[e]), 100 + e);
+  }
+  // Default: the second objective across, the first up (e.g. UTPS vs STPS per mm²).
+  xAxis_->setCurrentIndex(objs.size() > 1 ? 1 : static_cast<int>(objs.size()) + kUtps);
+  yAxis_->setCurrentIndex(0);
+}
+
+double SearchPanel::axisValue(const search::PointRecord& p, int choice) const {
+  if (choice < 100) return p.objectives[static_cast<std::size_t>(choice)];
+  switch (choice - 100) {
+    case kStps: return p.stps;
+    case kUtps: return p.utps;
+    case kTpotMs: return p.tpot_s * 1e3;
+    case kTtftS: return p.ttft_s;
+    case kEnergy: return p.energy_per_token_j;
+    case kPower: return p.power_w;
+    case kDramC: return p.dram_peak_C;
+    case kDevices: return p.devices;
+    case kBatch: return p.batch;
+    default: return 0;
+  }
+}
+
+// Full rebuild (axes changed, reset, new search): the cloud graphs from every shown point.
+void SearchPanel::replot() {
+  if (!space_) return;
+  plot_->clearPlottables();
+  cloud_.clear();
+  front_ = nullptr;
+  plotted_ = 0;
+  lo_ = QPointF(1e300, 1e300);
+  hi_ = QPointF(-1e300, -1e300);
+  dirty_ = true;
+  update_plot();
+}
+
+// Incremental: appends the points shown since the last call to their device-count graphs and
+// redraws the frontier; rescales only when the data outgrows the axes.
+void SearchPanel::update_plot() {
+  if (!dirty_ || !space_) return;
+  dirty_ = false;
+  const int cx = xAxis_->currentData().toInt(), cy = yAxis_->currentData().toInt();
+  std::map<int, std::pair<QVector<double>, QVector<double>>> fresh;
+  auto track = [&](double x, double y) {
+    lo_.setX(std::min(lo_.x(), x));
+    hi_.setX(std::max(hi_.x(), x));
+    lo_.setY(std::min(lo_.y(), y));
+    hi_.setY(std::max(hi_.y(), y));
+  };
+  for (; plotted_ < points_.size(); ++plotted_) {
+    const auto& p = points_[plotted_];
+    const double x = axisValue(p, cx), y = axisValue(p, cy);
+    if (!std::isfinite(x) || !std::isfinite(y)) continue;
+    auto& c = fresh[p.devices];
+    c.first.push_back(x);
+    c.second.push_back(y);
+    track(x, y);
+  }
+  for (auto& [devices, xy] : fresh) {
+    QCPGraph*& g = cloud_[devices];
+    if (!g) {
+      g = plot_->addGraph();
+      QColor c = kPalette[(cloud_.size() - 1) % std::size(kPalette)];
+      g->setName(tr("%1 devices").arg(devices));
+      c.setAlpha(110);
+      g->setLineStyle(QCPGraph::lsNone);
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, 5));
+      g->setAdaptiveSampling(true);
+    }
+    g->addData(xy.first, xy.second);
+  }
+  // The frontier, connected in x order, drawn over the cloud.
+  QVector<double> fx, fy;
+  std::vector<std::pair<double, double>> f;
+  for (const auto& p : frontier_.points()) {
+    const double x = axisValue(p, cx), y = axisValue(p, cy);
+    if (std::isfinite(x) && std::isfinite(y)) f.emplace_back(x, y);
+  }
+  std::sort(f.begin(), f.end());
+  for (const auto& [x, y] : f) {
+    fx.push_back(x);
+    fy.push_back(y);
+    track(x, y);
+  }
+  if (!front_) {
+    front_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
+    front_->setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.6));
+    front_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x1c, 0x2f, 0x4a), Qt::white, 7));
+  }
+  front_->setName(tr("Pareto frontier (%1)").arg(frontier_.size()));
+  front_->setData(fx, fy);
+  front_->setLayer(QStringLiteral("main"));
+  plot_->xAxis->setLabel(xAxis_->currentText());
+  plot_->yAxis->setLabel(yAxis_->currentText());
+  // Log scale where the data spans more than two decades and is positive.
+  auto scale = [](QCPAxis* a, double lo, double hi) {
+    const bool log = lo > 0 && hi / lo > 100;
+    const auto type = log ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+    if (a->scaleType() != type) {
+      a->setScaleType(type);
+      if (log)
+        a->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+      else
+        a->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    }
+    if (hi < lo) return;
+    QCPRange want;
+    if (log) {
+      want = QCPRange(lo / 1.3, hi * 1.3);
+    } else {
+      const double pad = hi > lo ? 0.05 * (hi - lo) : std::max(1.0, std::abs(hi)) * 0.1;
+      want = QCPRange(lo - pad, hi + pad);
+    }
+    const QCPRange have = a->range();
+    if (want.lower < have.lower || want.upper > have.upper || have.size() > 3 * want.size())
+      a->setRange(want);
+  };
+  scale(plot_->xAxis, lo_.x(), hi_.x());
+  scale(plot_->yAxis, lo_.y(), hi_.y());
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+const search::PointRecord* SearchPanel::nearest(const QPoint& px) const {
+  if (!space_) return nullptr;
+  const int cx = xAxis_->currentData().toInt(), cy = yAxis_->currentData().toInt();
+  const search::PointRecord* best = nullptr;
+  double bestD = 10.0 * 10.0;  // within 10 px
+  auto consider = [&](const search::PointRecord& p) {
+    const double x = plot_->xAxis->coordToPixel(axisValue(p, cx));
+    const double y = plot_->yAxis->coordToPixel(axisValue(p, cy));
+    const double d = (x - px.x()) * (x - px.x()) + (y - px.y()) * (y - px.y());
+    if (d < bestD) {
+      bestD = d;
+      best = &p;
+    }
+  };
+  for (const auto& p : frontier_.points()) consider(p);
+  if (best) return best;
+  for (const auto& p : points_) consider(p);
+  return best;
+}
+
+QString SearchPanel::describe(const search::PointRecord& p) const {
+  const perf::Design d = space_->decode(p.id);
+  QString s = QStringLiteral("<b>%1</b><br>").arg(tr("Design %1/%2").arg(p.id.hw).arg(p.id.inner));
+  const auto values = space_->hardware_values(p.id.hw);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    const auto& knob = space_->space().hardware[k].knob;
+    const QString v = knob == "variant"
+                          ? QString::fromStdString(
+                                space_->space().variants[static_cast<std::size_t>(values[k])].name)
+                          : QString::number(values[k], 'g', 6);
+    s += QStringLiteral("%1 = %2<br>").arg(QString::fromStdString(knob), v);
+  }
+  const auto& pl = d.parallel;
+  s += tr("TP %1 · PP %2 · EP %3 · DP %4 · CP %5%6 · batch %7<br>")
+           .arg(pl.tp)
+           .arg(pl.pp)
+           .arg(pl.ep)
+           .arg(pl.dp)
+           .arg(pl.cp)
+           .arg(pl.sequence_parallel ? tr(" · SP") : QString())
+           .arg(p.batch);
+  s += tr("STPS %1 tok/s · UTPS %2 tok/s · TPOT %3 ms<br>")
+           .arg(readable(p.stps), readable(p.utps), QString::number(p.tpot_s * 1e3, 'f', 2));
+  s += tr("%1 J/token · %2 W/device").arg(readable(p.energy_per_token_j), readable(p.power_w));
+  if (p.dram_peak_C > 0) s += tr(" · DRAM %1 °C").arg(p.dram_peak_C, 0, 'f', 1);
+  return s;
+}
+
+void SearchPanel::hover(QMouseEvent* e) {
+  if (const auto* p = nearest(e->pos()))
+    QToolTip::showText(e->globalPosition().toPoint(), describe(*p), plot_);
+  else
+    QToolTip::hideText();
+}
+
+void SearchPanel::click(QMouseEvent* e) {
+  if (e->button() != Qt::LeftButton) return;
+  if (const auto* p = nearest(e->pos())) emit designChosen(space_->decode(p->id));
+}
+
+void SearchPanel::choose(std::size_t i) {
+  const auto pts = frontier_.sorted();
+  if (space_ && i < pts.size()) emit designChosen(space_->decode(pts[i].id));
+}
+
+}  // namespace stackscope::ui
