@@ -286,8 +286,7 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
   if (shard.count > 1)
     out << "; shard " << shard.index << "/" << shard.count << ": " << search::to_string(p.total)
         << " points";
-  if (ranks > 0)
-    out << "\nranks        " << ranks << " MPI ranks (rank r ran shard r/" << ranks << ")";
+  if (ranks > 0) out << "\nranks        " << ranks << " (MPI; rank r ran shard r/" << ranks << ")";
   out << "\nevaluated    " << p.evaluated << " (" << p.infeasible
       << " infeasible or outside the constraints)\n"
       << "pruned       " << p.pruned << " (" << p.pruned_bound << " by optimistic bounds)\n"
