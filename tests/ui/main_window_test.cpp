@@ -14,6 +14,7 @@
 #include <cstdio>
 
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/thermal_view.hpp"
@@ -216,13 +217,33 @@ class MainWindowTest : public QObject {
     std::printf("stop -> finished in %lld ms\n", static_cast<long long>(stopping.elapsed()));
   }
 
+  // The link tab routes the design's collectives off the UI thread: every link of the 2x2 mesh
+  // x 4x4 torus system is drawn, with utilisations in [0, 1] and some traffic in decode.
+  void linkTabDrawsEveryLinkWithItsLoad() {
+    MainWindow w;
+    w.show();
+    QString error;
+    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
+                                          "/presets/projects/deepseek-v3-deepstack.json"),
+                           &error),
+             qPrintable(error));
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("views"));
+    auto* view = w.findChild<stackscope::ui::LinkView*>(QStringLiteral("linkView"));
+    QVERIFY(tabs && view);
+    tabs->setCurrentWidget(view);
+    QTRY_VERIFY_WITH_TIMEOUT(view->linkCount() > 0, 10000);
+    // 16 packages x 4 mesh links + 64 devices x 2 torus links (4 x 4 torus, both dimensions).
+    QCOMPARE(view->linkCount(), 16 * 4 + 64 * 2);
+    QVERIFY(view->busiest() > 0.0 && view->busiest() <= 1.0);
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    QCOMPARE(files.size(), 8);
+    QCOMPARE(files.size(), 9);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
   }
 };

@@ -31,6 +31,7 @@
 #include "stackscope/ui/breakdown_chart.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
 #include "stackscope/ui/thermal_view.hpp"
@@ -179,9 +180,12 @@ void MainWindow::buildUi() {
   views_->addTab(thermal_, tr("&Thermal"));
   views_->setTabToolTip(1, tr("Per-layer temperature maps of the stack (grid solver, off the UI "
                               "thread)"));
+  links_ = new LinkView(views_);
+  views_->addTab(links_, tr("&Links"));
+  views_->setTabToolTip(2, tr("The system network with each link coloured by its utilisation"));
   search_ = new SearchPanel(*presets_, views_);
   views_->addTab(search_, tr("&Search"));
-  views_->setTabToolTip(2, tr("Search a design space on all cores and watch the Pareto frontier "
+  views_->setTabToolTip(3, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
     setDesign(d);
@@ -238,6 +242,8 @@ void MainWindow::evaluateNow() {
     plot_->clear();
     thermal_->clear();
     thermalStale_ = false;
+    links_->clear();
+    linksStale_ = false;
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
@@ -247,6 +253,7 @@ void MainWindow::evaluateNow() {
     chart_->showResult(*result_);
     plot_->showDesign(design_, result_->batch);
     thermalStale_ = true;
+    linksStale_ = true;
     refreshThermal();
     statusBar()->showMessage(tr("Evaluated in %1 ms (batch sweep: %2 points)")
                                  .arg(QString::number(evalMs, 'f', 2))
@@ -257,9 +264,15 @@ void MainWindow::evaluateNow() {
 }
 
 void MainWindow::refreshThermal() {
-  if (!thermalStale_ || !result_ || views_->currentWidget() != thermal_) return;
-  thermalStale_ = false;
-  thermal_->showDesign(design_, *result_);
+  if (!result_) return;
+  if (thermalStale_ && views_->currentWidget() == thermal_) {
+    thermalStale_ = false;
+    thermal_->showDesign(design_, *result_);
+  }
+  if (linksStale_ && views_->currentWidget() == links_) {
+    linksStale_ = false;
+    links_->showDesign(design_);
+  }
 }
 
 void MainWindow::updateHeader() {
@@ -367,6 +380,20 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
     const QString path = QDir(dir).filePath(QStringLiteral("thermal.png"));
     if (!thermal_->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+    views_->setCurrentIndex(was);
+  }
+  // The link tab.
+  if (result_) {
+    const int was = views_->currentIndex();
+    views_->setCurrentWidget(links_);
+    links_->waitForIdle();
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("links.png"));
+    if (!links_->grab().save(path)) {
       if (error) *error = tr("cannot write %1").arg(path);
       return {};
     }

@@ -11,6 +11,11 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -75,6 +80,16 @@ class InboxSink final : public search::ResultSink {
   std::vector<search::PointRecord>& points_;
   search::Progress& progress_;
 };
+
+// The search uses every core; the UI thread must still get the CPU the moment it has work.
+// Linux keeps a nice value per thread and threads inherit their creator's, so niceness set on
+// the runner thread (the pool's own thread, used only for searches) carries to the engine's
+// workers. No-op elsewhere.
+void lowerThreadPriority() {
+#ifdef __linux__
+  (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+#endif
+}
 
 const QColor kPalette[] = {QColor(0x4C, 0x72, 0xB0), QColor(0xDD, 0x84, 0x52),
                            QColor(0x55, 0xA8, 0x68), QColor(0x81, 0x72, 0xB3),
@@ -222,6 +237,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   const auto token = stopSource_.get_token();
   // Only value types and shared immutable state cross to the runner thread.
   (void)QtConcurrent::run(&pool_, [space, opt, inbox, token] {
+    lowerThreadPriority();
     InboxSink sink(inbox, inbox->mutex, inbox->points, inbox->progress);
     search::Summary sum;
     QString err;

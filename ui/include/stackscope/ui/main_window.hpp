@@ -23,6 +23,7 @@ class BreakdownChart;
 class DesignEditor;
 class DevicePanel;
 class SummaryPanel;
+class LinkView;
 class SearchPanel;
 class ThermalView;
 class ThroughputPlot;
@@ -73,6 +74,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* views_ = nullptr;
   ThermalView* thermal_ = nullptr;
   SearchPanel* search_ = nullptr;
+  LinkView* links_ = nullptr;
+  bool linksStale_ = false;
   bool thermalStale_ = false;  // the thermal tab shows an older design
   QTimer debounce_;
 };

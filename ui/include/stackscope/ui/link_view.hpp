@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Link view (issue 6, deliverable 6): the system network of the design — devices laid out level
+// by level (a package's mesh inside the torus of packages, a node's devices under their
+// switches) — with every link coloured and sized by its utilisation in one decode step or
+// prefill pass (perf::network_report, computed off the UI thread), and the bytes and utilisation
+// of both directions on hover.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "stackscope/perf/design.hpp"
+#include "stackscope/perf/evaluator.hpp"
+
+class QComboBox;
+class QLabel;
+
+namespace stackscope::ui {
+
+class LinkCanvas;
+
+class LinkView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit LinkView(QWidget* parent = nullptr);
+  ~LinkView() override;
+  void showDesign(const perf::Design& design);
+  void clear();
+  void waitForIdle();
+  // Links drawn (undirected pairs) and the busiest utilisation of the shown phase (tests).
+  int linkCount() const;
+  double busiest() const;
+
+  struct Computed;  // the laid-out network and its loads (defined in link_view.cpp)
+
+ private:
+  void onFinished();
+  void redraw();
+
+  QComboBox* phase_ = nullptr;
+  QLabel* stats_ = nullptr;
+  QLabel* note_ = nullptr;
+  LinkCanvas* canvas_ = nullptr;
+  QFutureWatcher<std::shared_ptr<Computed>> watcher_;
+  std::shared_ptr<Computed> computed_;
+  int generation_ = 0, pending_ = 0;
+};
+
+}  // namespace stackscope::ui

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// network/topology.hpp first: it has a member named `slots`, which Qt defines as a macro.
+#include "stackscope/network/topology.hpp"
+// clang-format off
+#include "stackscope/ui/link_view.hpp"
+// clang-format on
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLinearGradient>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "stackscope/ui/format.hpp"
+
+namespace stackscope::ui {
+namespace {
+
+// rows x cols (rows <= cols) as square as possible with rows * cols == n.
+std::pair<int, int> squarest(int n) {
+  int rows = 1;
+  for (int r = 1; r * r <= n; ++r)
+    if (n % r == 0) rows = r;
+  return {rows, n / rows};
+}
+
+// Utilisation 0..1 -> colour: idle grey, then blue, amber, red.
+QColor heat(double u) {
+  if (u <= 1e-9) return QColor(0xC8, 0xCE, 0xD6);
+  const QColor stops[] = {QColor(0x4C, 0x72, 0xB0), QColor(0xE0, 0xA4, 0x3A),
+                          QColor(0xC4, 0x3E, 0x3A)};
+  const double t = std::clamp(u, 0.0, 1.0) * 2.0;
+  const int i = std::min(1, static_cast<int>(t));
+  const double f = t - i;
+  auto mix = [&](int a, int b) { return static_cast<int>(a + (b - a) * f); };
+  return QColor(mix(stops[i].red(), stops[i + 1].red()),
+                mix(stops[i].green(), stops[i + 1].green()),
+                mix(stops[i].blue(), stops[i + 1].blue()));
+}
+
+}  // namespace
+
+// The computed picture: node positions in layout units and undirected links with both
+// directions' loads.
+struct LinkView::Computed {
+  struct Edge {
+    int a = 0, b = 0, level = 0;
+    std::string a_name, b_name;
+    double bytes[2][2] = {};  // [phase decode/prefill][direction a->b, b->a]
+    double util[2][2] = {};
+    bool wrap = false;  // a torus/ring wrap-around link: drawn as an arc
+  };
+  std::vector<QPointF> pos;  // per node
+  std::vector<bool> is_switch;
+  std::vector<std::string> names;
+  std::vector<Edge> edges;
+  std::vector<std::string> level_names;
+  QRectF bounds;
+  int devices = 0;
+  double step_s[2] = {};  // decode step, prefill pass
+};
+
+class LinkCanvas : public QWidget {
+ public:
+  explicit LinkCanvas(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setMinimumHeight(260);
+  }
+  std::shared_ptr<LinkView::Computed> data;
+  int phase = 0;
+
+ protected:
+  // Pixels per layout unit (one device cell), and the layout -> widget mapping.
+  double scale() const {
+    const QRectF b = data->bounds;
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, -40);
+    return std::min(area.width() / std::max(1e-9, b.width()),
+                    area.height() / std::max(1e-9, b.height()));
+  }
+  QPointF map(const QPointF& p) const {
+    const QRectF b = data->bounds;
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, -40);
+    const double s = scale();
+    const double ox = area.left() + 0.5 * (area.width() - s * b.width());
+    const double oy = area.top() + 0.5 * (area.height() - s * b.height());
+    return {ox + (p.x() - b.left()) * s, oy + (p.y() - b.top()) * s};
+  }
+  // A wrap-around link (torus, ring) is drawn as two short stubs leaving the grid at both ends.
+  QPainterPath edgePath(const LinkView::Computed::Edge& e) const {
+    const QPointF a = map(data->pos[static_cast<std::size_t>(e.a)]);
+    const QPointF b = map(data->pos[static_cast<std::size_t>(e.b)]);
+    QPainterPath path(a);
+    if (e.wrap) {
+      const QPointF d = a - b;
+      const double len = std::max(1e-9, std::hypot(d.x(), d.y()));
+      const QPointF out = d * (0.7 * scale() / len);
+      path.lineTo(a + out);
+      path.moveTo(b);
+      path.lineTo(b - out);
+    } else {
+      path.lineTo(b);
+    }
+    return path;
+  }
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(rect(), Qt::white);
+    if (!data || data->pos.empty()) return;
+    // Idle links first, the busiest last (on top).
+    std::vector<std::size_t> order(data->edges.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto util = [&](std::size_t i) {
+      const auto& e = data->edges[i];
+      return std::max(e.util[phase][0], e.util[phase][1]);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return util(x) < util(y); });
+    for (std::size_t i : order) {
+      const double u = util(i);
+      QPen pen(heat(u), 1.0 + 5.0 * std::clamp(u, 0.0, 1.0));
+      pen.setCapStyle(Qt::RoundCap);
+      if (data->edges[i].wrap) pen.setStyle(Qt::DashLine);
+      p.setPen(pen);
+      p.setBrush(Qt::NoBrush);
+      p.drawPath(edgePath(data->edges[i]));
+    }
+    const double r = std::clamp(0.22 * scale(), 2.0, 9.0);
+    for (std::size_t n = 0; n < data->pos.size(); ++n) {
+      const QPointF c = map(data->pos[n]);
+      if (data->is_switch[n]) {
+        p.setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.2));
+        p.setBrush(QColor(0xE8, 0xEC, 0xF2));
+        p.drawEllipse(c, r * 1.3, r * 1.3);
+      } else {
+        p.setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.0));
+        p.setBrush(QColor(0x1c, 0x2f, 0x4a));
+        p.drawRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r));
+      }
+    }
+    // Colour key.
+    const QRectF key(rect().left() + 24, rect().bottom() - 26, 220, 10);
+    QLinearGradient g(key.topLeft(), key.topRight());
+    for (int i = 0; i <= 10; ++i) g.setColorAt(i / 10.0, heat(std::max(0.01, i / 10.0)));
+    p.setPen(Qt::NoPen);
+    p.setBrush(g);
+    p.drawRect(key);
+    p.setPen(QColor(0x33, 0x33, 0x33));
+    p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
+    p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
+    p.drawText(QPointF(key.right() + 10, key.bottom()),
+               tr("link utilisation (busy time / %1); grey = idle, dashed = wrap-around")
+                   .arg(phase == 0 ? tr("decode step") : tr("prefill pass")));
+  }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    if (!data) return;
+    const QPointF m = e->position();
+    // Nearest link within 6 px.
+    double best = 36;
+    const LinkView::Computed::Edge* hit = nullptr;
+    for (const auto& edge : data->edges) {
+      const QPainterPath path = edgePath(edge);
+      for (int k = 0; k <= 20; ++k) {
+        const QPointF q = path.pointAtPercent(k / 20.0);
+        const double d = (q.x() - m.x()) * (q.x() - m.x()) + (q.y() - m.y()) * (q.y() - m.y());
+        if (d < best) {
+          best = d;
+          hit = &edge;
+        }
+      }
+    }
+    if (!hit) {
+      QToolTip::hideText();
+      return;
+    }
+    const int ph = phase;
+    const QString level =
+        hit->level < static_cast<int>(data->level_names.size())
+            ? QString::fromStdString(data->level_names[static_cast<std::size_t>(hit->level)])
+            : QString::number(hit->level);
+    QToolTip::showText(
+        e->globalPosition().toPoint(),
+        tr("<b>%1 ↔ %2</b> (%3)<br>%1 → %2: %4 B, %5 %<br>%2 → %1: %6 B, %7 %<br>per %8")
+            .arg(QString::fromStdString(hit->a_name), QString::fromStdString(hit->b_name), level,
+                 readable(hit->bytes[ph][0]), QString::number(100 * hit->util[ph][0], 'f', 1),
+                 readable(hit->bytes[ph][1]), QString::number(100 * hit->util[ph][1], 'f', 1),
+                 ph == 0 ? tr("decode step") : tr("prefill pass")),
+        this);
+  }
+};
+
+LinkView::LinkView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("linkView"));
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  auto* top = new QHBoxLayout();
+  auto* title = new QLabel(tr("System network: link loads"), this);
+  title->setObjectName(QStringLiteral("sectionTitle"));
+  top->addWidget(title, 1);
+  top->addWidget(new QLabel(tr("Phase:"), this));
+  phase_ = new QComboBox(this);
+  phase_->setObjectName(QStringLiteral("linkPhase"));
+  phase_->addItems({tr("Decode step"), tr("Prefill pass")});
+  top->addWidget(phase_);
+  box->addLayout(top);
+  stats_ = new QLabel(this);
+  stats_->setObjectName(QStringLiteral("linkStats"));
+  box->addWidget(stats_);
+  canvas_ = new LinkCanvas(this);
+  box->addWidget(canvas_, 1);
+  note_ = new QLabel(this);
+  note_->setObjectName(QStringLiteral("hint"));
+  note_->setWordWrap(true);
+  box->addWidget(note_);
+  connect(phase_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    canvas_->phase = std::max(0, i);
+    redraw();
+  });
+  connect(&watcher_, &QFutureWatcher<std::shared_ptr<Computed>>::finished, this,
+          &LinkView::onFinished);
+  clear();
+}
+
+LinkView::~LinkView() {
+  watcher_.waitForFinished();
+}
+
+void LinkView::clear() {
+  computed_.reset();
+  canvas_->data.reset();
+  stats_->setText(tr("No result: the design is not valid"));
+  note_->clear();
+  canvas_->update();
+}
+
+void LinkView::showDesign(const perf::Design& design) {
+  pending_ = ++generation_;
+  stats_->setText(tr("Routing every collective of the design…"));
+  auto job = [design]() {
+    auto c = std::make_shared<Computed>();
+    if (design.system.levels.empty() || design.system.devices <= 1) return c;
+    const network::Topology topo(design.system);
+    const auto rep = perf::network_report(design, false);
+    c->devices = topo.devices();
+    c->pos.assign(static_cast<std::size_t>(topo.nodes()), {});
+    c->is_switch.assign(static_cast<std::size_t>(topo.nodes()), false);
+    for (int n = 0; n < topo.nodes(); ++n) {
+      c->names.push_back(topo.node_name(n));
+      c->is_switch[static_cast<std::size_t>(n)] = n >= topo.devices();
+    }
+    for (const auto& l : design.system.levels) c->level_names.push_back(l.name);
+    // Nested grid: level l arranges its slots (units of level l-1) in a grid; blocks of higher
+    // levels get wider gaps so packages read as groups.
+    const int L = topo.levels();
+    std::vector<int> cols(static_cast<std::size_t>(L)), slot_count(static_cast<std::size_t>(L));
+    std::vector<double> bw(static_cast<std::size_t>(L) + 1, 1.0), bh(bw);
+    for (int l = 0; l < L; ++l) {
+      const int below = topo.unit_size(l - 1);
+      const int s = std::max(1, topo.unit_size(l) / std::max(1, below));
+      const auto& lv = design.system.levels[static_cast<std::size_t>(l)];
+      auto [rows, cs] = squarest(s);
+      const bool grid = lv.topology == hw::Topology::mesh2d || lv.topology == hw::Topology::torus2d;
+      if (grid && lv.dims_x > 0 && lv.dims_y > 0 && lv.dims_x * lv.dims_y == s) cs = lv.dims_x;
+      if (!grid && s <= 16) cs = s;  // rings, switches, fully connected: one row when short
+      cols[static_cast<std::size_t>(l)] = cs;
+      slot_count[static_cast<std::size_t>(l)] = s;
+      const double gap = 0.6 * (l + 1);
+      const int rr = (s + cs - 1) / cs;
+      bw[static_cast<std::size_t>(l) + 1] = cs * (bw[static_cast<std::size_t>(l)] + gap);
+      bh[static_cast<std::size_t>(l) + 1] =
+          rr * (bh[static_cast<std::size_t>(l)] + gap) + (grid ? 0 : 1.5);
+    }
+    for (int d = 0; d < topo.devices(); ++d) {
+      double x = 0, y = 0;
+      for (int l = 0; l < L; ++l) {
+        const int below = topo.unit_size(l - 1);
+        const int s = slot_count[static_cast<std::size_t>(l)],
+                  cs = cols[static_cast<std::size_t>(l)];
+        const int slot = (d / std::max(1, below)) % s;
+        const double gap = 0.6 * (l + 1);
+        x += (slot % cs) * (bw[static_cast<std::size_t>(l)] + gap);
+        y += (slot / cs) * (bh[static_cast<std::size_t>(l)] + gap);
+      }
+      c->pos[static_cast<std::size_t>(d)] = {x, y};
+    }
+    // Switches: above the devices they connect, one band per level.
+    std::map<int, std::vector<int>> attached;
+    std::map<int, int> switch_level;
+    for (const auto& lk : topo.links()) {
+      if (lk.src >= topo.devices() && lk.dst < topo.devices()) {
+        attached[lk.src].push_back(lk.dst);
+        switch_level[lk.src] = lk.level;
+      }
+    }
+    for (const auto& [sw, devs] : attached) {
+      double x = 0, y = 1e300;
+      for (int d : devs) {
+        x += c->pos[static_cast<std::size_t>(d)].x();
+        y = std::min(y, c->pos[static_cast<std::size_t>(d)].y());
+      }
+      c->pos[static_cast<std::size_t>(sw)] = {x / static_cast<double>(devs.size()),
+                                              y - 1.5 - 1.2 * switch_level[sw]};
+    }
+    // Undirected edges with both directions' loads.
+    std::map<std::pair<int, int>, std::size_t> index;
+    for (const auto& u : rep.links) {
+      const int a = std::min(u.from, u.to), b = std::max(u.from, u.to);
+      auto [it, fresh] = index.emplace(std::pair{a, b}, c->edges.size());
+      if (fresh) {
+        Computed::Edge e;
+        e.a = a;
+        e.b = b;
+        e.level = u.level;
+        e.a_name = c->names[static_cast<std::size_t>(a)];
+        e.b_name = c->names[static_cast<std::size_t>(b)];
+        // Non-neighbours in the layout (torus / ring wrap-around) are arcs.
+        const QPointF pa = c->pos[static_cast<std::size_t>(a)],
+                      pb = c->pos[static_cast<std::size_t>(b)];
+        const bool device_pair = a < topo.devices() && b < topo.devices();
+        const double dist = std::hypot(pa.x() - pb.x(), pa.y() - pb.y());
+        e.wrap = device_pair && dist > 1.0 + 0.6 * (u.level + 1) + 1e-9 &&
+                 (std::abs(pa.x() - pb.x()) < 1e-9 || std::abs(pa.y() - pb.y()) < 1e-9) &&
+                 dist > 2.5 * (bw[static_cast<std::size_t>(u.level)] + 0.6 * (u.level + 1));
+        c->edges.push_back(e);
+      }
+      auto& e = c->edges[it->second];
+      const int dir = u.from == e.a ? 0 : 1;
+      e.bytes[0][dir] = u.decode_bytes;
+      e.util[0][dir] = u.decode_utilisation;
+      e.bytes[1][dir] = u.prefill_bytes;
+      e.util[1][dir] = u.prefill_utilisation;
+    }
+    double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+    for (const auto& p : c->pos) {
+      x0 = std::min(x0, p.x());
+      y0 = std::min(y0, p.y());
+      x1 = std::max(x1, p.x());
+      y1 = std::max(y1, p.y());
+    }
+    c->bounds = QRectF(QPointF(x0 - 0.8, y0 - 0.8), QPointF(x1 + 0.8, y1 + 0.8));
+    return c;
+  };
+  watcher_.setFuture(QtConcurrent::run(job));
+}
+
+void LinkView::waitForIdle() {
+  watcher_.waitForFinished();
+  QCoreApplication::processEvents();
+}
+
+void LinkView::onFinished() {
+  if (!watcher_.isFinished() || watcher_.future().resultCount() == 0) return;
+  if (pending_ != generation_) return;
+  try {
+    computed_ = watcher_.result();
+  } catch (const std::exception& e) {
+    stats_->setText(tr("Cannot route this design: %1").arg(QString::fromLocal8Bit(e.what())));
+    return;
+  }
+  canvas_->data = computed_;
+  redraw();
+}
+
+int LinkView::linkCount() const {
+  return computed_ ? static_cast<int>(computed_->edges.size()) : 0;
+}
+
+double LinkView::busiest() const {
+  double b = 0;
+  if (computed_)
+    for (const auto& e : computed_->edges)
+      b = std::max({b, e.util[canvas_->phase][0], e.util[canvas_->phase][1]});
+  return b;
+}
+
+void LinkView::redraw() {
+  if (!computed_) return;
+  if (computed_->pos.empty()) {
+    stats_->setText(tr("One device: no system network to show."));
+    note_->clear();
+    canvas_->update();
+    return;
+  }
+  int loaded = 0;
+  for (const auto& e : computed_->edges)
+    if (std::max(e.util[canvas_->phase][0], e.util[canvas_->phase][1]) > 0) ++loaded;
+  stats_->setText(tr("%1 devices · %2 links (%3 carry traffic) · busiest %4 % of the %5")
+                      .arg(computed_->devices)
+                      .arg(computed_->edges.size())
+                      .arg(loaded)
+                      .arg(QString::number(100 * busiest(), 'f', 1))
+                      .arg(canvas_->phase == 0 ? tr("decode step") : tr("prefill pass")));
+  QStringList levels;
+  for (std::size_t l = 0; l < computed_->level_names.size(); ++l)
+    levels << tr("level %1: %2").arg(l).arg(QString::fromStdString(computed_->level_names[l]));
+  note_->setText(tr("Squares: devices; circles: switches. %1. Loads come from the analytic "
+                    "network model of every collective the evaluator costs (stackscope-cli "
+                    "evaluate --links). The on-die mesh is not modelled per link.")
+                     .arg(levels.join(QStringLiteral("; "))));
+  canvas_->update();
+}
+
+}  // namespace stackscope::ui
