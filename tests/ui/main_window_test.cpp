@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTextDocument>
 #include <QTimer>
 #include <QtTest>
 #include <algorithm>
@@ -235,6 +236,38 @@ class MainWindowTest : public QObject {
     // 16 packages x 4 mesh links + 64 devices x 2 torus links (4 x 4 torus, both dimensions).
     QCOMPARE(view->linkCount(), 16 * 4 + 64 * 2);
     QVERIFY(view->busiest() > 0.0 && view->busiest() <= 1.0);
+  }
+
+  // The one-click design review: one HTML file with the metrics, the views as PNGs and the
+  // project, which loads back as the same design.
+  void designReviewReportHoldsViewsAndTheProject() {
+    MainWindow w;
+    w.show();
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("review.html"));
+    QString error;
+    QVERIFY2(w.exportReport(file, &error), qPrintable(error));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(f.readAll());
+    QCOMPARE(html.count(QStringLiteral("data:image/png;base64,")), 5);
+    QVERIFY(html.contains(QStringLiteral("TTFT")));
+    QVERIFY(html.contains(QStringLiteral("Decode power per die and layer")));
+    const qsizetype a = html.indexOf(QStringLiteral("<pre id=\"project\">")) + 18;
+    const qsizetype b = html.indexOf(QStringLiteral("</pre>"), a);
+    QVERIFY(a > 18 && b > a);
+    QTextDocument doc;
+    doc.setHtml(html.mid(a, b - a));
+    const QString json = doc.toPlainText();
+    QTemporaryDir dir2;
+    const QString project = dir2.filePath(QStringLiteral("p.json"));
+    QFile out(project);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(json.toUtf8());
+    out.close();
+    MainWindow again;
+    QVERIFY2(again.openProject(project, &error), qPrintable(error));
+    QCOMPARE(again.result()->metrics.stps, w.result()->metrics.stps);
   }
 
   void screenshotsWriteEveryView() {

@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QBuffer>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -31,6 +32,7 @@
 #include "stackscope/ui/breakdown_chart.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/format.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
@@ -210,6 +212,12 @@ void MainWindow::buildMenus() {
   open->setShortcut(QKeySequence::Open);
   QAction* saveAs = file->addAction(tr("Save Project &As…"), this, &MainWindow::saveAsDialog);
   saveAs->setShortcut(QKeySequence::SaveAs);
+  QAction* report =
+      file->addAction(tr("Export Design &Review…"), this, &MainWindow::exportReportDialog);
+  report->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+  report->setToolTip(
+      tr("One HTML file with the metrics, power per layer, every view and the "
+         "project JSON"));
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -319,6 +327,119 @@ bool MainWindow::saveProject(const QString& file, QString* error) {
     if (error) *error = describeError(e);
     return false;
   }
+}
+
+namespace {
+
+QString pngDataUri(QWidget* w) {
+  QByteArray bytes;
+  QBuffer buf(&bytes);
+  buf.open(QIODevice::WriteOnly);
+  w->grab().save(&buf, "PNG");
+  return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(bytes.toBase64());
+}
+
+QString row(const QString& name, const QString& value) {
+  return QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(name.toHtmlEscaped(), value);
+}
+
+}  // namespace
+
+bool MainWindow::exportReport(const QString& file, QString* error) {
+  if (!result_) {
+    if (error) *error = tr("the design is not valid: nothing to report");
+    return false;
+  }
+  const auto& r = *result_;
+  const auto& m = r.metrics;
+  // Every view of the current design, the thermal and link views solved for it first.
+  thermal_->showDesign(design_, r);
+  links_->showDesign(design_);
+  thermal_->waitForIdle();
+  links_->waitForIdle();
+  QApplication::processEvents();
+  const QString name = design_.name.empty() ? tr("Untitled design") : qs(design_.name);
+  QString html;
+  html += QStringLiteral(
+              "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%1</title><style>"
+              "body{font-family:sans-serif;margin:24px;color:#1c2f4a}table{border-collapse:"
+              "collapse;margin:8px 0 16px}th,td{border:1px solid #d5dae1;padding:3px 8px;"
+              "text-align:left}th{background:#f3f5f8}img{max-width:100%;border:1px solid #d5dae1;"
+              "margin:6px 0}pre{background:#f7f8fa;padding:8px;font-size:9pt;overflow:auto}"
+              "</style></head><body>\n")
+              .arg(name.toHtmlEscaped());
+  html += QStringLiteral("<h1>%1</h1>\n<p>%2</p>\n")
+              .arg(name.toHtmlEscaped(), subtitle_->text().toHtmlEscaped());
+  html += QStringLiteral("<h2>%1</h2><table>\n").arg(tr("Key metrics"));
+  html += row(tr("Feasible"), r.feasible ? tr("yes") : tr("no"));
+  for (const auto& reason : perf::describe(r.reasons))
+    html += row(tr("Note"), qs(reason).toHtmlEscaped());
+  html += row(tr("Batch per replica"), QString::number(r.batch));
+  html += row(tr("TTFT"), QString::number(m.ttft_s * 1e3, 'f', 2) + QStringLiteral(" ms"));
+  html += row(tr("TPOT"), QString::number(m.tpot_s * 1e3, 'f', 3) + QStringLiteral(" ms"));
+  html += row(tr("UTPS"), readable(m.utps) + QStringLiteral(" tok/s"));
+  html += row(tr("STPS"), readable(m.stps) + QStringLiteral(" tok/s"));
+  html += row(tr("End-to-end output tokens/s"), readable(m.e2e_output_tokens_per_s));
+  html += row(tr("Energy per output token"), readable(m.energy_per_token_j) + QStringLiteral(" J"));
+  html += row(tr("Power per device (run mean)"), readable(m.power_w) + QStringLiteral(" W"));
+  html += row(tr("Memory per device"), tr("%1 of %2 GiB")
+                                           .arg(readable(r.memory.total() / 1073741824.0),
+                                                readable(r.memory.capacity / 1073741824.0)));
+  html += row(tr("Die area used / die / reticle"),
+              tr("%1 / %2 / %3 mm²")
+                  .arg(readable(r.area.used), readable(r.area.die), readable(r.area.reticle)));
+  if (r.thermal.modelled)
+    html += row(tr("Peak DRAM temperature (compact)"),
+                QString::number(r.thermal.dram_peak_C, 'f', 1) + QStringLiteral(" °C"));
+  html +=
+      QStringLiteral("</table>\n<h2>%1</h2><table>\n").arg(tr("Decode power per die and layer"));
+  const auto& pw = r.power;
+  html += row(tr("Logic die"), readable(pw.logic_die_W()) + QStringLiteral(" W"));
+  for (int k = 1; k <= pw.dram_layers; ++k) {
+    html += row(tr("bond%1").arg(k), readable(pw.bond_W(k)) + QStringLiteral(" W"));
+    html += row(tr("dram%1").arg(k), readable(pw.dram_die_W(k)) + QStringLiteral(" W"));
+  }
+  if (pw.dram_layers == 0)
+    html += row(tr("DRAM (beside the die)"), readable(pw.dram_access_W) + QStringLiteral(" W"));
+  html += row(tr("Total"), readable(pw.total_W) + QStringLiteral(" W"));
+  html += QStringLiteral("</table>\n");
+  const QList<QPair<QString, QWidget*>> views = {{tr("Summary"), summary_},
+                                                 {tr("Time by bounding resource"), chart_},
+                                                 {tr("Throughput vs interactivity"), plot_},
+                                                 {tr("Thermal"), thermal_},
+                                                 {tr("Link loads"), links_}};
+  for (const auto& [title, w] : views)
+    html += QStringLiteral("<h2>%1</h2><img alt=\"%1\" src=\"%2\">\n")
+                .arg(title.toHtmlEscaped(), pngDataUri(w));
+  html += QStringLiteral("<h2>%1</h2><p>%2</p><pre id=\"project\">%3</pre>\n")
+              .arg(tr("Project"),
+                   tr("The design as a StackScope project (save it as .json to load it in the "
+                      "workbench or stackscope-cli)."),
+                   qs(io::project_to_json(design_)).toHtmlEscaped());
+  html += QStringLiteral("<p><small>StackScope %1</small></p></body></html>\n")
+              .arg(QStringLiteral(STACKSCOPE_VERSION));
+  try {
+    io::save_text_atomic(file.toStdString(), html.toStdString());
+  } catch (const std::exception& e) {
+    if (error) *error = describeError(e);
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::exportReportDialog() {
+  QString suggested = QFileInfo(file_).completeBaseName();
+  if (suggested.isEmpty()) suggested = QStringLiteral("design-review");
+  const QString f = QFileDialog::getSaveFileName(
+      this, tr("Export design review"),
+      QDir(QFileInfo(file_).path()).filePath(suggested + QStringLiteral(".html")),
+      tr("HTML report (*.html)"));
+  if (f.isEmpty()) return;
+  QString err;
+  if (!exportReport(f, &err))
+    QMessageBox::warning(this, tr("Cannot export the report"), err);
+  else
+    statusBar()->showMessage(tr("Design review written to %1").arg(f));
 }
 
 void MainWindow::openDialog() {

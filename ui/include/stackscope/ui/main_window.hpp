@@ -48,6 +48,9 @@ class MainWindow : public QMainWindow {
   // Renders the window and each view to DIR/<view>.png. Returns the files written; on
   // failure an empty list and the reason.
   QStringList saveScreenshots(const QString& dir, QString* error);
+  // One-file design review (HTML): key metrics, power per die and layer, every view as an
+  // embedded PNG and the project JSON. Saved atomically.
+  bool exportReport(const QString& file, QString* error);
 
  private:
   void buildUi();
@@ -56,6 +59,7 @@ class MainWindow : public QMainWindow {
   void refreshThermal();
   void openDialog();
   void saveAsDialog();
+  void exportReportDialog();
   void about();
 
   std::unique_ptr<io::PresetRegistry> presets_;
