@@ -270,6 +270,26 @@ class MainWindowTest : public QObject {
     QCOMPARE(again.result()->metrics.stps, w.result()->metrics.stps);
   }
 
+  // Pin a baseline, double the batch: the STPS card shows a positive change against it.
+  void pinnedBaselineShowsDeltas() {
+    MainWindow w;
+    w.show();
+    w.pinBaseline();
+    QLabel* delta = label(w, "delta_stps");
+    QVERIFY(delta->isVisibleTo(&w));
+    QVERIFY(delta->text().contains(QStringLiteral("= baseline")));
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    batch->setValue(w.result()->batch * 2);
+    QTRY_VERIFY_WITH_TIMEOUT(delta->text().contains(QStringLiteral("% vs baseline")), 2000);
+    QVERIFY(delta->text().contains(QStringLiteral("+")));
+    QVERIFY(label(w, "delta_tpot")->text().contains(QStringLiteral("+")));  // slower step
+    // For looking at it: STACKSCOPE_TEST_SHOTS=DIR keeps a picture of the cards with deltas.
+    if (const QByteArray dir = qgetenv("STACKSCOPE_TEST_SHOTS"); !dir.isEmpty())
+      w.findChild<QWidget*>(QStringLiteral("summaryPanel"))
+          ->grab()
+          .save(QString::fromLocal8Bit(dir) + QStringLiteral("/summary-baseline.png"));
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;

@@ -221,6 +221,15 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  QMenu* designMenu = menuBar()->addMenu(tr("&Design"));
+  QAction* pin = designMenu->addAction(tr("&Pin as Baseline"), this, &MainWindow::pinBaseline);
+  pin->setShortcut(QKeySequence(tr("Ctrl+B")));
+  pin->setToolTip(tr("Keep the current design's metrics: every card then shows its change"));
+  designMenu->addAction(tr("&Clear Baseline"), this, [this] {
+    summary_->setBaseline(std::nullopt);
+    evaluateNow();
+    statusBar()->showMessage(tr("Baseline cleared"));
+  });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About StackScope"), this, &MainWindow::about);
 }
@@ -269,6 +278,17 @@ void MainWindow::evaluateNow() {
   }
   device_->showDesign(design_);
   updateHeader();
+}
+
+void MainWindow::pinBaseline() {
+  if (!result_) {
+    statusBar()->showMessage(tr("Nothing to pin: the design is not valid"));
+    return;
+  }
+  const QString name = design_.name.empty() ? tr("Untitled design") : qs(design_.name);
+  summary_->setBaseline(result_, name, design_.system.devices);
+  summary_->showResult(design_, *result_);
+  statusBar()->showMessage(tr("Pinned %1 as the baseline").arg(name));
 }
 
 void MainWindow::refreshThermal() {

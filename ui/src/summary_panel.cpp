@@ -84,9 +84,13 @@ SummaryPanel::Card SummaryPanel::addCard(int row, int col, const QString& key, c
   card.detail = new QLabel(frame);
   card.detail->setObjectName(QStringLiteral("metricDetail"));
   card.detail->setWordWrap(true);
+  card.delta = new QLabel(frame);
+  card.delta->setObjectName(QStringLiteral("delta_") + key);
+  card.delta->setVisible(false);
   box->addWidget(t);
   box->addWidget(card.value);
   box->addWidget(card.detail);
+  box->addWidget(card.delta);
   grid_->addWidget(frame, row, col);
   return card;
 }
@@ -96,6 +100,7 @@ void SummaryPanel::clearMetrics() {
        {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_, &memory_, &batch_}) {
     c->value->setText(QStringLiteral("—"));
     c->detail->clear();
+    c->delta->setVisible(false);
   }
   memoryBar_->setValue(0);
 }
@@ -144,6 +149,26 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   memoryBar_->style()->unpolish(memoryBar_);
   memoryBar_->style()->polish(memoryBar_);
 
+  if (baseline_) {
+    const auto& b = baseline_->metrics;
+    const double bdev = std::max(1, design.system.devices);  // this design's devices
+    showDelta(ttft_, m.ttft_s, b.ttft_s, false);
+    showDelta(tpot_, m.tpot_s, b.tpot_s, false);
+    showDelta(utps_, m.utps, b.utps, true);
+    showDelta(stps_, m.stps, b.stps, true);
+    showDelta(e2e_, m.e2e_output_tokens_per_s, b.e2e_output_tokens_per_s, true);
+    showDelta(perDevice_, m.e2e_output_tokens_per_s / bdev,
+              b.e2e_output_tokens_per_s / std::max(1.0, baselineDevices_), true);
+    showDelta(energy_, m.energy_per_token_j, b.energy_per_token_j, false);
+    showDelta(power_, m.power_w, b.power_w, false);
+    showDelta(memory_, r.memory.total(), baseline_->memory.total(), false);
+    showDelta(batch_, r.batch, baseline_->batch, true);
+  } else {
+    for (Card* c :
+         {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_, &memory_, &batch_})
+      c->delta->setVisible(false);
+  }
+
   if (r.feasible) {
     banner_->setProperty("state", QStringLiteral("ok"));
     banner_->setText(tr("<b>Feasible</b> — fits in memory at batch %1 per replica.").arg(r.batch));
@@ -157,6 +182,33 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   }
   banner_->style()->unpolish(banner_);
   banner_->style()->polish(banner_);
+}
+
+void SummaryPanel::setBaseline(const std::optional<perf::Result>& baseline, const QString& name,
+                               int devices) {
+  baseline_ = baseline;
+  baselineName_ = name;
+  baselineDevices_ = std::max(1, devices);
+}
+
+void SummaryPanel::showDelta(Card& card, double value, double base, bool higherIsBetter) {
+  if (!baseline_ || !(std::abs(base) > 0) || !std::isfinite(value) || !std::isfinite(base)) {
+    card.delta->setVisible(false);
+    return;
+  }
+  const double rel = value / base - 1.0;
+  const bool same = std::abs(rel) < 5e-4;
+  const bool better = higherIsBetter ? rel > 0 : rel < 0;
+  const QString colour = same     ? QStringLiteral("#5b6675")
+                         : better ? QStringLiteral("#2e7d32")
+                                  : QStringLiteral("#c62828");
+  const QString text = same ? tr("= baseline")
+                            : tr("%1%2 % vs baseline")
+                                  .arg(rel > 0 ? QStringLiteral("+") : QString())
+                                  .arg(100 * rel, 0, 'f', 1);
+  card.delta->setText(QStringLiteral("<span style=\"color:%1\">%2</span>").arg(colour, text));
+  card.delta->setToolTip(tr("Against the pinned baseline %1").arg(baselineName_));
+  card.delta->setVisible(true);
 }
 
 void SummaryPanel::showIssues(const std::vector<Issue>& issues) {

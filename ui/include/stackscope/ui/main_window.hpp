@@ -57,6 +57,12 @@ class MainWindow : public QMainWindow {
   void buildMenus();
   void updateHeader();
   void refreshThermal();
+
+ public:
+  // Pins the current result as the baseline the Summary compares against.
+  void pinBaseline();
+
+ private:
   void openDialog();
   void saveAsDialog();
   void exportReportDialog();

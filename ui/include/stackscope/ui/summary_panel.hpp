@@ -3,6 +3,7 @@
 // Summary view: the key metrics of the current design as cards (value with unit), memory use
 // against capacity, and a banner that says whether the design is feasible and why not.
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 #include "stackscope/common/issue.hpp"
@@ -21,6 +22,10 @@ class SummaryPanel : public QWidget {
   explicit SummaryPanel(QWidget* parent = nullptr);
 
   void showResult(const perf::Design& design, const perf::Result& result);
+  // A pinned baseline: every card then shows its change against it (green = better). Empty
+  // clears it. Applies from the next showResult.
+  void setBaseline(const std::optional<perf::Result>& baseline, const QString& name = {},
+                   int devices = 1);
   // The design did not validate: metrics are cleared, the banner lists the problems.
   void showIssues(const std::vector<Issue>& issues);
 
@@ -28,7 +33,9 @@ class SummaryPanel : public QWidget {
   struct Card {
     QLabel* value = nullptr;
     QLabel* detail = nullptr;
+    QLabel* delta = nullptr;  // change against the pinned baseline
   };
+  void showDelta(Card& card, double value, double base, bool higherIsBetter);
   Card addCard(int row, int col, const QString& key, const QString& title, const QString& tip);
   void clearMetrics();
 
@@ -36,6 +43,9 @@ class SummaryPanel : public QWidget {
   QLabel* banner_ = nullptr;
   Card ttft_, tpot_, utps_, stps_, e2e_, perDevice_, energy_, power_, memory_, batch_;
   QProgressBar* memoryBar_ = nullptr;
+  std::optional<perf::Result> baseline_;
+  QString baselineName_;
+  double baselineDevices_ = 1;
 };
 
 }  // namespace stackscope::ui
