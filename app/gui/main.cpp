@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
     for (const QString& f : written) std::printf("%s\n", qPrintable(f));
     return 0;
   }
+  // Interactive sessions keep the window geometry, splitter and tab between runs (not the
+  // screenshot mode: its pictures must not depend on the last session).
+  window.enableSessionState();
   window.show();
   return QApplication::exec();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The first window: opens the default project, shows metrics, re-evaluates on edits, reports
 // invalid designs instead of stale numbers, and saves/opens projects.
+#include <qcustomplot.h>
+
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -17,6 +19,7 @@
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/main_window.hpp"
+#include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 
@@ -288,6 +291,27 @@ class MainWindowTest : public QObject {
       w.findChild<QWidget*>(QStringLiteral("summaryPanel"))
           ->grab()
           .save(QString::fromLocal8Bit(dir) + QStringLiteral("/summary-baseline.png"));
+  }
+
+  // Every plot exports to PNG, PDF and SVG; an unknown suffix is refused with the allowed list.
+  void plotsExportToPngPdfAndSvg() {
+    MainWindow w;
+    w.show();
+    QTemporaryDir dir;
+    auto* plot = w.findChild<QWidget*>(QStringLiteral("throughputPlot"))->findChild<QCustomPlot*>();
+    QVERIFY(plot);
+    for (const char* ext : {"png", "pdf", "svg"}) {
+      const QString f = dir.filePath(QStringLiteral("plot.") + QLatin1String(ext));
+      QString error;
+      QVERIFY2(stackscope::ui::saveView(plot, f, &error), qPrintable(error));
+      QVERIFY2(QFileInfo(f).size() > 1000, ext);
+    }
+    QString error;
+    QVERIFY(!stackscope::ui::saveView(plot, dir.filePath(QStringLiteral("plot.bmpx")), &error));
+    QVERIFY(error.contains(QStringLiteral(".svg")));
+    // A widget drawn with QPainter (the link canvas) too.
+    auto* links = w.findChild<stackscope::ui::LinkView*>(QStringLiteral("linkView"));
+    QVERIFY(stackscope::ui::saveView(links, dir.filePath(QStringLiteral("links.svg")), &error));
   }
 
   void screenshotsWriteEveryView() {

@@ -20,6 +20,7 @@
 #include <map>
 
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/plot_export.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -216,6 +217,7 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   box->addWidget(stats_);
   canvas_ = new LinkCanvas(this);
   box->addWidget(canvas_, 1);
+  attachExportMenu(canvas_, QStringLiteral("links"));
   note_ = new QLabel(this);
   note_->setObjectName(QStringLiteral("hint"));
   note_->setWordWrap(true);

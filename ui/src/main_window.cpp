@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QBuffer>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -18,6 +19,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QSvgRenderer>
@@ -278,6 +280,29 @@ void MainWindow::evaluateNow() {
   }
   device_->showDesign(design_);
   updateHeader();
+}
+
+void MainWindow::enableSessionState() {
+  sessionState_ = true;
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
+    split->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
+  const int tab = s.value(QStringLiteral("window/tab"), 0).toInt();
+  if (tab >= 0 && tab < views_->count()) views_->setCurrentIndex(tab);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  if (sessionState_) {
+    QSettings s;
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+    if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
+      s.setValue(QStringLiteral("window/mainSplitter"), split->saveState());
+    s.setValue(QStringLiteral("window/tab"), views_->currentIndex());
+  }
+  QMainWindow::closeEvent(e);
 }
 
 void MainWindow::pinBaseline() {

@@ -23,6 +23,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/search.hpp"
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/plot_export.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -165,6 +166,7 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
   plot_->legend->setBorderPen(Qt::NoPen);
   box->addWidget(plot_, 1);
+  attachExportMenu(plot_, QStringLiteral("pareto"));
   auto* hint = new QLabel(tr("Faint: every feasible point evaluated, coloured by device count. "
                              "Dark: the Pareto frontier. Hover for a design, click to load it; "
                              "drag to pan, wheel to zoom."),

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "stackscope/memory/dram.hpp"
+#include "stackscope/ui/plot_export.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -76,6 +77,7 @@ ThermalView::ThermalView(QWidget* parent) : QWidget(parent) {
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   box->addWidget(plot_, 1);
+  attachExportMenu(plot_, QStringLiteral("thermal"));
 
   note_ = new QLabel(this);
   note_->setObjectName(QStringLiteral("hint"));

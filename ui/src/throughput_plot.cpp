@@ -13,6 +13,7 @@
 
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/plot_export.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -47,6 +48,7 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   plot_->legend->setBorderPen(Qt::NoPen);
   plot_->legend->setMargins(QMargins(4, 2, 4, 0));
   stack_->addWidget(plot_);
+  attachExportMenu(plot_, QStringLiteral("throughput-vs-interactivity"));
   // An invalid design has no curve: say so instead of drawing empty axes.
   empty_ = new QLabel(tr("No result: the design is not valid"), stack_);
   empty_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);

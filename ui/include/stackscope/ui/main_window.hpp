@@ -61,6 +61,12 @@ class MainWindow : public QMainWindow {
  public:
   // Pins the current result as the baseline the Summary compares against.
   void pinBaseline();
+  // Restores the last session's window geometry, splitters and tab (QSettings) and saves them
+  // when the window closes. Off by default so tests and screenshots are reproducible.
+  void enableSessionState();
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
 
  private:
   void openDialog();
@@ -86,6 +92,7 @@ class MainWindow : public QMainWindow {
   SearchPanel* search_ = nullptr;
   LinkView* links_ = nullptr;
   bool linksStale_ = false;
+  bool sessionState_ = false;
   bool thermalStale_ = false;  // the thermal tab shows an older design
   QTimer debounce_;
 };
