@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 
 namespace stackscope::moe {
@@ -10,6 +12,9 @@ namespace {
 
 // Scale probabilities p (sum 1) to k selections with no entry above 1: entries that would
 // exceed 1 are clamped and the excess is spread over the rest proportionally.
+void expert_frequency_uncached(const workload::Routing& r, int n, int top_k, int moe_layer,
+                               double* f) noexcept;
+
 void water_fill(double* f, int n, int k) {
   double target = k;
   for (int i = 0; i < n; ++i) f[i] *= target;
@@ -57,6 +62,90 @@ int frequency_rows(const workload::Routing& routing) noexcept {
 void expert_frequency(const workload::Routing& r, int experts, int top_k, int moe_layer,
                       double* f) noexcept {
   const int n = std::clamp(experts, 1, kMaxExperts);
+  // Generated (non-trace) rows depend only on these fields: searches ask for the same row for
+  // every design, so the last one is kept per thread and copied.
+  struct Last {
+    bool valid = false;
+    workload::RoutingKind kind{};
+    double zipf_s = 0, alpha = 0;
+    std::uint64_t seed = 0;
+    int experts = 0, top_k = 0;
+    double f[kMaxExperts];
+  };
+  static thread_local Last last;
+  const bool generated = r.kind != workload::RoutingKind::trace;
+  if (generated && last.valid && last.kind == r.kind && last.zipf_s == r.zipf_s &&
+      last.alpha == r.dirichlet_alpha && last.seed == r.seed && last.experts == experts &&
+      last.top_k == top_k) {
+    std::memcpy(f, last.f, sizeof(double) * static_cast<std::size_t>(n));
+    return;
+  }
+  expert_frequency_uncached(r, n, top_k, moe_layer, f);
+  if (generated) {
+    last.valid = true;
+    last.kind = r.kind;
+    last.zipf_s = r.zipf_s;
+    last.alpha = r.dirichlet_alpha;
+    last.seed = r.seed;
+    last.experts = experts;
+    last.top_k = top_k;
+    std::memcpy(last.f, f, sizeof(double) * static_cast<std::size_t>(n));
+  }
+}
+
+EpLoad ep_load_memo(const double* f, int experts, int ep, double tokens, int redundant) noexcept {
+  // Frequency rows seen recently (compared bitwise), and a direct-mapped table of results.
+  constexpr int kRows = 4;
+  constexpr std::size_t kEntries = 4096;
+  struct Memo {
+    double rows[kRows][kMaxExperts];
+    int row_experts[kRows] = {-1, -1, -1, -1};
+    std::uint64_t row_id[kRows] = {};
+    int next_row = 0;
+    std::uint64_t next_id = 1;
+    struct Entry {
+      std::uint64_t row = 0;  // 0 = empty
+      int ep = 0, redundant = 0;
+      double tokens = 0;
+      EpLoad load;
+    };
+    Entry entries[kEntries];
+  };
+  static thread_local Memo m;
+  const std::size_t bytes =
+      sizeof(double) * static_cast<std::size_t>(std::clamp(experts, 0, kMaxExperts));
+  std::uint64_t id = 0;
+  for (int i = 0; i < kRows && id == 0; ++i)
+    if (m.row_experts[i] == experts && std::memcmp(m.rows[i], f, bytes) == 0) id = m.row_id[i];
+  if (id == 0) {
+    const int i = m.next_row;
+    m.next_row = (i + 1) % kRows;
+    std::memcpy(m.rows[i], f, bytes);
+    m.row_experts[i] = experts;
+    m.row_id[i] = id = m.next_id++;
+  }
+  std::uint64_t t;
+  std::memcpy(&t, &tokens, sizeof t);
+  std::uint64_t h = id * 0x9e3779b97f4a7c15ULL ^ t;
+  h ^= (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ep)) << 32) ^
+       static_cast<std::uint32_t>(redundant);
+  h = (h ^ (h >> 31)) * 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 29;
+  auto& e = m.entries[h % kEntries];
+  std::uint64_t et;
+  std::memcpy(&et, &e.tokens, sizeof et);
+  if (e.row == id && e.ep == ep && e.redundant == redundant && et == t) return e.load;
+  e.row = id;
+  e.ep = ep;
+  e.redundant = redundant;
+  e.tokens = tokens;
+  e.load = ep_load(f, experts, ep, tokens, redundant);
+  return e.load;
+}
+
+namespace {
+void expert_frequency_uncached(const workload::Routing& r, int n, int top_k, int moe_layer,
+                               double* f) noexcept {
   switch (r.kind) {
     case workload::RoutingKind::uniform:
       for (int i = 0; i < n; ++i) f[i] = 1.0 / n;
@@ -103,6 +192,7 @@ void expert_frequency(const workload::Routing& r, int experts, int top_k, int mo
   }
   water_fill(f, n, std::clamp(top_k, 1, n));
 }
+}  // namespace
 
 // Probability that at least one of `tokens` independent top-k draws hits an expert with routing
 // share `share`: 1 - (1 - share)^tokens, as -expm1(tokens log1p(-share)) (accurate for small

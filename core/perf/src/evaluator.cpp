@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -86,8 +87,12 @@ struct Block {
 // Network state reused across evaluations (memoised collective shapes) plus the rank groups
 // of the current plan.
 struct NetState {
-  std::optional<network::NetworkModel> model;
-  hw::System system;  // the system `model` was built for
+  network::NetworkModel* model = nullptr;  // of the current design's system
+  hw::System system;                       // the system `model` was built for
+  // Searches come back to a few systems (device count x link multipliers) over and over: the
+  // models of the last kModels, with their memoised collective costs.
+  static constexpr std::size_t kModels = 64;
+  std::vector<std::pair<hw::System, std::unique_ptr<network::NetworkModel>>> models;
   std::array<std::vector<int>, kGroupKinds> groups;
 };
 
@@ -385,7 +390,7 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
   }
   const moe::EpLoad loads =
-      moe::ep_load(freq, e.experts, ep, tokens_stage, c.d.parallel.redundant_experts_per_rank);
+      moe::ep_load_memo(freq, e.experts, ep, tokens_stage, c.d.parallel.redundant_experts_per_rank);
   // Routed experts on the slower of the two candidate ranks (most tokens / most experts used).
   Block routed;
   moe::RankLoad load;
@@ -542,7 +547,14 @@ constexpr double kDramLimitC = 95.0;
 NetState* prepare_network(const Design& d, const parallel::Placement& place, NetState& state) {
   if (d.system.levels.empty() || parallel::devices(d.parallel) <= 1) return nullptr;
   if (!state.model || !same_network(state.system, d.system)) {
-    state.model.emplace(d.system);
+    state.model = nullptr;
+    for (auto& [system, model] : state.models)
+      if (same_network(system, d.system)) state.model = model.get();
+    if (!state.model) {
+      if (state.models.size() >= NetState::kModels) state.models.erase(state.models.begin());
+      state.models.emplace_back(d.system, std::make_unique<network::NetworkModel>(d.system));
+      state.model = state.models.back().second.get();
+    }
     state.system = d.system;
   }
   for (int k = 0; k < kGroupKinds; ++k) {

@@ -52,6 +52,11 @@ struct EpLoad {
 // replica is a separate copy of the weights, so it also adds weight reads where it is used.
 EpLoad ep_load(const double* freq, int experts, int ep, double tokens, int redundant) noexcept;
 
+// ep_load(), remembered per thread: an earlier call's result when the frequencies (bitwise) and
+// the other arguments are the same, so evaluating many plans on one routing costs each
+// (ep, tokens) once. Results are identical to ep_load()'s.
+EpLoad ep_load_memo(const double* freq, int experts, int ep, double tokens, int redundant) noexcept;
+
 // Ratio of the busiest rank's tokens to the mean (1 = perfectly balanced).
 double imbalance(const double* freq, int experts, int ep) noexcept;
 
