@@ -161,56 +161,11 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   auto routed = [&](double tokens_stage) {
     Routed r;
     if (!moe || moe::frequency_rows(w.routing) != 1) return r;
-    // Synthetic frequencies depend only on the routing parameters: cache the last ones.
-    struct FreqCache {
-      bool valid = false;
-      workload::RoutingKind kind{};
-      std::uint64_t seed = 0;
-      double zipf_s = 0, alpha = 0;
-      int experts = 0, top_k = 0;
-      double freq[moe::kMaxExperts];
-      // ep_load results for these frequencies, keyed by (ep, tokens, redundant experts).
-      struct Load {
-        int ep = 0, redundant = 0;
-        double tokens = 0;
-        moe::EpLoad load;
-      };
-      std::vector<Load> loads;
-    };
-    static thread_local FreqCache cache;
-    const auto& rt = w.routing;
-    const bool same = cache.valid && rt.expert_frequency.empty() && cache.kind == rt.kind &&
-                      cache.seed == rt.seed && cache.zipf_s == rt.zipf_s &&
-                      cache.alpha == rt.dirichlet_alpha && cache.experts == e.experts &&
-                      cache.top_k == e.top_k;
-    const double* freq = cache.freq;
-    if (!same) {
-      moe::expert_frequency(rt, e.experts, e.top_k, 0, cache.freq);
-      cache.valid = rt.expert_frequency.empty();
-      cache.kind = rt.kind;
-      cache.seed = rt.seed;
-      cache.zipf_s = rt.zipf_s;
-      cache.alpha = rt.dirichlet_alpha;
-      cache.experts = e.experts;
-      cache.top_k = e.top_k;
-      cache.loads.clear();
-    }
-    const int redundant = d.parallel.redundant_experts_per_rank;
-    moe::EpLoad loads;
-    bool found = false;
-    for (const auto& l : cache.loads) {
-      if (l.ep == ep_m && l.tokens == tokens_stage && l.redundant == redundant) {
-        loads = l.load;
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      loads = moe::ep_load(freq, e.experts, ep_m, tokens_stage, redundant);
-      constexpr std::size_t kMaxLoads = 256;  // a space has few (ep, tokens) pairs
-      if (cache.valid && cache.loads.size() < kMaxLoads)
-        cache.loads.push_back({ep_m, redundant, tokens_stage, loads});
-    }
+    // expert_frequency keeps the last generated row; ep_load_memo each (ep, tokens) result.
+    double freq[moe::kMaxExperts];
+    moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
+    const moe::EpLoad loads = moe::ep_load_memo(freq, e.experts, ep_m, tokens_stage,
+                                                d.parallel.redundant_experts_per_rank);
     const double inf = std::numeric_limits<double>::infinity();
     double f = inf, b = inf, c = inf;
     for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {

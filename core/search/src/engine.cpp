@@ -498,17 +498,18 @@ class Worker {
   const Space& space_;
   perf::Evaluator ev_;
   Archive local_;
-  // Network model of the current hardware point's system, for collective bounds.
-  std::optional<network::NetworkModel> net_;
-  hw::System net_system_;
+  // Network models of the last systems seen (a space has few: device count x link and latency
+  // multipliers), for collective bounds; their memoised costs are reused.
+  static constexpr std::size_t kNetworkModels = 64;
+  std::vector<std::pair<hw::System, std::unique_ptr<network::NetworkModel>>> nets_;
 
   network::NetworkModel* network_for(const hw::System& system) {
     if (system.levels.empty()) return nullptr;
-    if (!net_ || !same_system(net_system_, system)) {
-      net_.emplace(system);
-      net_system_ = system;
-    }
-    return &*net_;
+    for (auto& [sys, model] : nets_)
+      if (same_system(sys, system)) return model.get();
+    if (nets_.size() >= kNetworkModels) nets_.erase(nets_.begin());
+    nets_.emplace_back(system, std::make_unique<network::NetworkModel>(system));
+    return nets_.back().second.get();
   }
   std::vector<PointRecord> buf_;
   std::vector<PointRecord> pending_;  // entered local_'s frontier since the last sync()

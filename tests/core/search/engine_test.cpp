@@ -108,6 +108,66 @@ TEST(SearchEngine, DenseOtherObjectivesEqualBruteForce) {
   brute_force_equality(s);
 }
 
+// DeepSeek-V3 preset shape (all 13 hardware axes, inert NoC knobs between the others, system
+// multipliers last): inert twins, region bounds, infeasible dies and memory fit all act.
+TEST(SearchEngine, DeepSeekPresetShapeFrontierEqualsBruteForce) {
+  const Space s = deepseek_preset_space(false);
+  EXPECT_GT(CompiledSpace(s).size(), Count{50000});
+  brute_force_equality(s);
+}
+
+// Region bounds with three objectives (energy is bounded only per hardware point) and a TTFT
+// SLO (checked only per hardware point).
+TEST(SearchEngine, DeepSeekPresetShapeOtherObjectivesEqualBruteForce) {
+  Space s = deepseek_preset_space(false);
+  s.objectives = {objective(Metric::stps), objective(Metric::tpot_s),
+                  objective(Metric::energy_per_token_j)};
+  s.constraints.ttft_slo_s = 1.0;
+  brute_force_equality(s);
+}
+
+// An inert knob whose first value is invalid (link 0 GB/s): its other values have no valid
+// twin, so they must not be skipped.
+TEST(SearchEngine, InertAxisWithInvalidFirstValueEqualsBruteForce) {
+  Space s = hot_space();
+  s.hardware.insert(s.hardware.begin() + 1, {"noc.link_GBps", {0, 100, 200}});
+  brute_force_equality(s);
+}
+
+// The evaluator never reads the knobs registered as inert (space.hpp KnobEffect): designs that
+// differ only in them give identical results, including power-walled and throttled ones.
+TEST(SearchKnobs, InertKnobsDoNotChangeResults) {
+  int checked = 0;
+  for (const Space& space : {dense_space(), hot_space(), deepseek_preset_space(false)}) {
+    const CompiledSpace cs(space);
+    perf::Evaluator ev;
+    for (std::uint64_t k = 0; k < 40; ++k) {
+      const PointId id = cs.point_at((Count{k} * 104729u) % cs.size());
+      perf::Design d = cs.decode(id);
+      if (!perf::validate(d).empty()) continue;
+      const perf::Result a = ev.evaluate(d);
+      for (const Knob& knob : knobs()) {
+        if (knob.effect != KnobEffect::inert) continue;
+        perf::Design e = d;
+        knob.apply(e, 1234.5);
+        const perf::Result b = ev.evaluate(e);
+        EXPECT_EQ(a.feasible, b.feasible) << knob.name;
+        EXPECT_EQ(a.reasons, b.reasons);
+        EXPECT_EQ(a.batch, b.batch);
+        EXPECT_EQ(a.metrics.stps, b.metrics.stps);
+        EXPECT_EQ(a.metrics.tpot_s, b.metrics.tpot_s);
+        EXPECT_EQ(a.metrics.ttft_s, b.metrics.ttft_s);
+        EXPECT_EQ(a.metrics.energy_per_token_j, b.metrics.energy_per_token_j);
+        EXPECT_EQ(a.metrics.power_w, b.metrics.power_w);
+        EXPECT_EQ(a.area.die, b.area.die);
+        EXPECT_EQ(a.thermal.dram_peak_C, b.thermal.dram_peak_C);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 TEST(SearchEngine, SameFrontierForAnyThreadCount) {
   const CompiledSpace cs(moe_space());
   RunOptions opt;
@@ -297,6 +357,14 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
       std::optional<network::NetworkModel> net;
       if (!d.system.levels.empty()) net.emplace(d.system);
       const Optimistic o = optimistic(d, r.batch, net ? &*net : nullptr);
+      // The hardware-independent decode work gives exactly the collective-free TPOT bound.
+      DecodeWork work;
+      const Optimistic free = optimistic(d, r.batch, nullptr, &work);
+      const Optimistic split = decode_optimistic(work, decode_rates(d, work.kv_page_bytes));
+      EXPECT_EQ(split.tpot_s, free.tpot_s);
+      EXPECT_EQ(split.stps, free.stps);
+      EXPECT_EQ(split.utps, free.utps);
+      EXPECT_LE(free.tpot_s, o.tpot_s);
       const auto& m = r.metrics;
       EXPECT_LE(o.tpot_s, m.tpot_s) << d.name;
       EXPECT_LE(o.ttft_s, m.ttft_s);

@@ -65,5 +65,33 @@ TEST(SearchEngineSlow, DeepSeekV3FrontierEqualsBruteForce) {
               sum.archive.size());
 }
 
+// The DeepSeek-V3 preset's axes at two to three values each (~10^6 points), 2 threads.
+TEST(SearchEngineSlow, DeepSeekPresetShapeFrontierEqualsBruteForce) {
+  const CompiledSpace cs(deepseek_preset_space(true));
+  ASSERT_GT(cs.size(), Count{500000});
+  std::uint64_t brute_evals = 0;
+  const Archive brute = brute_force(cs, &brute_evals);
+  RunOptions opt;
+  opt.threads = 2;
+  CountingSink sink;
+  const Summary sum = run(cs, opt, sink);
+  EXPECT_TRUE(sum.complete);
+  EXPECT_EQ(Count{sum.progress.evaluated + sum.progress.pruned}, cs.size());
+  const auto x = sum.archive.sorted(), y = brute.sorted();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].id, y[i].id);
+    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
+  }
+  std::printf(
+      "DeepSeek-V3 preset shape %s points: brute force evaluated %llu; engine evaluated %llu, "
+      "pruned %.2f%% (by bounds %.2f%%) in %.2f s, frontier %zu\n",
+      to_string(cs.size()).c_str(), static_cast<unsigned long long>(brute_evals),
+      static_cast<unsigned long long>(sum.progress.evaluated),
+      100.0 * static_cast<double>(sum.progress.pruned) / to_double(cs.size()),
+      100.0 * static_cast<double>(sum.progress.pruned_bound) / to_double(cs.size()),
+      sum.progress.elapsed_s, sum.archive.size());
+}
+
 }  // namespace
 }  // namespace stackscope::search

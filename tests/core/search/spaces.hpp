@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/search.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/search/engine.hpp"
@@ -155,6 +156,41 @@ inline Space deepseek_space(bool large) {
   s.inner.sequence_parallel = {0, 1};
   s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
   s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps)};
+  return s;
+}
+
+// The DeepSeek-V3 search preset (presets/search/deepseek-v3-deepstack.json: 13 hardware axes
+// including inert NoC knobs and system multipliers, TPOT SLO and DRAM-temperature constraint,
+// STPS per mm2 vs UTPS) with each axis cut to a few values: ~10^5 points, or ~10^6 when
+// `large`. Exercises every hardware-level pruning rule of the engine (inert twins, region bounds,
+// infeasible dies, connected > total layers, memory fit).
+inline Space deepseek_preset_space(bool large) {
+  Space s = io::resolve_search_project("deepseek-v3-deepstack", presets()).space;
+  auto keep = [&](const char* knob, std::vector<double> values) {
+    for (auto& axis : s.hardware)
+      if (axis.knob == knob) axis.values = std::move(values);
+  };
+  keep("devices", {64, 128});
+  keep("memory.layers_total", large ? std::vector<double>{2, 8, 16} : std::vector<double>{2, 16});
+  keep("memory.layers_connected", {1, 8});
+  keep("memory.vertical.pitch_um", large ? std::vector<double>{3, 12} : std::vector<double>{3});
+  keep("compute.cores", {128, 192});
+  keep("compute.die_area_mm2", {500, 800});
+  keep("compute.sram_per_core_KiB",
+       large ? std::vector<double>{256, 2048} : std::vector<double>{256});
+  keep("compute.clock_GHz", large ? std::vector<double>{0.8, 1.4} : std::vector<double>{1.4});
+  keep("memory.clock_MHz", {1200, 2000});
+  keep("noc.link_GBps", {76.8, 307.2});
+  keep("noc.hop_latency_ns", {0.5, 2});
+  keep("system.link_bw_scale", {0.5, 2});
+  keep("system.latency_scale", {0.5, 2});
+  s.inner.tp = {2, 8};
+  s.inner.pp = {1, 2};
+  s.inner.ep = {1, 2, 4, 8, 16, 32, 64};
+  s.inner.dp = {1, 2};
+  s.inner.attention_tp = {0};
+  s.inner.batch = {1, 128, 2048};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
   return s;
 }
 
