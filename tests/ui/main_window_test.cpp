@@ -314,6 +314,36 @@ class MainWindowTest : public QObject {
     QVERIFY(stackscope::ui::saveView(links, dir.filePath(QStringLiteral("links.svg")), &error));
   }
 
+  // Edit a field -> the metric changes and the window is dirty; undo restores the field, the
+  // metric and the clean state; redo re-applies. Typing one number is one undo step.
+  void undoRestoresTheEditAndTheMetrics() {
+    MainWindow w;
+    w.show();
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    QLabel* stps = label(w, "metric_stps");
+    const int b0 = batch->value();
+    const QString s0 = stps->text();
+    QVERIFY(!w.isWindowModified());
+    batch->setValue(b0 + 1);  // three keystrokes of one field merge into one step
+    batch->setValue(b0 + 2);
+    batch->setValue(b0 * 2);
+    QTRY_VERIFY_WITH_TIMEOUT(stps->text() != s0, 2000);
+    QVERIFY(w.isWindowModified());
+    QCOMPARE(w.document().undoStack()->count(), 1);
+    w.document().undoStack()->undo();
+    QCOMPARE(batch->value(), b0);
+    QTRY_COMPARE_WITH_TIMEOUT(stps->text(), s0, 2000);
+    QVERIFY(!w.isWindowModified());
+    w.document().undoStack()->redo();
+    QCOMPARE(batch->value(), b0 * 2);
+    QTRY_VERIFY_WITH_TIMEOUT(stps->text() != s0, 2000);
+    // A different field is its own step.
+    auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tpSpin"));
+    QVERIFY(tp);
+    tp->setValue(tp->value() == 1 ? 2 : 1);
+    QCOMPARE(w.document().undoStack()->count(), 2);
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;

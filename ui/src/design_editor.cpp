@@ -82,17 +82,26 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
                                  : QStringLiteral("%1\npreset id: %2").arg(c->currentText(), id));
     });
   }
+  const QString comboNames[] = {tr("hardware"), tr("model"), tr("precision")};
+  int field = 0;
   for (QComboBox* c : {hardware_, model_, precision_}) {
-    connect(c, &QComboBox::currentIndexChanged, this, [this] {
+    connect(c, &QComboBox::currentIndexChanged, this, [this, field, name = comboNames[field]] {
       updateDevices();
+      Q_EMIT fieldEdited(field, name);
       Q_EMIT edited();
     });
+    ++field;
   }
+  const QString spinNames[] = {tr("batch"), tr("tensor parallel"), tr("input length"),
+                               tr("output length")};
+  int k = 0;
   for (QSpinBox* s : {batch_, tp_, inputLen_, outputLen_}) {
-    connect(s, &QSpinBox::valueChanged, this, [this] {
+    connect(s, &QSpinBox::valueChanged, this, [this, f = field + k, name = spinNames[k]] {
       updateDevices();
+      Q_EMIT fieldEdited(f, name);
       Q_EMIT edited();
     });
+    ++k;
   }
 }
 

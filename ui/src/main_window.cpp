@@ -32,6 +32,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/ui/breakdown_chart.hpp"
+#include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
 #include "stackscope/ui/format.hpp"
@@ -88,10 +89,23 @@ MainWindow::MainWindow(QWidget* parent)
   debounce_.setSingleShot(true);
   debounce_.setInterval(50);
   connect(&debounce_, &QTimer::timeout, this, &MainWindow::evaluateNow);
-  connect(editor_, &DesignEditor::edited, this, [this] {
-    setWindowModified(true);
+  connect(editor_, &DesignEditor::fieldEdited, this, [this](int field, const QString& name) {
+    // Record the edit for undo; a form state that does not compose (an invalid preset
+    // combination) is still evaluated and reported, just not recorded.
+    try {
+      doc_.edit(editor_->compose(), tr("Edit %1").arg(name), field);
+    } catch (const std::exception&) {
+    }
     debounce_.start();
   });
+  connect(&doc_, &ConfigDocument::changed, this, [this](bool fromHistory) {
+    if (fromHistory) {
+      editor_->setBase(doc_.design());
+      debounce_.start();
+    }
+  });
+  connect(doc_.undoStack(), &QUndoStack::cleanChanged, this,
+          [this](bool clean) { setWindowModified(!clean); });
   resize(1440, 940);
   setDesign(design_);
   if (!startupError_.isEmpty()) statusBar()->showMessage(tr("Presets: %1").arg(startupError_));
@@ -192,8 +206,13 @@ void MainWindow::buildUi() {
   views_->setTabToolTip(3, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
-    setDesign(d);
-    statusBar()->showMessage(tr("Loaded a design from the search frontier into the editor"));
+    // An undoable edit: Ctrl+Z returns to the design before the click.
+    design_ = d;
+    editor_->setBase(d);
+    doc_.edit(d, tr("Load search point"));
+    evaluateNow();
+    statusBar()->showMessage(
+        tr("Loaded a design from the search frontier into the editor (Ctrl+Z to go back)"));
   });
   // The grid solve (~0.1 s) runs only when its tab is shown.
   connect(views_, &QTabWidget::currentChanged, this, [this] { refreshThermal(); });
@@ -223,6 +242,13 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+  QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = doc_.undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = doc_.undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence::Redo);
+  editMenu->addAction(undo);
+  editMenu->addAction(redo);
   QMenu* designMenu = menuBar()->addMenu(tr("&Design"));
   QAction* pin = designMenu->addAction(tr("&Pin as Baseline"), this, &MainWindow::pinBaseline);
   pin->setShortcut(QKeySequence(tr("Ctrl+B")));
@@ -239,6 +265,7 @@ void MainWindow::buildMenus() {
 void MainWindow::setDesign(const perf::Design& design) {
   design_ = design;
   editor_->setBase(design_);
+  doc_.reset(design_);
   setWindowModified(false);
   evaluateNow();
 }
@@ -365,6 +392,7 @@ bool MainWindow::saveProject(const QString& file, QString* error) {
   try {
     io::save_text_atomic(file.toStdString(), io::project_to_json(design_));
     file_ = QFileInfo(file).absoluteFilePath();
+    doc_.markClean();
     setWindowModified(false);
     updateHeader();
     return true;

@@ -27,6 +27,8 @@ class DesignEditor : public QWidget {
 
  Q_SIGNALS:
   void edited();
+  // Which field changed (stable id for undo merging, and a name for the undo text).
+  void fieldEdited(int field, const QString& name);
 
  private:
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,

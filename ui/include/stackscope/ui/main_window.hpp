@@ -13,6 +13,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
+#include "stackscope/ui/config_document.hpp"
 
 class QLabel;
 class QTabWidget;
@@ -43,6 +44,7 @@ class MainWindow : public QMainWindow {
   // Re-evaluates at once (the debounced path calls this too).
   void evaluateNow();
   const perf::Design& design() const { return design_; }
+  ConfigDocument& document() { return doc_; }
   const std::optional<perf::Result>& result() const { return result_; }
 
   // Renders the window and each view to DIR/<view>.png. Returns the files written; on
@@ -75,6 +77,7 @@ class MainWindow : public QMainWindow {
   void about();
 
   std::unique_ptr<io::PresetRegistry> presets_;
+  ConfigDocument doc_;  // the edited design and its undo history
   perf::Design design_;
   std::optional<perf::Result> result_;
   QString file_;
