@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextDocument>
@@ -342,6 +343,29 @@ class MainWindowTest : public QObject {
     QVERIFY(tp);
     tp->setValue(tp->value() == 1 ? 2 : 1);
     QCOMPARE(w.document().undoStack()->count(), 2);
+  }
+
+  // An edited, unsaved design is autosaved and comes back as unsaved edits after a "crash".
+  void autosaveRecoversUnsavedEdits() {
+    QStandardPaths::setTestModeEnabled(true);
+    QFile::remove(MainWindow::autosavePath());
+    int edited = 0;
+    {
+      MainWindow w;
+      w.show();
+      QVERIFY(!w.autosaveNow());  // nothing unsaved yet
+      auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+      edited = batch->value() + 3;
+      batch->setValue(edited);
+      QVERIFY(w.autosaveNow());
+    }  // destroyed without saving: the autosave stays
+    MainWindow again;
+    QString error;
+    QVERIFY2(again.recoverAutosave(&error), qPrintable(error));
+    QCOMPARE(again.design().workload.batch, edited);
+    QVERIFY(again.document().dirty());
+    QFile::remove(MainWindow::autosavePath());
+    QStandardPaths::setTestModeEnabled(false);
   }
 
   void screenshotsWriteEveryView() {

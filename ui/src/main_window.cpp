@@ -21,6 +21,7 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTabWidget>
@@ -231,6 +232,23 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
+  QMenu* recent = file->addMenu(tr("Open &Recent"));
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    const QStringList files = QSettings().value(QStringLiteral("recent")).toStringList();
+    for (const QString& f : files)
+      recent->addAction(f, this, [this, f] {
+        QString err;
+        if (!openProject(f, &err)) QMessageBox::warning(this, tr("Cannot open project"), err);
+      });
+    if (files.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
+  });
+  QAction* save = file->addAction(tr("&Save Project"), this, [this] {
+    if (file_.isEmpty()) return saveAsDialog();
+    QString err;
+    if (!saveProject(file_, &err)) QMessageBox::warning(this, tr("Cannot save project"), err);
+  });
+  save->setShortcut(QKeySequence::Save);
   QAction* saveAs = file->addAction(tr("Save Project &As…"), this, &MainWindow::saveAsDialog);
   saveAs->setShortcut(QKeySequence::SaveAs);
   QAction* report =
@@ -309,8 +327,71 @@ void MainWindow::evaluateNow() {
   updateHeader();
 }
 
+QString MainWindow::autosavePath() {
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("autosave.json"));
+}
+
+bool MainWindow::autosaveNow() {
+  if (!doc_.dirty()) return false;
+  try {
+    QDir().mkpath(QFileInfo(autosavePath()).path());
+    io::save_text_atomic(autosavePath().toStdString(), io::project_to_json(doc_.design()));
+    QSettings().setValue(QStringLiteral("autosave/file"), file_);
+    return true;
+  } catch (const std::exception&) {
+    return false;  // best effort; the next tick tries again
+  }
+}
+
+void MainWindow::dropAutosave() {
+  QFile::remove(autosavePath());
+  QSettings().remove(QStringLiteral("autosave/file"));
+}
+
+bool MainWindow::recoverAutosave(QString* error) {
+  const QString path = autosavePath();
+  if (!QFileInfo::exists(path)) return false;
+  try {
+    const perf::Design d = io::load_project(path.toStdString(), *presets_);
+    const QString original = QSettings().value(QStringLiteral("autosave/file")).toString();
+    setDesign(d);
+    file_ = original;
+    // Recovered edits are unsaved: keep the document dirty until the user saves.
+    doc_.edit(d, tr("Recovered edits"));
+    updateHeader();
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = describeError(e);
+    return false;
+  }
+}
+
+void MainWindow::addRecent(const QString& file) {
+  QSettings s;
+  QStringList recent = s.value(QStringLiteral("recent")).toStringList();
+  recent.removeAll(file);
+  recent.prepend(file);
+  while (recent.size() > 8) recent.removeLast();
+  s.setValue(QStringLiteral("recent"), recent);
+}
+
 void MainWindow::enableSessionState() {
   sessionState_ = true;
+  // Autosave every 30 s while there are unsaved edits; a crash loses at most that much.
+  connect(&autosave_, &QTimer::timeout, this, [this] { autosaveNow(); });
+  autosave_.start(30000);
+  if (QFileInfo::exists(autosavePath())) {
+    const auto answer = QMessageBox::question(
+        this, tr("Recover unsaved edits?"),
+        tr("StackScope did not close cleanly last time. Restore the unsaved design from %1?")
+            .arg(QFileInfo(autosavePath()).lastModified().toString()),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    QString err;
+    if (answer == QMessageBox::Yes && !recoverAutosave(&err))
+      QMessageBox::warning(this, tr("Cannot recover"), err);
+    if (answer != QMessageBox::Yes) dropAutosave();
+  }
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
@@ -321,6 +402,26 @@ void MainWindow::enableSessionState() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  if (sessionState_ && doc_.dirty()) {
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved changes"), tr("Save the changes to the design before closing?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) {
+      e->ignore();
+      return;
+    }
+    if (answer == QMessageBox::Save) {
+      if (file_.isEmpty())
+        saveAsDialog();
+      else if (QString err; !saveProject(file_, &err))
+        QMessageBox::warning(this, tr("Cannot save project"), err);
+      if (doc_.dirty()) {  // the save was cancelled or failed: stay open
+        e->ignore();
+        return;
+      }
+    }
+  }
+  if (sessionState_) dropAutosave();
   if (sessionState_) {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
@@ -381,6 +482,7 @@ bool MainWindow::openProject(const QString& file, QString* error) {
     const perf::Design d = io::load_project(file.toStdString(), *presets_);
     file_ = QFileInfo(file).absoluteFilePath();
     setDesign(d);
+    if (sessionState_) addRecent(file_);
     return true;
   } catch (const std::exception& e) {
     if (error) *error = describeError(e);
@@ -389,11 +491,16 @@ bool MainWindow::openProject(const QString& file, QString* error) {
 }
 
 bool MainWindow::saveProject(const QString& file, QString* error) {
+  if (debounce_.isActive()) evaluateNow();  // an edit still waiting for its evaluation
   try {
     io::save_text_atomic(file.toStdString(), io::project_to_json(design_));
     file_ = QFileInfo(file).absoluteFilePath();
     doc_.markClean();
     setWindowModified(false);
+    if (sessionState_) {
+      addRecent(file_);
+      dropAutosave();
+    }
     updateHeader();
     return true;
   } catch (const std::exception& e) {
@@ -419,6 +526,7 @@ QString row(const QString& name, const QString& value) {
 }  // namespace
 
 bool MainWindow::exportReport(const QString& file, QString* error) {
+  if (debounce_.isActive()) evaluateNow();
   if (!result_) {
     if (error) *error = tr("the design is not valid: nothing to report");
     return false;

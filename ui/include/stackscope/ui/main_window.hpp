@@ -66,6 +66,11 @@ class MainWindow : public QMainWindow {
   // Restores the last session's window geometry, splitters and tab (QSettings) and saves them
   // when the window closes. Off by default so tests and screenshots are reproducible.
   void enableSessionState();
+  // Crash safety (enabled with the session state): the unsaved design is written atomically
+  // to autosavePath() every 30 s; recoverAutosave() loads it back as unsaved edits.
+  static QString autosavePath();
+  bool autosaveNow();
+  bool recoverAutosave(QString* error);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
@@ -74,6 +79,8 @@ class MainWindow : public QMainWindow {
   void openDialog();
   void saveAsDialog();
   void exportReportDialog();
+  void dropAutosave();
+  void addRecent(const QString& file);
   void about();
 
   std::unique_ptr<io::PresetRegistry> presets_;
@@ -98,6 +105,7 @@ class MainWindow : public QMainWindow {
   bool sessionState_ = false;
   bool thermalStale_ = false;  // the thermal tab shows an older design
   QTimer debounce_;
+  QTimer autosave_;
 };
 
 }  // namespace stackscope::ui
