@@ -10,6 +10,7 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextDocument>
 #include <QTimer>
@@ -18,6 +19,7 @@
 #include <cstdio>
 
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/ui/compare_view.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/plot_export.hpp"
@@ -368,13 +370,38 @@ class MainWindowTest : public QObject {
     QStandardPaths::setTestModeEnabled(false);
   }
 
+  // Two designs in Compare: the batch row differs (highlighted), the better STPS is bold.
+  void compareShowsTwoDesignsSideBySide() {
+    MainWindow w;
+    w.show();
+    w.addToCompare();
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    batch->setValue(w.result()->batch * 2);
+    w.evaluateNow();
+    w.addToCompare();
+    auto* view = w.findChild<stackscope::ui::CompareView*>(QStringLiteral("compareView"));
+    QVERIFY(view);
+    QCOMPARE(view->count(), 2);
+    QTableWidget* t = view->table();
+    QCOMPARE(t->columnCount(), 2);
+    int batchRow = -1, stpsRow = -1;
+    for (int r = 0; r < t->rowCount(); ++r) {
+      const QString name = t->verticalHeaderItem(r)->text();
+      if (name.startsWith(QStringLiteral("Batch"))) batchRow = r;
+      if (name == QStringLiteral("STPS (tok/s)")) stpsRow = r;
+    }
+    QVERIFY(batchRow >= 0 && stpsRow >= 0);
+    QVERIFY(t->item(batchRow, 0)->text() != t->item(batchRow, 1)->text());
+    QVERIFY(t->item(stpsRow, 1)->font().bold());  // the larger batch has the higher STPS
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    QCOMPARE(files.size(), 9);
+    QCOMPARE(files.size(), 10);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
   }
 };

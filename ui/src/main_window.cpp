@@ -33,6 +33,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/ui/breakdown_chart.hpp"
+#include "stackscope/ui/compare_view.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
@@ -202,9 +203,12 @@ void MainWindow::buildUi() {
   links_ = new LinkView(views_);
   views_->addTab(links_, tr("&Links"));
   views_->setTabToolTip(2, tr("The system network with each link coloured by its utilisation"));
+  compare_ = new CompareView(views_);
+  views_->addTab(compare_, tr("C&ompare"));
   search_ = new SearchPanel(*presets_, views_);
   views_->addTab(search_, tr("&Search"));
-  views_->setTabToolTip(3, tr("Search a design space on all cores and watch the Pareto frontier "
+  views_->setTabToolTip(3, tr("Up to four designs side by side"));
+  views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
     // An undoable edit: Ctrl+Z returns to the design before the click.
@@ -271,6 +275,8 @@ void MainWindow::buildMenus() {
   QAction* pin = designMenu->addAction(tr("&Pin as Baseline"), this, &MainWindow::pinBaseline);
   pin->setShortcut(QKeySequence(tr("Ctrl+B")));
   pin->setToolTip(tr("Keep the current design's metrics: every card then shows its change"));
+  QAction* compare = designMenu->addAction(tr("Add to C&ompare"), this, &MainWindow::addToCompare);
+  compare->setShortcut(QKeySequence(tr("Ctrl+D")));
   designMenu->addAction(tr("&Clear Baseline"), this, [this] {
     summary_->setBaseline(std::nullopt);
     evaluateNow();
@@ -431,6 +437,16 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     s.setValue(QStringLiteral("window/tab"), views_->currentIndex());
   }
   QMainWindow::closeEvent(e);
+}
+
+void MainWindow::addToCompare() {
+  if (!result_) {
+    statusBar()->showMessage(tr("Nothing to compare: the design is not valid"));
+    return;
+  }
+  compare_->add(design_, *result_);
+  views_->setCurrentWidget(compare_);
+  statusBar()->showMessage(tr("%n design(s) in Compare", nullptr, compare_->count()));
 }
 
 void MainWindow::pinBaseline() {
@@ -696,6 +712,27 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     for (int i = 0; i < 3; ++i) QApplication::processEvents();
     const QString path = QDir(dir).filePath(QStringLiteral("links.png"));
     if (!links_->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return {};
+    }
+    written << path;
+    views_->setCurrentIndex(was);
+  }
+  // The compare tab: the current design next to the same design at half its batch.
+  if (result_) {
+    const int was = views_->currentIndex();
+    if (compare_->count() == 0) {
+      compare_->add(design_, *result_);
+      perf::Design half = design_;
+      half.workload.batch_auto = false;
+      half.workload.batch = std::max(1, result_->batch / 2);
+      half.name = "Same design at half the batch";
+      if (perf::validate(half).empty()) compare_->add(half, perf::evaluate(half));
+    }
+    views_->setCurrentWidget(compare_);
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QStringLiteral("compare.png"));
+    if (!compare_->grab().save(path)) {
       if (error) *error = tr("cannot write %1").arg(path);
       return {};
     }

@@ -24,6 +24,7 @@ class BreakdownChart;
 class DesignEditor;
 class DevicePanel;
 class SummaryPanel;
+class CompareView;
 class LinkView;
 class SearchPanel;
 class ThermalView;
@@ -63,6 +64,8 @@ class MainWindow : public QMainWindow {
  public:
   // Pins the current result as the baseline the Summary compares against.
   void pinBaseline();
+  // Adds the current design to the Compare tab (up to four) and shows it.
+  void addToCompare();
   // Restores the last session's window geometry, splitters and tab (QSettings) and saves them
   // when the window closes. Off by default so tests and screenshots are reproducible.
   void enableSessionState();
@@ -101,6 +104,7 @@ class MainWindow : public QMainWindow {
   ThermalView* thermal_ = nullptr;
   SearchPanel* search_ = nullptr;
   LinkView* links_ = nullptr;
+  CompareView* compare_ = nullptr;
   bool linksStale_ = false;
   bool sessionState_ = false;
   bool thermalStale_ = false;  // the thermal tab shows an older design

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Compare view (issue 6, deliverable 8): up to four designs side by side — their parameters
+// (rows that differ are highlighted), metrics (best value in bold) and the decode step's time
+// per bounding resource as grouped bars.
+#include <QWidget>
+#include <vector>
+
+#include "stackscope/perf/design.hpp"
+#include "stackscope/perf/result.hpp"
+
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace stackscope::ui {
+
+class CompareView : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxDesigns = 4;
+  explicit CompareView(QWidget* parent = nullptr);
+
+  // Adds a column (the oldest is dropped beyond kMaxDesigns).
+  void add(const perf::Design& design, const perf::Result& result);
+  void clear();
+  int count() const { return static_cast<int>(entries_.size()); }
+  QTableWidget* table() const { return table_; }
+
+ private:
+  struct Entry {
+    perf::Design design;
+    perf::Result result;
+  };
+  void rebuild();
+  std::vector<Entry> entries_;
+  QLabel* hint_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  QCustomPlot* bars_ = nullptr;
+};
+
+}  // namespace stackscope::ui
