@@ -395,6 +395,31 @@ class MainWindowTest : public QObject {
     QVERIFY(t->item(stpsRow, 1)->font().bold());  // the larger batch has the higher STPS
   }
 
+  // The walk-through: open a 3D-stacked preset, change the stack height, and both the
+  // throughput and the DRAM temperature move.
+  void stackHeightMovesThroughputAndTemperature() {
+    MainWindow w;
+    w.show();
+    QString error;
+    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
+                                          "/presets/projects/deepseek-v3-deepstack.json"),
+                           &error),
+             qPrintable(error));
+    auto* layers = w.findChild<QSpinBox*>(QStringLiteral("layersSpin"));
+    auto* connected = w.findChild<QSpinBox*>(QStringLiteral("connectedSpin"));
+    QVERIFY(layers && connected && layers->isEnabled());
+    const double stps0 = w.result()->metrics.stps, temp0 = w.result()->thermal.dram_peak_C;
+    layers->setValue(layers->value() + 4);
+    connected->setValue(connected->value() + 2);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.stps != stps0, 2000);
+    QCOMPARE(w.design().hardware.memory.layers_total, 12);
+    QVERIFY(w.result()->thermal.dram_peak_C != temp0);
+    // An HBM device has no stack to edit.
+    auto* hardware = w.findChild<QComboBox*>(QStringLiteral("hardwareCombo"));
+    hardware->setCurrentIndex(hardware->findData(QStringLiteral("h100-sxm")));
+    QVERIFY(!layers->isEnabled());
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;

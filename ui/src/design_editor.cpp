@@ -62,6 +62,16 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
       makeSpin(this, "inputLenSpin", 1, 10'000'000, tr(" tok"), tr("Prompt tokens per request"));
   outputLen_ = makeSpin(this, "outputLenSpin", 1, 10'000'000, tr(" tok"),
                         tr("Generated tokens per request (the first comes from prefill)"));
+  pp_ = makeSpin(this, "ppSpin", 1, 1024, QString(),
+                 tr("Pipeline-parallel degree: the layers split into PP stages"));
+  ep_ = makeSpin(this, "epSpin", 1, 4096, QString(),
+                 tr("Expert-parallel degree (MoE models): routed experts spread over EP devices"));
+  layers_ = makeSpin(this, "layersSpin", 1, 64, tr(" dies"),
+                     tr("DRAM dies stacked on the logic die (3D-stacked devices). More layers: "
+                        "more capacity and bandwidth, more thermal resistance."));
+  connected_ = makeSpin(this, "connectedSpin", 1, 64, tr(" dies"),
+                        tr("DRAM dies with active vertical links (<= stacked dies); DeepStack's "
+                           "rule: at most half the layers hide row recharge behind the others"));
   devices_ = new QLabel(this);
   devices_->setObjectName(QStringLiteral("devicesLabel"));
 
@@ -70,6 +80,10 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   form->addRow(tr("&Precision:"), precision_);
   form->addRow(tr("&Batch / replica:"), batch_);
   form->addRow(tr("&Tensor parallel:"), tp_);
+  form->addRow(tr("P&ipeline parallel:"), pp_);
+  form->addRow(tr("E&xpert parallel:"), ep_);
+  form->addRow(tr("DRAM &layers:"), layers_);
+  form->addRow(tr("&Connected layers:"), connected_);
   form->addRow(tr("&Input length:"), inputLen_);
   form->addRow(tr("&Output length:"), outputLen_);
   form->addRow(tr("Devices:"), devices_);
@@ -92,10 +106,17 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     });
     ++field;
   }
-  const QString spinNames[] = {tr("batch"), tr("tensor parallel"), tr("input length"),
-                               tr("output length")};
+  // A different device: show its own stack.
+  connect(hardware_, &QComboBox::currentIndexChanged, this, [this] {
+    const std::string id = hardware_->currentData().toString().toStdString();
+    const hw::Hardware h = id.empty() ? base_.hardware : presets_.hardware(id);
+    showStack(h);
+  });
+  const QString spinNames[] = {tr("batch"),         tr("tensor parallel"),   tr("input length"),
+                               tr("output length"), tr("pipeline parallel"), tr("expert parallel"),
+                               tr("DRAM layers"),   tr("connected layers")};
   int k = 0;
-  for (QSpinBox* s : {batch_, tp_, inputLen_, outputLen_}) {
+  for (QSpinBox* s : {batch_, tp_, inputLen_, outputLen_, pp_, ep_, layers_, connected_}) {
     connect(s, &QSpinBox::valueChanged, this, [this, f = field + k, name = spinNames[k]] {
       updateDevices();
       Q_EMIT fieldEdited(f, name);
@@ -125,10 +146,27 @@ void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::s
   combo->setCurrentIndex(current);
 }
 
+void DesignEditor::showStack(const hw::Hardware& h) {
+  const QSignalBlocker b1(layers_), b2(connected_);
+  const bool stacked = h.memory.kind == hw::MemoryKind::stacked_3d;
+  layers_->setEnabled(stacked);
+  connected_->setEnabled(stacked);
+  layers_->setValue(h.memory.layers_total);
+  connected_->setValue(h.memory.layers_connected);
+  const QString off =
+      tr("This device's DRAM is not stacked on its logic die (HBM beside it, or "
+         "SRAM only)");
+  layers_->setStatusTip(stacked ? QString() : off);
+  if (!stacked) {
+    layers_->setToolTip(off);
+    connected_->setToolTip(off);
+  }
+}
+
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
   const QSignalBlocker b1(hardware_), b2(model_), b3(precision_), b4(batch_), b5(tp_),
-      b6(inputLen_), b7(outputLen_);
+      b6(inputLen_), b7(outputLen_), b8(pp_), b9(ep_);
   // Only a preset whose contents are unchanged may be shown as that preset; an inline or
   // edited device keeps the "(from project)" entry. Comparing ids is the practical proxy.
   fillCombo(hardware_, io::PresetKind::hardware, base.hardware.id, base.hardware.name);
@@ -151,6 +189,9 @@ void DesignEditor::setBase(const perf::Design& base) {
   }
   batch_->setValue(base.workload.batch_auto ? 0 : base.workload.batch);
   tp_->setValue(base.parallel.tp);
+  pp_->setValue(base.parallel.pp);
+  ep_->setValue(base.parallel.ep);
+  showStack(base.hardware);
   inputLen_->setValue(base.workload.input_len);
   outputLen_->setValue(base.workload.output_len);
   updateDevices();
@@ -175,9 +216,16 @@ perf::Design DesignEditor::compose() const {
   d.workload.batch_auto = batch_->value() == 0;
   if (!d.workload.batch_auto) d.workload.batch = batch_->value();
   d.parallel.tp = tp_->value();
+  d.parallel.pp = pp_->value();
+  if (d.model.moe.experts > 0) d.parallel.ep = ep_->value();
+  if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
+    d.hardware.memory.layers_total = layers_->value();
+    d.hardware.memory.layers_connected = connected_->value();
+  }
   d.workload.input_len = inputLen_->value();
   d.workload.output_len = outputLen_->value();
-  if (d.parallel.tp != base_.parallel.tp || d.parallel.ep != base_.parallel.ep)
+  if (d.parallel.tp != base_.parallel.tp || d.parallel.ep != base_.parallel.ep ||
+      d.parallel.pp != base_.parallel.pp)
     d.system.devices = parallel::devices(d.parallel);
   return d;
 }

@@ -34,6 +34,7 @@ class DesignEditor : public QWidget {
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
                  const std::string& currentName);
   void updateDevices();
+  void showStack(const hw::Hardware& h);
 
   const io::PresetRegistry& presets_;
   perf::Design base_;
@@ -44,6 +45,10 @@ class DesignEditor : public QWidget {
   QSpinBox* tp_ = nullptr;
   QSpinBox* inputLen_ = nullptr;
   QSpinBox* outputLen_ = nullptr;
+  QSpinBox* pp_ = nullptr;
+  QSpinBox* ep_ = nullptr;
+  QSpinBox* layers_ = nullptr;
+  QSpinBox* connected_ = nullptr;
   QLabel* devices_ = nullptr;
 };
 
