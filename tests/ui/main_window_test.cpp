@@ -187,6 +187,19 @@ class MainWindowTest : public QObject {
     const auto first = panel->frontier().sorted().front();
     QCOMPARE(w.result()->batch, first.batch);
     QCOMPARE(stackscope::parallel::devices(w.design().parallel), first.devices);
+    // Search results to CSV: a header and one row per shown point, the frontier flagged.
+    QTemporaryDir dir;
+    const QString csv = dir.filePath(QStringLiteral("r.csv"));
+    QVERIFY2(panel->exportCsv(csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines =
+        QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), static_cast<qsizetype>(panel->pointCount() + 1));
+    QVERIFY(lines.front().endsWith(QStringLiteral(",on_frontier")));
+    qsizetype flagged = 0;
+    for (const QString& l : lines) flagged += l.endsWith(QStringLiteral(",1,1")) ? 1 : 0;
+    QCOMPARE(flagged, static_cast<qsizetype>(panel->frontier().size()));
   }
 
   void searchKeepsTheEventLoopResponsiveAndStops() {

@@ -4,8 +4,10 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolTip>
@@ -150,6 +152,10 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   axes->addWidget(yAxis_, 1);
   auto* reset = new QPushButton(tr("Reset view"), this);
   axes->addWidget(reset);
+  exportCsv_ = new QPushButton(tr("Export CSV…"), this);
+  exportCsv_->setToolTip(tr("Every point shown (and whether it is on the frontier) as CSV"));
+  exportCsv_->setEnabled(false);
+  axes->addWidget(exportCsv_);
   box->addLayout(axes);
 
   plot_ = new QCustomPlot(this);
@@ -180,6 +186,13 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     if (!start(preset_->currentData().toString(), &err)) status_->setText(err);
   });
   connect(stop_, &QPushButton::clicked, this, &SearchPanel::stop);
+  connect(exportCsv_, &QPushButton::clicked, this, [this] {
+    const QString f = QFileDialog::getSaveFileName(
+        this, tr("Export search results"), QStringLiteral("search-results.csv"), tr("CSV (*.csv)"));
+    if (f.isEmpty()) return;
+    QString err;
+    if (!exportCsv(f, &err)) QMessageBox::warning(this, tr("Cannot export"), err);
+  });
   connect(reset, &QPushButton::clicked, this, [this] {
     dirty_ = true;
     replot();
@@ -323,6 +336,7 @@ void SearchPanel::drain() {
     run_->setEnabled(true);
     stop_->setEnabled(false);
     preset_->setEnabled(true);
+    exportCsv_->setEnabled(!points_.empty());
     emit finished();
   }
 }
@@ -521,6 +535,20 @@ void SearchPanel::hover(QMouseEvent* e) {
 void SearchPanel::click(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return;
   if (const auto* p = nearest(e->pos())) emit designChosen(space_->decode(p->id));
+}
+
+bool SearchPanel::exportCsv(const QString& file, QString* error) const {
+  if (!space_) {
+    if (error) *error = tr("no search has run");
+    return false;
+  }
+  try {
+    io::save_text_atomic(file.toStdString(), io::points_to_csv(*space_, points_, &frontier_));
+    return true;
+  } catch (const std::exception& e) {
+    if (error) *error = QString::fromLocal8Bit(e.what());
+    return false;
+  }
 }
 
 void SearchPanel::choose(std::size_t i) {

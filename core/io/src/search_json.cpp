@@ -626,22 +626,35 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
 }
 
 std::string frontier_to_csv(const search::CompiledSpace& space, const search::Archive& archive) {
+  const auto pts = archive.sorted();
+  return points_to_csv(space, pts, nullptr);
+}
+
+std::string points_to_csv(const search::CompiledSpace& space,
+                          std::span<const search::PointRecord> points,
+                          const search::Archive* frontier) {
   std::string out = "hw,inner";
   for (const auto& axis : space.space().hardware)
     if (axis.knob != "devices") out += "," + axis.knob;  // devices has its own column
   out += ",devices,tp,pp,ep,dp,cp,sequence_parallel,batch,overlap";
-  for (const auto& o : archive.objectives()) {
+  for (const auto& o : space.space().objectives) {
     out += ",obj_";  // objective values, then the key metrics (which may repeat them)
     out += search::to_string(o.metric);
   }
-  out += ",stps,utps,ttft_s,tpot_s,energy_per_token_j,power_w,die_mm2,dram_peak_C\n";
+  out += ",stps,utps,ttft_s,tpot_s,energy_per_token_j,power_w,die_mm2,dram_peak_C,feasible";
+  if (frontier) out += ",on_frontier";
+  out += '\n';
+  std::vector<search::PointId> front;
+  if (frontier)
+    for (const auto& p : frontier->points()) front.push_back(p.id);
+  std::sort(front.begin(), front.end());
   char buf[64];
   auto num = [&](double v) {
     std::snprintf(buf, sizeof buf, "%.17g", v);
     out += ',';
     out += buf;
   };
-  for (const auto& p : archive.sorted()) {
+  for (const auto& p : points) {
     const perf::Design d = space.decode(p.id);
     const auto& pl = d.parallel;
     out += std::to_string(p.id.hw) + ',' + std::to_string(p.id.inner);
@@ -661,6 +674,8 @@ std::string frontier_to_csv(const search::CompiledSpace& space, const search::Ar
     for (double v : {p.stps, p.utps, p.ttft_s, p.tpot_s, p.energy_per_token_j, p.power_w, p.die_mm2,
                      p.dram_peak_C})
       num(v);
+    out += p.feasible ? ",1" : ",0";
+    if (frontier) out += std::binary_search(front.begin(), front.end(), p.id) ? ",1" : ",0";
     out += '\n';
   }
   return out;

@@ -51,6 +51,8 @@ class SearchPanel : public QWidget {
   const search::Progress& progress() const { return progress_; }
   // Loads frontier point `i` (sorted order) as if clicked.
   void choose(std::size_t i);
+  // Writes every shown point (with an on_frontier column) as CSV, atomically.
+  bool exportCsv(const QString& file, QString* error) const;
   QCustomPlot* plot() const { return plot_; }
 
  signals:
@@ -81,6 +83,7 @@ class SearchPanel : public QWidget {
   QComboBox* preset_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* stop_ = nullptr;
+  QPushButton* exportCsv_ = nullptr;
   QProgressBar* bar_ = nullptr;
   QLabel* status_ = nullptr;
   QComboBox* xAxis_ = nullptr;

@@ -144,5 +144,10 @@ class SearchLog {
 
 // frontier.csv: one row per frontier point (ids, plan, objectives, key metrics).
 std::string frontier_to_csv(const search::CompiledSpace& space, const search::Archive& archive);
+// Any evaluated points as CSV (the GUI's "Export CSV"): the frontier_to_csv columns, plus
+// on_frontier (1/0) when `frontier` is given.
+std::string points_to_csv(const search::CompiledSpace& space,
+                          std::span<const search::PointRecord> points,
+                          const search::Archive* frontier);
 
 }  // namespace stackscope::io
