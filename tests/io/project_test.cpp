@@ -128,12 +128,13 @@ TEST(Project, UnknownKeyNamesPathSuggestionAndKnownKeys) {
 TEST(Project, UnknownTopLevelAndSectionKeys) {
   const auto r = test_registry();
   auto doc = minimal_project();
-  doc["search"] = ordered_json::object();
+  doc["serach"] = ordered_json::object();  // "search" is a known (optional) section
   doc["workload"]["batchsize"] = 4;
   doc["parallel"]["sp"] = 2;
   const auto issues = parse_issues(doc, r);
   EXPECT_EQ(issues.size(), 3u) << format_issues(issues);
-  EXPECT_TRUE(contains(issue_at(issues, "/search").allowed, "hardware"));
+  EXPECT_TRUE(contains(issue_at(issues, "/serach").allowed, "hardware"));
+  EXPECT_TRUE(contains(issue_at(issues, "/serach").message, "did you mean 'search'"));
   EXPECT_TRUE(contains(issue_at(issues, "/workload/batchsize").message, "did you mean 'batch'"));
   EXPECT_TRUE(contains(issue_at(issues, "/parallel/sp").allowed, "tp, pp, dp, ep"));
 }
