@@ -8,7 +8,7 @@ execute_process(COMMAND "${GUI}" --screenshots "${OUT}"
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "stackscope --screenshots exited '${rc}'\n${out}\n${err}")
 endif()
-foreach(view main-window summary editor breakdown breakdown-ms throughput thermal links compare search)
+foreach(view main-window summary editor breakdown breakdown-ms breakdown-power breakdown-area throughput thermal links compare search)
   set(png "${OUT}/${view}.png")
   if(NOT EXISTS "${png}")
     message(FATAL_ERROR "missing screenshot ${png}")

@@ -439,7 +439,7 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    QCOMPARE(files.size(), 10);
+    QCOMPARE(files.size(), 12);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
   }
 };

@@ -14,6 +14,9 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
+#include <algorithm>
+#include <iterator>
+#include <vector>
 
 #include "stackscope/ui/format.hpp"
 
@@ -24,15 +27,17 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent) {
   auto* box = new QVBoxLayout(this);
   box->setContentsMargins(0, 0, 0, 0);
   auto* bar = new QHBoxLayout();
-  auto* label = new QLabel(tr("Time by bounding resource"), this);
-  label->setObjectName(QStringLiteral("sectionTitle"));
-  bar->addWidget(label);
+  title_ = new QLabel(tr("Time by bounding resource"), this);
+  title_->setObjectName(QStringLiteral("sectionTitle"));
+  bar->addWidget(title_);
   bar->addStretch(1);
   bar->addWidget(new QLabel(tr("Scale:"), this));
   mode_ = new QComboBox(this);
   mode_->setObjectName(QStringLiteral("breakdownMode"));
   mode_->addItem(tr("Share of phase time (%)"));
   mode_->addItem(tr("Time (ms)"));
+  mode_->addItem(tr("Decode power by component (W)"));
+  mode_->addItem(tr("Die area (mm²)"));
   bar->addWidget(mode_);
   box->addLayout(bar);
 
@@ -62,10 +67,73 @@ void BreakdownChart::rebuild() {
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->legend()->setAlignment(Qt::AlignBottom);
   const bool share = mode_->currentIndex() == 0;
+  title_->setText(mode_->currentIndex() == 2   ? tr("Decode power by component")
+                  : mode_->currentIndex() == 3 ? tr("Die area by block")
+                                               : tr("Time by bounding resource"));
 
   if (!hasResult_) {
     chart->setTitle(tr("No result: the design is not valid"));
     view_->setChart(chart);  // the view owns and deletes the previous chart
+    return;
+  }
+
+  if (mode_->currentIndex() >= 2) {
+    // One stacked bar: where the decode power goes, or what the die area holds.
+    const bool power = mode_->currentIndex() == 2;
+    auto* stack = new QHorizontalStackedBarSeries();
+    const auto& p = result_.power;
+    const auto& a = result_.area;
+    const std::vector<std::pair<QString, double>> parts =
+        power ? std::vector<std::pair<QString, double>>{{tr("Cores"), p.logic_dynamic_W},
+                                                        {tr("Static"), p.logic_static_W},
+                                                        {tr("NoC"), p.noc_W},
+                                                        {tr("Vertical"), p.vertical_W},
+                                                        {tr("DRAM"), p.dram_access_W},
+                                                        {tr("Refresh"), p.dram_background_W}}
+              : std::vector<std::pair<QString, double>>{
+                    {tr("Cores"), a.cores},
+                    {tr("SRAM"), a.shared_sram},
+                    {tr("NoC"), a.noc},
+                    {tr("PHYs"), a.phy},
+                    {tr("Vertical"), a.vertical},
+                    {tr("Uncore"), a.other},
+                    {tr("Unused"), std::max(0.0, a.die - a.used)}};
+    const QColor colours[] = {QColor(0x4C, 0x72, 0xB0), QColor(0x93, 0x78, 0x60),
+                              QColor(0x81, 0x72, 0xB3), QColor(0x55, 0xA8, 0x68),
+                              QColor(0xDD, 0x84, 0x52), QColor(0xCC, 0xB9, 0x74),
+                              QColor(0xC8, 0xCE, 0xD6)};
+    std::size_t k = 0;
+    for (const auto& [name, v] : parts) {
+      const QColor col = colours[k++ % std::size(colours)];
+      if (!(v > 0)) continue;
+      auto* set = new QBarSet(name);
+      set->setColor(col);
+      set->setBorderColor(col.darker(115));
+      *set << v;
+      const QString unit = power ? QStringLiteral("W") : QStringLiteral("mm²");
+      connect(set, &QBarSet::hovered, view_, [name, v, unit](bool on, int) {
+        if (on)
+          QToolTip::showText(QCursor::pos(),
+                             QStringLiteral("%1: %2 %3").arg(name, readable(v), unit));
+        else
+          QToolTip::hideText();
+      });
+      stack->append(set);
+    }
+    stack->setBarWidth(0.5);
+    chart->addSeries(stack);
+    auto* cat = new QBarCategoryAxis();
+    cat->append(power ? tr("Decode\n%1 W").arg(readable(p.total_W))
+                      : tr("Die %1 mm²\n(reticle %2)").arg(readable(a.die), readable(a.reticle)));
+    chart->addAxis(cat, Qt::AlignLeft);
+    stack->attachAxis(cat);
+    auto* value = new QValueAxis();
+    value->setTitleText(power ? tr("Power per device (W)") : tr("Area (mm²)"));
+    value->setLabelFormat(QStringLiteral("%.0f"));
+    chart->addAxis(value, Qt::AlignBottom);
+    stack->attachAxis(value);
+    value->applyNiceNumbers();
+    view_->setChart(chart);
     return;
   }
 

@@ -774,6 +774,17 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       return {};
     }
     written << path;
+    for (const auto& [index, name] :
+         {std::pair{2, "breakdown-power"}, std::pair{3, "breakdown-area"}}) {
+      mode->setCurrentIndex(index);
+      QApplication::processEvents();
+      const QString p2 = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
+      if (!chart_->grab().save(p2)) {
+        if (error) *error = tr("cannot write %1").arg(p2);
+        return {};
+      }
+      written << p2;
+    }
     mode->setCurrentIndex(was);
   }
   return written;

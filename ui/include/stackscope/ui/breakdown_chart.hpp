@@ -11,6 +11,7 @@
 class QChart;
 class QChartView;
 class QComboBox;
+class QLabel;
 
 namespace stackscope::ui {
 
@@ -27,6 +28,7 @@ class BreakdownChart : public QWidget {
   void rebuild();
 
   QComboBox* mode_ = nullptr;
+  QLabel* title_ = nullptr;
   QChartView* view_ = nullptr;
   perf::Result result_;
   bool hasResult_ = false;
