@@ -150,6 +150,11 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   yAxis_ = new QComboBox(this);
   yAxis_->setObjectName(QStringLiteral("paretoY"));
   axes->addWidget(yAxis_, 1);
+  axes->addWidget(new QLabel(tr("colour:"), this));
+  colourBy_ = new QComboBox(this);
+  colourBy_->setObjectName(QStringLiteral("paretoColour"));
+  colourBy_->setToolTip(tr("Colour the faint points by a third parameter"));
+  axes->addWidget(colourBy_);
   auto* reset = new QPushButton(tr("Reset view"), this);
   axes->addWidget(reset);
   exportCsv_ = new QPushButton(tr("Export CSV…"), this);
@@ -173,7 +178,7 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   plot_->legend->setBorderPen(Qt::NoPen);
   box->addWidget(plot_, 1);
   attachExportMenu(plot_, QStringLiteral("pareto"));
-  auto* hint = new QLabel(tr("Faint: every feasible point evaluated, coloured by device count. "
+  auto* hint = new QLabel(tr("Faint: every feasible point evaluated, coloured as chosen. "
                              "Dark: the Pareto frontier. Hover for a design, click to load it; "
                              "drag to pan, wheel to zoom."),
                           this);
@@ -202,6 +207,10 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     replot();
   });
   connect(yAxis_, &QComboBox::currentIndexChanged, this, [this] {
+    dirty_ = true;
+    replot();
+  });
+  connect(colourBy_, &QComboBox::currentIndexChanged, this, [this] {
     dirty_ = true;
     replot();
   });
@@ -342,7 +351,18 @@ void SearchPanel::drain() {
 }
 
 void SearchPanel::setAxesChoices() {
-  QSignalBlocker bx(xAxis_), by(yAxis_);
+  QSignalBlocker bx(xAxis_), by(yAxis_), bc(colourBy_);
+  colourBy_->clear();
+  colourBy_->addItem(tr("devices"), -1);
+  colourBy_->addItem(tr("batch"), -2);
+  for (std::size_t a = 0; a < space_->space().hardware.size(); ++a) {
+    const auto& knob = space_->space().hardware[a].knob;
+    if (knob == "devices") continue;
+    colourBy_->addItem(QString::fromStdString(knob), static_cast<int>(a));
+  }
+  // A variant axis (e.g. GPUs vs stacked chips) is the most telling colour when present.
+  if (const int v = colourBy_->findText(QStringLiteral("variant")); v >= 0)
+    colourBy_->setCurrentIndex(v);
   xAxis_->clear();
   yAxis_->clear();
   const auto& objs = space_->space().objectives;
@@ -396,7 +416,7 @@ void SearchPanel::update_plot() {
   if (!dirty_ || !space_) return;
   dirty_ = false;
   const int cx = xAxis_->currentData().toInt(), cy = yAxis_->currentData().toInt();
-  std::map<int, std::pair<QVector<double>, QVector<double>>> fresh;
+  std::map<double, std::pair<QVector<double>, QVector<double>>> fresh;
   auto track = [&](double x, double y) {
     lo_.setX(std::min(lo_.x(), x));
     hi_.setX(std::max(hi_.x(), x));
@@ -407,17 +427,17 @@ void SearchPanel::update_plot() {
     const auto& p = points_[plotted_];
     const double x = axisValue(p, cx), y = axisValue(p, cy);
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
-    auto& c = fresh[p.devices];
+    auto& c = fresh[colourKey(p)];
     c.first.push_back(x);
     c.second.push_back(y);
     track(x, y);
   }
-  for (auto& [devices, xy] : fresh) {
-    QCPGraph*& g = cloud_[devices];
+  for (auto& [key, xy] : fresh) {
+    QCPGraph*& g = cloud_[key];
     if (!g) {
       g = plot_->addGraph();
-      QColor c = kPalette[(cloud_.size() - 1) % std::size(kPalette)];
-      g->setName(tr("%1 devices").arg(devices));
+      QColor c = kPalette[static_cast<std::size_t>(colourIndex(key)) % std::size(kPalette)];
+      g->setName(colourName(key));
       c.setAlpha(110);
       g->setLineStyle(QCPGraph::lsNone);
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, c, 5));
@@ -475,6 +495,34 @@ void SearchPanel::update_plot() {
   scale(plot_->xAxis, lo_.x(), hi_.x());
   scale(plot_->yAxis, lo_.y(), hi_.y());
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Colour groups: the value of the "Colour by" choice for a point (devices, batch, or one
+// hardware axis's value index).
+double SearchPanel::colourKey(const search::PointRecord& p) const {
+  const int by = colourBy_->currentData().toInt();
+  if (by == -1) return p.devices;
+  if (by == -2) return p.batch;
+  return static_cast<double>(space_->hardware_digits(p.id.hw)[static_cast<std::size_t>(by)]);
+}
+
+int SearchPanel::colourIndex(double key) const {
+  const int by = colourBy_->currentData().toInt();
+  if (by < 0) return static_cast<int>(std::lround(std::log2(std::max(1.0, key))));
+  return static_cast<int>(key);
+}
+
+QString SearchPanel::colourName(double key) const {
+  const int by = colourBy_->currentData().toInt();
+  if (by == -1) return tr("%1 devices").arg(key);
+  if (by == -2) return tr("batch %1").arg(key);
+  const auto& axis = space_->space().hardware[static_cast<std::size_t>(by)];
+  const double v = axis.values[static_cast<std::size_t>(key)];
+  if (axis.knob == "variant")
+    return QString::fromStdString(space_->space().variants[static_cast<std::size_t>(v)].name);
+  const auto dot = axis.knob.rfind('.');
+  const std::string shortName = dot == std::string::npos ? axis.knob : axis.knob.substr(dot + 1);
+  return QStringLiteral("%1 %2").arg(QString::fromStdString(shortName)).arg(v);
 }
 
 const search::PointRecord* SearchPanel::nearest(const QPoint& px) const {

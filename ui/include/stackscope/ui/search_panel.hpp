@@ -3,7 +3,7 @@
 // Search panel (issue 6, deliverables 3 and 4): pick a search preset, Run / Stop, a progress bar
 // with rate and ETA, and the live Pareto view (QCustomPlot): any two objectives or metrics on the
 // axes (log scale when the data spans decades), every evaluated point faint, the frontier
-// highlighted and connected, points coloured by device count, a tooltip with the design's key
+// highlighted and connected, points coloured by a chosen parameter, a tooltip with the design's key
 // parameters on hover and a click that loads the design. The search runs on the core engine
 // (its own worker threads) started from a dedicated QThreadPool; results cross to the UI thread
 // as value batches drained every 100 ms, so the event loop never waits for the engine.
@@ -88,6 +88,7 @@ class SearchPanel : public QWidget {
   QLabel* status_ = nullptr;
   QComboBox* xAxis_ = nullptr;
   QComboBox* yAxis_ = nullptr;
+  QComboBox* colourBy_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QTimer drainTimer_;
   QThreadPool pool_;  // the engine's runner thread; the engine starts its own workers
@@ -99,7 +100,10 @@ class SearchPanel : public QWidget {
   search::Progress progress_;
   bool running_ = false;
   bool dirty_ = false;
-  std::map<int, QCPGraph*> cloud_;  // faint points per device count
+  std::map<double, QCPGraph*> cloud_;  // faint points per colour group
+  double colourKey(const search::PointRecord& p) const;
+  int colourIndex(double key) const;
+  QString colourName(double key) const;
   QCPCurve* front_ = nullptr;
   std::size_t plotted_ = 0;  // points_ already in the cloud graphs
   QPointF lo_, hi_;          // data extent on the current axes
