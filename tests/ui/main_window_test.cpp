@@ -433,6 +433,21 @@ class MainWindowTest : public QObject {
     QVERIFY(!layers->isEnabled());
   }
 
+  // An impossible plan marks the field it comes from, with the message as tooltip; fixing it
+  // clears the mark.
+  void validationMarksTheOffendingField() {
+    MainWindow w;
+    w.show();
+    auto* tp = w.findChild<QSpinBox*>(QStringLiteral("tpSpin"));
+    const int good = tp->value();
+    tp->setValue(3);  // 64 heads are not divisible by 3
+    QTRY_VERIFY_WITH_TIMEOUT(tp->property("invalid").toBool(), 2000);
+    QVERIFY(tp->toolTip().contains(QStringLiteral("/parallel")));
+    tp->setValue(good);
+    QTRY_VERIFY_WITH_TIMEOUT(!tp->property("invalid").toBool(), 2000);
+    QVERIFY(!tp->toolTip().contains(QStringLiteral("/parallel")));
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;

@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <map>
+#include <string_view>
 
 namespace stackscope::ui {
 namespace {
@@ -228,6 +230,56 @@ perf::Design DesignEditor::compose() const {
       d.parallel.pp != base_.parallel.pp)
     d.system.devices = parallel::devices(d.parallel);
   return d;
+}
+
+int DesignEditor::showIssues(const std::vector<Issue>& issues) {
+  // The form field that owns a path (the longest matching prefix wins).
+  const std::pair<const char*, QWidget*> fields[] = {
+      {"/workload/batch", batch_},
+      {"/parallel/tp", tp_},
+      {"/parallel/pp", pp_},
+      {"/parallel/ep", ep_},
+      {"/parallel", tp_},
+      {"/system/devices", tp_},
+      {"/workload/input_len", inputLen_},
+      {"/workload/output_len", outputLen_},
+      {"/workload/numerics", precision_},
+      {"/hardware/memory/layers_total", layers_},
+      {"/hardware/memory/layers_connected", connected_},
+      {"/hardware", hardware_},
+      {"/model", model_},
+  };
+  std::map<QWidget*, QStringList> marks;
+  int placed = 0;
+  for (const auto& i : issues) {
+    QWidget* best = nullptr;
+    std::size_t bestLen = 0;
+    for (const auto& [prefix, w] : fields) {
+      const std::string_view p(prefix);
+      if (i.path.rfind(p, 0) == 0 && p.size() > bestLen) {
+        best = w;
+        bestLen = p.size();
+      }
+    }
+    if (!best) continue;
+    marks[best] << QString::fromStdString(format_issue(i));
+    ++placed;
+  }
+  for (QWidget* w :
+       {static_cast<QWidget*>(hardware_), static_cast<QWidget*>(model_),
+        static_cast<QWidget*>(precision_), static_cast<QWidget*>(batch_),
+        static_cast<QWidget*>(tp_), static_cast<QWidget*>(pp_), static_cast<QWidget*>(ep_),
+        static_cast<QWidget*>(layers_), static_cast<QWidget*>(connected_),
+        static_cast<QWidget*>(inputLen_), static_cast<QWidget*>(outputLen_)}) {
+    const auto it = marks.find(w);
+    const bool bad = it != marks.end();
+    if (!w->property("baseTip").isValid()) w->setProperty("baseTip", w->toolTip());
+    w->setToolTip(bad ? it->second.join(QStringLiteral("\n")) : w->property("baseTip").toString());
+    w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
+                         : QString());
+    w->setProperty("invalid", bad);
+  }
+  return placed;
 }
 
 void DesignEditor::updateDevices() {

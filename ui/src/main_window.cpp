@@ -308,6 +308,7 @@ void MainWindow::evaluateNow() {
   if (!issues.empty()) {
     result_.reset();
     summary_->showIssues(issues);
+    editor_->showIssues(issues);
     chart_->clear();
     plot_->clear();
     thermal_->clear();
@@ -317,6 +318,7 @@ void MainWindow::evaluateNow() {
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
+    editor_->showIssues({});
     result_ = perf::evaluate(design_);
     const double evalMs = static_cast<double>(timer.nsecsElapsed()) * 1e-6;
     summary_->showResult(design_, *result_);

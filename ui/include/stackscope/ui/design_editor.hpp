@@ -4,6 +4,9 @@
 // batch, tensor parallelism and sequence lengths. The full form editors are a later issue.
 #include <QWidget>
 
+#include <vector>
+
+#include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/design.hpp"
 
@@ -24,6 +27,10 @@ class DesignEditor : public QWidget {
   // `base` with the form's values applied. Preset combos resolve through the registry; the
   // "(project)" entries keep the base's own hardware/model. Devices follow the plan.
   perf::Design compose() const;
+  // Marks the fields that validation issues point at (JSON-pointer paths such as
+  // "/parallel/tp"): a red frame and the message as tooltip; an empty list clears the marks.
+  // Returns how many issues were placed on a field.
+  int showIssues(const std::vector<Issue>& issues);
 
  Q_SIGNALS:
   void edited();
