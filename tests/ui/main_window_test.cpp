@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -200,6 +202,34 @@ class MainWindowTest : public QObject {
     qsizetype flagged = 0;
     for (const QString& l : lines) flagged += l.endsWith(QStringLiteral(",1,1")) ? 1 : 0;
     QCOMPARE(flagged, static_cast<qsizetype>(panel->frontier().size()));
+  }
+
+  // Editing the space before a run: a narrower batch list gives a smaller space; a typo is
+  // reported with its JSON path and nothing starts.
+  void searchSpaceCanBeEditedBeforeRunning() {
+    MainWindow w;
+    w.show();
+    auto* panel = w.findChild<stackscope::ui::SearchPanel*>(QStringLiteral("searchPanel"));
+    auto* edit = panel->findChild<QPlainTextEdit*>(QStringLiteral("searchSpaceEditor"));
+    auto* presetBox = panel->findChild<QComboBox*>(QStringLiteral("searchPreset"));
+    QVERIFY(edit && presetBox);
+    presetBox->setCurrentIndex(presetBox->findData(QStringLiteral("llama-3-70b-gpu-vs-stacked")));
+    for (auto* b : panel->findChildren<QPushButton*>())
+      if (b->text().startsWith(QStringLiteral("Edit space"))) b->setChecked(true);
+    QVERIFY(!edit->isHidden());
+    QString text = edit->toPlainText();
+    QVERIFY(text.contains(QStringLiteral("\"batch\": {\"min\": 1, \"max\": 1024, \"factor\": 2}")));
+    text.replace(QStringLiteral("\"batch\": {\"min\": 1, \"max\": 1024, \"factor\": 2}"),
+                 QStringLiteral("\"batch\": [64]"));
+    edit->setPlainText(text);
+    QString error;
+    QVERIFY2(panel->start(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->running(), 30000);
+    QCOMPARE(panel->progress().evaluated + panel->progress().pruned, std::uint64_t{4752 / 11});
+    edit->setPlainText(
+        text.replace(QStringLiteral("\"batch\": [64]"), QStringLiteral("\"bacth\": [64]")));
+    QVERIFY(!panel->start(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    QVERIFY2(error.contains(QStringLiteral("/search/bacth")), qPrintable(error));
   }
 
   void searchKeepsTheEventLoopResponsiveAndStops() {

@@ -5,9 +5,11 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolTip>
@@ -120,6 +122,12 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
   preset_->setToolTip(tr("Search spaces of presets/search/ (hardware axes × parallelism × batch)"));
   top->addWidget(preset_, 1);
+  auto* editButton = new QPushButton(tr("Edit space…"), this);
+  editButton->setCheckable(true);
+  editButton->setToolTip(
+      tr("Edit the search space (axes, ranges, constraints, objectives) as "
+         "project JSON before running"));
+  top->addWidget(editButton);
   run_ = new QPushButton(tr("&Run"), this);
   run_->setObjectName(QStringLiteral("searchRun"));
   run_->setToolTip(tr("Search the space on all cores; the frontier is exact when it completes"));
@@ -130,6 +138,27 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   top->addWidget(stop_);
   box->addLayout(top);
 
+  editor_ = new QPlainTextEdit(this);
+  editor_->setObjectName(QStringLiteral("searchSpaceEditor"));
+  editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  editor_->setMinimumHeight(160);
+  editor_->setVisible(false);
+  box->addWidget(editor_);
+  auto loadText = [this] {
+    const std::string id = preset_->currentData().toString().toStdString();
+    if (presets_.contains(io::PresetKind::search, id))
+      editor_->setPlainText(QString::fromStdString(presets_.json_text(io::PresetKind::search, id)));
+  };
+  connect(editButton, &QPushButton::toggled, this, [this, loadText](bool on) {
+    if (on && editor_->toPlainText().isEmpty()) loadText();
+    editor_->setVisible(on);
+  });
+  connect(preset_, &QComboBox::currentIndexChanged, this, [loadText, this] {
+    if (!editor_->isHidden())
+      loadText();
+    else
+      editor_->clear();
+  });
   auto* prog = new QHBoxLayout();
   bar_ = new QProgressBar(this);
   bar_->setRange(0, 1000);
@@ -230,7 +259,11 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   std::shared_ptr<const search::CompiledSpace> space;
   search::RunOptions opt;
   try {
-    io::SearchProject sp = io::resolve_search_project(id.toStdString(), presets_);
+    // The edited text of the space when the editor is open, else the preset itself.
+    const bool edited = !editor_->isHidden() && preset_->currentData().toString() == id;
+    io::SearchProject sp =
+        edited ? io::parse_search_project(editor_->toPlainText().toStdString(), presets_)
+               : io::resolve_search_project(id.toStdString(), presets_);
     opt = sp.run;
     space = std::make_shared<const search::CompiledSpace>(std::move(sp.space));
   } catch (const ConfigError& e) {

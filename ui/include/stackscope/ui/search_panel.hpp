@@ -24,6 +24,7 @@
 #include "stackscope/search/space.hpp"
 
 class QComboBox;
+class QPlainTextEdit;
 class QCPCurve;
 class QCPGraph;
 class QCustomPlot;
@@ -81,6 +82,7 @@ class SearchPanel : public QWidget {
 
   const io::PresetRegistry& presets_;
   QComboBox* preset_ = nullptr;
+  QPlainTextEdit* editor_ = nullptr;  // the space as project JSON, when editing
   QPushButton* run_ = nullptr;
   QPushButton* stop_ = nullptr;
   QPushButton* exportCsv_ = nullptr;
