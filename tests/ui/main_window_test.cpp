@@ -478,6 +478,15 @@ class MainWindowTest : public QObject {
     QVERIFY(!tp->toolTip().contains(QStringLiteral("/parallel")));
   }
 
+  void presetProjectsOpenFromTheMenu() {
+    MainWindow w;
+    QVERIFY(w.openPreset(QStringLiteral("mixtral-hdmoe")));
+    QCOMPARE(w.design().model.id, std::string("mixtral-8x7b"));
+    QVERIFY(w.result().has_value());
+    QVERIFY(!w.openPreset(QStringLiteral("no-such-project")));
+    QCOMPARE(w.design().model.id, std::string("mixtral-8x7b"));  // unchanged
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;

@@ -236,6 +236,20 @@ void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::openDialog);
   open->setShortcut(QKeySequence::Open);
+  // The preset browser: every built-in project, by name, with its id and source on hover.
+  QMenu* presetsMenu = file->addMenu(tr("Open &Preset Project"));
+  for (const auto& p : presets_->list(io::PresetKind::project)) {
+    QAction* a = presetsMenu->addAction(qs(p.name), this, [this, id = p.id] {
+      if (doc_.dirty() &&
+          QMessageBox::question(this, tr("Discard changes?"),
+                                tr("The current design has unsaved changes. Open the preset "
+                                   "anyway?")) != QMessageBox::Yes)
+        return;
+      openPreset(qs(id));
+    });
+    a->setToolTip(tr("preset id: %1").arg(qs(p.id)));
+  }
+  presetsMenu->setToolTipsVisible(true);
   QMenu* recent = file->addMenu(tr("Open &Recent"));
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
@@ -504,6 +518,19 @@ bool MainWindow::openProject(const QString& file, QString* error) {
     return true;
   } catch (const std::exception& e) {
     if (error) *error = describeError(e);
+    return false;
+  }
+}
+
+bool MainWindow::openPreset(const QString& id) {
+  try {
+    perf::Design d = presets_->project(id.toStdString());
+    file_.clear();
+    setDesign(d);
+    statusBar()->showMessage(tr("Opened preset project %1 (Save As to keep edits)").arg(id));
+    return true;
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(describeError(e));
     return false;
   }
 }

@@ -40,6 +40,8 @@ class MainWindow : public QMainWindow {
   // Loads a project file; on failure keeps the current design and returns the reason.
   bool openProject(const QString& file, QString* error);
   bool saveProject(const QString& file, QString* error);
+  // Opens a built-in project preset (io::PresetKind::project) as a new, unsaved design.
+  bool openPreset(const QString& id);
   void setDesign(const perf::Design& design);
 
   // Re-evaluates at once (the debounced path calls this too).
