@@ -90,7 +90,8 @@ SearchLog SearchLog::create(const std::filesystem::path& dir, const SearchLogHea
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (!std::filesystem::is_directory(dir, ec))
-    throw std::runtime_error("cannot create output directory '" + dir.string() + "'");
+    throw ConfigError({{"", "cannot create the output directory '" + dir.string() + "'", "",
+                        "a directory that exists or can be created (not a file)"}});
   SearchLog log;
   log.path_ = dir / kLogName;
   log.header_ = header;

@@ -109,7 +109,7 @@ struct ResumeState {
 class SearchLog {
  public:
   // Starts a new log; throws ConfigError if DIR/points.jsonl exists (never overwrites a user's
-  // results), std::runtime_error if DIR cannot be created.
+  // results) or DIR cannot be created.
   static SearchLog create(const std::filesystem::path& dir, const SearchLogHeader& header);
   // Reopens DIR/points.jsonl (ConfigError if missing, or if its header names a different
   // search), keeps the points below the last watermark, rewrites the file without the rest
