@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -317,6 +318,18 @@ struct Shared {
   // the rest), in visiting order and sorted.
   std::vector<std::uint64_t> first, first_sorted;
   std::atomic<std::uint64_t> next_first{0};
+
+  // The first exception of any thread (a sink that cannot write, an evaluator bug): the run
+  // halts and run() rethrows it on the caller's thread instead of terminating the process.
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::move(e);
+    }
+    halt = true;
+  }
 
   bool halted() const { return halt.load(std::memory_order_relaxed) || stop.stop_requested(); }
 };
@@ -904,7 +917,15 @@ class Nsga2 {
     };
     std::vector<std::jthread> pool;
     for (std::size_t t = 1; t < workers_.size(); ++t)
-      pool.emplace_back(body, std::ref(*workers_[t]));
+      pool.emplace_back(
+          [this, &body](Worker& w) {
+            try {
+              body(w);
+            } catch (...) {
+              s_.fail(std::current_exception());
+            }
+          },
+          std::ref(*workers_[t]));
     body(*workers_[0]);
   }
 
@@ -1140,18 +1161,24 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     if (has_work && opt.strategy == Strategy::nsga2) {
       running = 1;
       pool.emplace_back([&s, &running, threads] {
-        Nsga2(s, static_cast<std::size_t>(threads)).run();
+        try {
+          Nsga2(s, static_cast<std::size_t>(threads)).run();
+        } catch (...) {
+          s.fail(std::current_exception());
+        }
         running.fetch_sub(1);
       });
     }
     for (int i = 0; has_work && opt.strategy != Strategy::nsga2 && i < threads; ++i) {
       pool.emplace_back([&s, &opt, &running, samples] {
-        {
+        try {
           Worker w(s);
           if (opt.strategy == Strategy::exhaustive)
             w.run_exhaustive();
           else
             w.run_random(samples);
+        } catch (...) {
+          s.fail(std::current_exception());
         }
         running.fetch_sub(1);
       });
@@ -1170,10 +1197,15 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
         last = Clock::now();
         const Progress p = progress();
         std::lock_guard lock(s.sink_mutex);
-        sink.on_progress(p);
+        try {
+          sink.on_progress(p);
+        } catch (...) {
+          s.fail(std::current_exception());
+        }
       }
     }
   }  // joins the workers
+  if (s.error) std::rethrow_exception(s.error);
   sum.stopped = stop.stop_requested();
   sum.eval_limited = s.eval_limited.load();
   sum.archive = std::move(s.archive);

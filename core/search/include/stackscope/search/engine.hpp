@@ -16,10 +16,20 @@
 //     an archived point dominates its bound, or when the bound already violates a TTFT/TPOT SLO.
 //     Units are first bounded without collectives (cheap); survivors get the collective-aware
 //     bound (network::NetworkModel of the hardware point's system) before evaluation.
-// Inside a hardware point, units are visited best bound (first objective) first, which fills
-// the archive early. The frontier is the same for any thread count, shard split or visiting
-// order (archive ties go to the lowest PointId); the counts of pruned vs evaluated points can
-// differ between thread counts (pruning sees a different partial frontier).
+//  3. hardware level, exhaustive runs (before any unit of a hardware point is looked at):
+//     - inert twins: a hardware point with a non-first value on an inert axis (KnobEffect::inert,
+//       a field no model reads) has a twin with the first value, a lower PointId and identical
+//       results, which the archive keeps instead; skipped when the first value is valid;
+//     - regions: hardware points that differ only in system axes (KnobEffect::system) share the
+//       collective-free bound of every unit, computed once from hardware-independent decode work
+//       (bounds.hpp DecodeWork) and a few hardware rates; units that region bound proves
+//       dominated, over memory or over the TPOT SLO are skipped on every point of the region.
+// Hardware points of the most promising sampled regions (best collective-free bound per
+// objective) are visited first; inside a hardware point, units are visited best bound (first
+// objective) first. Both fill the archive early.
+// The frontier is the same for any thread count, shard split or visiting order (archive ties go
+// to the lowest PointId); the counts of pruned vs evaluated points can differ between thread
+// counts (pruning sees a different partial frontier).
 #include <chrono>
 #include <cstdint>
 #include <span>
@@ -142,6 +152,8 @@ struct Summary {
 
 // Runs a search; returns when done, stopped (within ~1 ms of work per thread after the stop
 // request) or out of budget. Throws std::invalid_argument on bad options (shard index >= count).
+// An exception thrown by the sink (or anything else) on any worker thread halts the run and is
+// rethrown here, after every thread has stopped.
 Summary run(const CompiledSpace& space, const RunOptions& options, ResultSink& sink,
             std::stop_token stop = {});
 
