@@ -489,8 +489,9 @@ Command make_search_command() {
   c.description =
       "Searches the project's \"search\" space (hardware axes outer, parallelism/batch/overlap\n"
       "inner) on all cores, pruning infeasible points and subspaces whose optimistic bound is\n"
-      "dominated by the current frontier (never a true Pareto point). With --out DIR every\n"
-      "evaluated point is appended to DIR/points.jsonl as it is found, and the frontier\n"
+      "dominated by the current frontier (never a true Pareto point). With --out DIR the\n"
+      "points that enter the frontier (--log all: every evaluated point) are appended to\n"
+      "DIR/points.jsonl as they are found, and the frontier\n"
       "(frontier.json with loadable designs, frontier.csv) and summary.json are written\n"
       "atomically at the end; a killed run continues with --resume. --shard K/N runs a\n"
       "deterministic 1/N of the hardware points (Slurm: --shard\n"
