@@ -233,21 +233,17 @@ void SearchLog::append(std::span<const search::PointRecord> points) {
 void SearchLog::unit_done(std::uint64_t unit, const UnitCounters& c) {
   const std::uint64_t o = ordinal(unit);
   if (o < done_below_) return;  // already counted (cannot happen with a well-behaved engine)
-  pending_.emplace_back(o, c);
-  // Advance over consecutive finished units.
-  std::sort(pending_.begin(), pending_.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::size_t used = 0;
-  while (used < pending_.size() && pending_[used].first == done_below_) {
-    const auto& u = pending_[used].second;
+  pending_.emplace(o, c);
+  // Advance over consecutive finished units (the map is ordered by ordinal).
+  while (!pending_.empty() && pending_.begin()->first == done_below_) {
+    const auto& u = pending_.begin()->second;
     totals_.evaluated += u.evaluated;
     totals_.pruned += u.pruned;
     totals_.pruned_bound += u.pruned_bound;
     totals_.infeasible += u.infeasible;
     ++done_below_;
-    ++used;
+    pending_.erase(pending_.begin());
   }
-  pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(used));
   if (done_below_ != written_below_ && now_s() - last_write_s_ >= watermark_interval_s)
     flush_watermark();
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -138,7 +139,7 @@ class SearchLog {
   SearchLogHeader header_;
   std::uint64_t done_below_ = 0, written_below_ = 0;
   UnitCounters totals_;
-  std::vector<std::pair<std::uint64_t, UnitCounters>> pending_;  // finished above a gap
+  std::map<std::uint64_t, UnitCounters> pending_;  // finished units above a gap, by ordinal
   double last_write_s_ = 0;
 };
 
