@@ -6,6 +6,7 @@
 #include <set>
 
 #include "stackscope/io/search.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/presets/embedded.hpp"
 #include "test_support.hpp"
@@ -204,8 +205,16 @@ TEST(Presets, EveryBuiltinProjectValidates) {
   const auto projects = r.list(PresetKind::project);
   ASSERT_FALSE(projects.empty());
   for (const auto& p : projects) {
-    const auto issues = perf::validate(r.project(p.id));
+    const auto design = r.project(p.id);
+    const auto issues = perf::validate(design);
     EXPECT_TRUE(issues.empty()) << p.id << ":\n" << format_issues(issues);
+    if (!issues.empty()) continue;
+    // Examples must also be feasible designs (an area or thermal model change that makes a
+    // shipped example infeasible is a preset bug).
+    const auto result = perf::evaluate(design);
+    std::string reasons;
+    for (const auto& why : perf::describe(result.reasons)) reasons += why + "; ";
+    EXPECT_TRUE(result.feasible) << p.id << ": " << reasons;
   }
 }
 
