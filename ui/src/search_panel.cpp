@@ -278,6 +278,9 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   if (const int i = preset_->findData(id); i >= 0) preset_->setCurrentIndex(i);
   space_ = space;
   points_.clear();
+  // All the room the cloud may take, once: growing a vector of 1e5 records inside a drain
+  // would copy megabytes on the UI thread.
+  points_.reserve(kMaxShown);
   frontier_ = search::Archive(space_->space().objectives);
   progress_ = {};
   setAxesChoices();
