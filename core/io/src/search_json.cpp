@@ -22,7 +22,6 @@ using detail::child_path;
 using detail::type_text;
 using detail::value_text;
 
-template <class T>
 void unknown_keys(const Json& obj, const std::string& path, const std::vector<std::string>& known,
                   Issues& issues) {
   for (const auto& [key, value] : obj.items()) {
@@ -53,7 +52,7 @@ std::vector<double> read_values(const Json& j, const std::string& path, Issues& 
                       value_text(j), "[v1, v2, ...] or {\"min\", \"max\", \"step\" | \"factor\"}"});
     return out;
   }
-  unknown_keys<double>(j, path, {"min", "max", "step", "factor", "knob"}, issues);
+  unknown_keys(j, path, {"min", "max", "step", "factor", "knob"}, issues);
   double lo = 0, hi = 0, step = 0, factor = 0;
   const std::size_t before = issues.size();
   for (auto [key, ref] : {std::pair{"min", &lo}, std::pair{"max", &hi}}) {
@@ -148,7 +147,7 @@ std::optional<search::Objective> read_objective(const Json& j, const std::string
   const Json* metric = &j;
   const Json* direction = nullptr;
   if (j.is_object()) {
-    unknown_keys<int>(j, path, {"metric", "direction"}, issues);
+    unknown_keys(j, path, {"metric", "direction"}, issues);
     auto it = j.find("metric");
     if (it == j.end()) {
       issues.push_back({child_path(path, "metric"), "objective needs a 'metric'", "",
@@ -190,7 +189,7 @@ std::optional<search::Objective> read_objective(const Json& j, const std::string
 //   "system": ...}]}: the axis takes every variant, in order.
 void read_variants(const Json& a, const std::string& apath, search::Space& space,
                    search::HardwareAxis& axis, const PresetRegistry& presets, Issues& issues) {
-  unknown_keys<int>(a, apath, {"knob", "variants"}, issues);
+  unknown_keys(a, apath, {"knob", "variants"}, issues);
   const std::string vpath = child_path(apath, "variants");
   auto it = a.find("variants");
   if (it == a.end() || !it->is_array() || it->empty()) {
@@ -212,7 +211,7 @@ void read_variants(const Json& a, const std::string& apath, search::Space& space
                         "{\"name\", \"hardware\", \"system\"}"});
       continue;
     }
-    unknown_keys<int>(v, p, {"name", "hardware", "system"}, issues);
+    unknown_keys(v, p, {"name", "hardware", "system"}, issues);
     search::Variant var;
     if (auto n = v.find("name"); n != v.end())
       detail::read_value(*n, child_path(p, "name"), var.name, issues);
@@ -236,10 +235,10 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
     issues.push_back({root, "expected an object, got " + type_text(s), value_text(s), "object"});
     return;
   }
-  unknown_keys<int>(s, root,
-                    {"hardware", "parallel", "batch", "overlap", "constraints", "objectives",
-                     "strategy", "seed", "samples", "population", "generations", "notes"},
-                    issues);
+  unknown_keys(s, root,
+               {"hardware", "parallel", "batch", "overlap", "constraints", "objectives", "strategy",
+                "seed", "samples", "population", "generations", "notes"},
+               issues);
   if (auto it = s.find("hardware"); it != s.end()) {
     const std::string path = root + "/hardware";
     if (!it->is_array()) {
@@ -260,7 +259,7 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
         if (axis.knob == "variant") {
           read_variants(a, apath, space, axis, presets, issues);
         } else if (a.contains("values")) {
-          unknown_keys<int>(a, apath, {"knob", "values"}, issues);
+          unknown_keys(a, apath, {"knob", "values"}, issues);
           axis.values = read_values(a["values"], child_path(apath, "values"), issues);
         } else {
           axis.values = read_values(a, apath, issues);
@@ -275,9 +274,9 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
       issues.push_back({path, "expected an object, got " + type_text(*it), value_text(*it),
                         "{\"tp\": [...], \"pp\": [...], ...}"});
     } else {
-      unknown_keys<int>(
-          *it, path, {"tp", "pp", "ep", "dp", "cp", "sequence_parallel", "attention_tp", "moe_ep"},
-          issues);
+      unknown_keys(*it, path,
+                   {"tp", "pp", "ep", "dp", "cp", "sequence_parallel", "attention_tp", "moe_ep"},
+                   issues);
       auto& in = space.inner;
       const std::pair<const char*, std::vector<int>*> degrees[] = {
           {"tp", &in.tp}, {"pp", &in.pp}, {"ep", &in.ep}, {"dp", &in.dp}, {"cp", &in.cp}};
@@ -331,7 +330,7 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
         if (!(*out > 0))
           issues.push_back({p, "constraint must be positive", value_text(*v), "number > 0"});
       }
-      unknown_keys<int>(*it, path, known, issues);
+      unknown_keys(*it, path, known, issues);
     }
   }
   if (auto it = s.find("objectives"); it != s.end()) {

@@ -347,4 +347,20 @@ std::string Topology::node_name(int node) const {
   return std::string(1, 'n').append(std::to_string(node));
 }
 
+bool same_network(const hw::System& a, const hw::System& b) noexcept {
+  if (a.devices != b.devices || a.levels.size() != b.levels.size()) return false;
+  for (std::size_t i = 0; i < a.levels.size(); ++i) {
+    const auto& x = a.levels[i];
+    const auto& y = b.levels[i];
+    if (x.topology != y.topology || x.size != y.size || x.dims_x != y.dims_x ||
+        x.dims_y != y.dims_y || x.link_GBps != y.link_GBps || x.latency_us != y.latency_us ||
+        x.hop_latency_ns != y.hop_latency_ns || x.efficiency != y.efficiency ||
+        x.energy_pJ_per_bit != y.energy_pJ_per_bit ||
+        x.in_network_reduction != y.in_network_reduction ||
+        x.in_network_efficiency != y.in_network_efficiency)
+      return false;
+  }
+  return true;
+}
+
 }  // namespace stackscope::network

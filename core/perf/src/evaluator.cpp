@@ -96,22 +96,6 @@ struct NetState {
   std::array<std::vector<int>, kGroupKinds> groups;
 };
 
-bool same_network(const hw::System& a, const hw::System& b) {
-  if (a.devices != b.devices || a.levels.size() != b.levels.size()) return false;
-  for (std::size_t i = 0; i < a.levels.size(); ++i) {
-    const auto& x = a.levels[i];
-    const auto& y = b.levels[i];
-    if (x.topology != y.topology || x.size != y.size || x.dims_x != y.dims_x ||
-        x.dims_y != y.dims_y || x.link_GBps != y.link_GBps || x.latency_us != y.latency_us ||
-        x.hop_latency_ns != y.hop_latency_ns || x.efficiency != y.efficiency ||
-        x.energy_pJ_per_bit != y.energy_pJ_per_bit ||
-        x.in_network_reduction != y.in_network_reduction ||
-        x.in_network_efficiency != y.in_network_efficiency)
-      return false;
-  }
-  return true;
-}
-
 // Everything resolved once per evaluation.
 struct Ctx {
   const Design& d;
@@ -540,16 +524,16 @@ double capacity_bytes(const hw::Hardware& h) {
 
 // DRAM refreshes twice as often above memory::kRefreshDoublingC (85 C); above 95 C the design
 // is infeasible (MODEL.md §9).
+using memory::kDramLimitC;
 using memory::kRefreshDoublingC;
-constexpr double kDramLimitC = 95.0;
 
 // Builds (or reuses) the network model and this plan's representative rank groups.
 NetState* prepare_network(const Design& d, const parallel::Placement& place, NetState& state) {
   if (d.system.levels.empty() || parallel::devices(d.parallel) <= 1) return nullptr;
-  if (!state.model || !same_network(state.system, d.system)) {
+  if (!state.model || !network::same_network(state.system, d.system)) {
     state.model = nullptr;
     for (auto& [system, model] : state.models)
-      if (same_network(system, d.system)) state.model = model.get();
+      if (network::same_network(system, d.system)) state.model = model.get();
     if (!state.model) {
       if (state.models.size() >= NetState::kModels) state.models.erase(state.models.begin());
       state.models.emplace_back(d.system, std::make_unique<network::NetworkModel>(d.system));
@@ -652,13 +636,6 @@ PowerSummary power_summary(const Design& d, const Result& r, const power_area::E
   return p;
 }
 
-// Compact resistances (MODEL.md §9) of the design's stack.
-thermal::GeometryCompact compact_resistances(const hw::Hardware& h, double die_mm2) {
-  if (h.thermal.compact == hw::CompactSource::geometry)
-    return thermal::geometry_compact_model(die_mm2);
-  return {h.thermal.r_base_K_per_W, h.thermal.r_layer_K_per_W};
-}
-
 Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* net,
                    PhaseBlocks* blocks = nullptr) {
   Result r;
@@ -705,7 +682,7 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
 
   // Compact thermal model (MODEL.md §9): peak DRAM temperature from the device power.
   if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
-    const auto rc = compact_resistances(d.hardware, a.die_mm2);
+    const auto rc = thermal::compact_resistances(d.hardware.thermal, a.die_mm2);
     const double layers = d.hardware.memory.layers_total;
     r.thermal.modelled = true;
     r.thermal.r_base_K_per_W = rc.r_base_K_per_W;

@@ -367,14 +367,9 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
 
 double dram_peak_floor_C(const hw::Hardware& h) noexcept {
   if (h.memory.kind != hw::MemoryKind::stacked_3d) return -std::numeric_limits<double>::infinity();
-  // evaluator.cpp compact_resistances: the geometry fit or the preset's resistances.
-  double rb = h.thermal.r_base_K_per_W, rl = h.thermal.r_layer_K_per_W;
-  if (h.thermal.compact == hw::CompactSource::geometry) {
-    const auto g = thermal::geometry_compact_model(power_area::area(h).die_mm2);
-    rb = g.r_base_K_per_W;
-    rl = g.r_layer_K_per_W;
-  }
-  const double r = rb + rl * h.memory.layers_total;
+  // The evaluator's resistances (geometry fit or given).
+  const auto rc = thermal::compact_resistances(h.thermal, power_area::area(h).die_mm2);
+  const double r = rc.r_base_K_per_W + rc.r_layer_K_per_W * h.memory.layers_total;
   if (!(r >= 0)) return -std::numeric_limits<double>::infinity();
   return (h.thermal.ambient_C + h.energy.static_power_W * r) * kLow;
 }

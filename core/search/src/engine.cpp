@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "stackscope/memory/dram.hpp"
+#include "stackscope/network/topology.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/power_area/area.hpp"
@@ -244,7 +246,8 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   // The hardware-only checks of hardware_ok(): equal for every point of the region.
   const double t_min = dram_peak_floor_C(d.hardware);
   if (!a.fits_die() || !a.fits_reticle() || a.die_mm2 > c.max_die_area_mm2 ||
-      d.hardware.energy.static_power_W > c.max_power_W || t_min > c.max_dram_C || t_min > 95.0) {
+      d.hardware.energy.static_power_W > c.max_power_W || t_min > c.max_dram_C ||
+      t_min > memory::kDramLimitC) {
     region.infeasible = true;
     return;
   }
@@ -333,22 +336,6 @@ struct Shared {
 
   bool halted() const { return halt.load(std::memory_order_relaxed) || stop.stop_requested(); }
 };
-
-bool same_system(const hw::System& a, const hw::System& b) {
-  if (a.devices != b.devices || a.levels.size() != b.levels.size()) return false;
-  for (std::size_t i = 0; i < a.levels.size(); ++i) {
-    const auto& x = a.levels[i];
-    const auto& y = b.levels[i];
-    if (x.topology != y.topology || x.size != y.size || x.dims_x != y.dims_x ||
-        x.dims_y != y.dims_y || x.link_GBps != y.link_GBps || x.latency_us != y.latency_us ||
-        x.hop_latency_ns != y.hop_latency_ns || x.efficiency != y.efficiency ||
-        x.energy_pJ_per_bit != y.energy_pJ_per_bit ||
-        x.in_network_reduction != y.in_network_reduction ||
-        x.in_network_efficiency != y.in_network_efficiency)
-      return false;
-  }
-  return true;
-}
 
 // Hardware points to visit first: of up to kSamples regions spread evenly over the shard, the
 // kPerObjective with the best collective-free bound in each objective; all their points that
@@ -519,7 +506,7 @@ class Worker {
   network::NetworkModel* network_for(const hw::System& system) {
     if (system.levels.empty()) return nullptr;
     for (auto& [sys, model] : nets_)
-      if (same_system(sys, system)) return model.get();
+      if (network::same_network(sys, system)) return model.get();
     if (nets_.size() >= kNetworkModels) nets_.erase(nets_.begin());
     nets_.emplace_back(system, std::make_unique<network::NetworkModel>(system));
     return nets_.back().second.get();
@@ -594,9 +581,9 @@ class Worker {
     // Mean power >= static power (bounds.hpp).
     const double p_min = hwd.hardware.energy.static_power_W;
     if (p_min > c.max_power_W) return false;
-    // DRAM peak >= ambient + static power x resistance (bounds.hpp); 95 C: the evaluator's limit.
+    // DRAM peak >= ambient + static power x resistance (bounds.hpp), against the evaluator's limit.
     const double t_min = dram_peak_floor_C(hwd.hardware);
-    if (t_min > c.max_dram_C || t_min > 95.0) return false;
+    if (t_min > c.max_dram_C || t_min > memory::kDramLimitC) return false;
     return true;
   }
 

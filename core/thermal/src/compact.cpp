@@ -107,4 +107,9 @@ GeometryCompact geometry_compact_model(double die_area_mm2) noexcept {
   return {kGeometryBaseA0 + kGeometryBaseA1 * x, kGeometryLayerB0 + kGeometryLayerB1 * x};
 }
 
+GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept {
+  if (t.compact == hw::CompactSource::geometry) return geometry_compact_model(die_area_mm2);
+  return {t.r_base_K_per_W, t.r_layer_K_per_W};
+}
+
 }  // namespace stackscope::thermal

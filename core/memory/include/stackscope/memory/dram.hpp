@@ -14,6 +14,9 @@ namespace stackscope::memory {
 
 // JEDEC extended temperature range: above 85 C DRAM must refresh twice as often (tREFI/2).
 inline constexpr double kRefreshDoublingC = 85.0;
+// Above this the DRAM stack is out of its operating range: the design is throttled to it or is
+// infeasible (MODEL.md §9; JEDEC HBM extended temperature range ends at 95 C).
+inline constexpr double kDramLimitC = 95.0;
 
 enum class PatternKind {
   stream,        // long sequential runs (weight streaming)
@@ -25,8 +28,8 @@ enum class PatternKind {
 
 struct AccessPattern {
   PatternKind kind = PatternKind::stream;
-  double chunk_bytes = 0;     // for chunk
-  double read_fraction = 1.0; // for mix (1 = reads only)
+  double chunk_bytes = 0;      // for chunk
+  double read_fraction = 1.0;  // for mix (1 = reads only)
 };
 
 // Which limit set the effective bandwidth.

@@ -17,13 +17,17 @@
 namespace stackscope::network {
 
 struct Link {
-  int src = 0;             // node ids
+  int src = 0;  // node ids
   int dst = 0;
-  int level = 0;           // index into System::levels
-  double bw_Bps = 0;       // line rate x efficiency, per direction
-  double latency_s = 0;    // hop latency
+  int level = 0;         // index into System::levels
+  double bw_Bps = 0;     // line rate x efficiency, per direction
+  double latency_s = 0;  // hop latency
   double energy_J_per_byte = 0;
 };
+
+// True when a topology / network model built for `a` serves `b`: every field of the system
+// that the network model reads is equal (level names are not compared).
+bool same_network(const hw::System& a, const hw::System& b) noexcept;
 
 class Topology {
  public:
@@ -53,8 +57,8 @@ class Topology {
   int nodes_ = 0;
   std::vector<Link> links_;
   // Implementation detail (adjacency, per-level unit sizes, switch ids) is private.
-  std::vector<int> unit_size_;       // devices per unit of each level
-  std::vector<int> switch_base_;     // first switch node id per level (-1 if none)
+  std::vector<int> unit_size_;               // devices per unit of each level
+  std::vector<int> switch_base_;             // first switch node id per level (-1 if none)
   std::vector<std::vector<int>> out_links_;  // per node, outgoing link ids
   int find_link(int src, int dst) const;
 

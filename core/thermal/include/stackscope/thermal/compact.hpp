@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "stackscope/hw/hardware.hpp"
 #include "stackscope/thermal/solver.hpp"
 #include "stackscope/thermal/stack.hpp"
 
@@ -79,6 +80,9 @@ struct GeometryCompact {
   double r_layer_K_per_W = 0;
 };
 GeometryCompact geometry_compact_model(double die_area_mm2) noexcept;
+// The resistances a design's compact model uses: the geometry fit for its die area, or the
+// given r_base / r_layer (hw::Thermal::compact).
+GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept;
 inline constexpr double kGeometryRefAreaMm2 = 400.0;
 inline constexpr double kGeometryBaseA0 = 0.1245;   // K/W (sink + spreader: area-independent part)
 inline constexpr double kGeometryBaseA1 = 0.04223;  // K/W at 400 mm^2 (die, TIM, spreading)
