@@ -137,11 +137,7 @@ class MainWindowTest : public QObject {
   void thermalTabShowsEveryLayerOfTheStack() {
     MainWindow w;
     w.show();
-    QString error;
-    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
-                                          "/presets/projects/deepseek-v3-deepstack.json"),
-                           &error),
-             qPrintable(error));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("views"));
     auto* view = w.findChild<stackscope::ui::ThermalView*>(QStringLiteral("thermalView"));
     QVERIFY(tabs && view);
@@ -272,11 +268,7 @@ class MainWindowTest : public QObject {
   void linkTabDrawsEveryLinkWithItsLoad() {
     MainWindow w;
     w.show();
-    QString error;
-    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
-                                          "/presets/projects/deepseek-v3-deepstack.json"),
-                           &error),
-             qPrintable(error));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("views"));
     auto* view = w.findChild<stackscope::ui::LinkView*>(QStringLiteral("linkView"));
     QVERIFY(tabs && view);
@@ -443,11 +435,7 @@ class MainWindowTest : public QObject {
   void stackHeightMovesThroughputAndTemperature() {
     MainWindow w;
     w.show();
-    QString error;
-    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR
-                                          "/presets/projects/deepseek-v3-deepstack.json"),
-                           &error),
-             qPrintable(error));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
     auto* layers = w.findChild<QSpinBox*>(QStringLiteral("layersSpin"));
     auto* connected = w.findChild<QSpinBox*>(QStringLiteral("connectedSpin"));
     QVERIFY(layers && connected && layers->isEnabled());

@@ -259,6 +259,8 @@ void LinkView::showDesign(const perf::Design& design) {
       c->is_switch[static_cast<std::size_t>(n)] = n >= topo.devices();
     }
     for (const auto& l : design.system.levels) c->level_names.push_back(l.name);
+    // Space between the blocks of level l, in device cells: wider at higher levels.
+    auto gap = [](int l) { return 0.6 * (l + 1); };
     // Nested grid: level l arranges its slots (units of level l-1) in a grid; blocks of higher
     // levels get wider gaps so packages read as groups.
     const int L = topo.levels();
@@ -274,11 +276,10 @@ void LinkView::showDesign(const perf::Design& design) {
       if (!grid && s <= 16) cs = s;  // rings, switches, fully connected: one row when short
       cols[static_cast<std::size_t>(l)] = cs;
       slot_count[static_cast<std::size_t>(l)] = s;
-      const double gap = 0.6 * (l + 1);
       const int rr = (s + cs - 1) / cs;
-      bw[static_cast<std::size_t>(l) + 1] = cs * (bw[static_cast<std::size_t>(l)] + gap);
+      bw[static_cast<std::size_t>(l) + 1] = cs * (bw[static_cast<std::size_t>(l)] + gap(l));
       bh[static_cast<std::size_t>(l) + 1] =
-          rr * (bh[static_cast<std::size_t>(l)] + gap) + (grid ? 0 : 1.5);
+          rr * (bh[static_cast<std::size_t>(l)] + gap(l)) + (grid ? 0 : 1.5);
     }
     for (int d = 0; d < topo.devices(); ++d) {
       double x = 0, y = 0;
@@ -287,9 +288,8 @@ void LinkView::showDesign(const perf::Design& design) {
         const int s = slot_count[static_cast<std::size_t>(l)],
                   cs = cols[static_cast<std::size_t>(l)];
         const int slot = (d / std::max(1, below)) % s;
-        const double gap = 0.6 * (l + 1);
-        x += (slot % cs) * (bw[static_cast<std::size_t>(l)] + gap);
-        y += (slot / cs) * (bh[static_cast<std::size_t>(l)] + gap);
+        x += (slot % cs) * (bw[static_cast<std::size_t>(l)] + gap(l));
+        y += (slot / cs) * (bh[static_cast<std::size_t>(l)] + gap(l));
       }
       c->pos[static_cast<std::size_t>(d)] = {x, y};
     }
@@ -328,9 +328,11 @@ void LinkView::showDesign(const perf::Design& design) {
                       pb = c->pos[static_cast<std::size_t>(b)];
         const bool device_pair = a < topo.devices() && b < topo.devices();
         const double dist = std::hypot(pa.x() - pb.x(), pa.y() - pb.y());
-        e.wrap = device_pair && dist > 1.0 + 0.6 * (u.level + 1) + 1e-9 &&
-                 (std::abs(pa.x() - pb.x()) < 1e-9 || std::abs(pa.y() - pb.y()) < 1e-9) &&
-                 dist > 2.5 * (bw[static_cast<std::size_t>(u.level)] + 0.6 * (u.level + 1));
+        // Grid neighbours of a level are one block pitch apart; a link along a row or column
+        // that spans more than two pitches is a wrap-around.
+        const double pitch = bw[static_cast<std::size_t>(u.level)] + gap(u.level);
+        const bool aligned = std::abs(pa.x() - pb.x()) < 1e-9 || std::abs(pa.y() - pb.y()) < 1e-9;
+        e.wrap = device_pair && aligned && dist > 2.5 * pitch;
         c->edges.push_back(e);
       }
       auto& e = c->edges[it->second];

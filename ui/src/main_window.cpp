@@ -28,6 +28,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 #include <exception>
+#include <functional>
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/perf/evaluator.hpp"
@@ -220,7 +221,7 @@ void MainWindow::buildUi() {
         tr("Loaded a design from the search frontier into the editor (Ctrl+Z to go back)"));
   });
   // The grid solve (~0.1 s) runs only when its tab is shown.
-  connect(views_, &QTabWidget::currentChanged, this, [this] { refreshThermal(); });
+  connect(views_, &QTabWidget::currentChanged, this, [this] { refreshLazyViews(); });
   rbox->addWidget(views_, 1);
 
   split->addWidget(leftCol);
@@ -340,7 +341,7 @@ void MainWindow::evaluateNow() {
     plot_->showDesign(design_, result_->batch);
     thermalStale_ = true;
     linksStale_ = true;
-    refreshThermal();
+    refreshLazyViews();
     statusBar()->showMessage(tr("Evaluated in %1 ms (batch sweep: %2 points)")
                                  .arg(QString::number(evalMs, 'f', 2))
                                  .arg(plot_->pointCount()));
@@ -476,7 +477,7 @@ void MainWindow::pinBaseline() {
   statusBar()->showMessage(tr("Pinned %1 as the baseline").arg(name));
 }
 
-void MainWindow::refreshThermal() {
+void MainWindow::refreshLazyViews() {
   if (!result_) return;
   if (thermalStale_ && views_->currentWidget() == thermal_) {
     thermalStale_ = false;
@@ -703,116 +704,70 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     return {};
   }
   if (!isVisible()) show();
-  // Let layouts settle and charts paint before grabbing.
-  for (int i = 0; i < 3; ++i) QApplication::processEvents();
+  QStringList written;
+  // Lets layouts settle and charts paint, then writes DIR/<name>.png.
+  auto grab = [&](const QString& name, QWidget* widget) {
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
+    const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
+    if (!widget->grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      return false;
+    }
+    written << path;
+    return true;
+  };
+  // A tab of the view stack, shown while it is grabbed.
+  auto grabTab = [&](const QString& name, QWidget* tab, const std::function<void()>& prepare) {
+    const int was = views_->currentIndex();
+    views_->setCurrentWidget(tab);
+    prepare();
+    const bool ok = grab(name, tab);
+    views_->setCurrentIndex(was);
+    return ok;
+  };
   const QList<QPair<QString, QWidget*>> views = {
       {QStringLiteral("main-window"), this}, {QStringLiteral("summary"), summary_},
       {QStringLiteral("editor"), editor_},   {QStringLiteral("breakdown"), chart_},
       {QStringLiteral("throughput"), plot_},
   };
-  QStringList written;
-  for (const auto& [name, widget] : views) {
-    const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
-    if (!widget->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return {};
-    }
-    written << path;
-  }
-  // The thermal tab: solve the current design, wait for it, grab.
+  for (const auto& [name, widget] : views)
+    if (!grab(name, widget)) return {};
   if (result_) {
-    const int was = views_->currentIndex();
-    views_->setCurrentWidget(thermal_);
-    thermal_->waitForIdle();
-    for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QStringLiteral("thermal.png"));
-    if (!thermal_->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
+    if (!grabTab(QStringLiteral("thermal"), thermal_, [this] { thermal_->waitForIdle(); }) ||
+        !grabTab(QStringLiteral("links"), links_, [this] { links_->waitForIdle(); }))
       return {};
-    }
-    written << path;
-    views_->setCurrentIndex(was);
-  }
-  // The link tab.
-  if (result_) {
-    const int was = views_->currentIndex();
-    views_->setCurrentWidget(links_);
-    links_->waitForIdle();
-    for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QStringLiteral("links.png"));
-    if (!links_->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return {};
-    }
-    written << path;
-    views_->setCurrentIndex(was);
-  }
-  // The compare tab: the current design next to the same design at half its batch.
-  if (result_) {
-    const int was = views_->currentIndex();
-    if (compare_->count() == 0) {
+    // The current design next to the same design at half its batch.
+    const auto fillCompare = [this] {
+      if (compare_->count() > 0) return;
       compare_->add(design_, *result_);
       perf::Design half = design_;
       half.workload.batch_auto = false;
       half.workload.batch = std::max(1, result_->batch / 2);
       half.name = "Same design at half the batch";
       if (perf::validate(half).empty()) compare_->add(half, perf::evaluate(half));
-    }
-    views_->setCurrentWidget(compare_);
-    for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QStringLiteral("compare.png"));
-    if (!compare_->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return {};
-    }
-    written << path;
-    views_->setCurrentIndex(was);
+    };
+    if (!grabTab(QStringLiteral("compare"), compare_, fillCompare)) return {};
   }
-  // The search tab with a finished search (a small preset unless one already ran).
-  {
-    const int was = views_->currentIndex();
-    views_->setCurrentWidget(search_);
-    if (search_->pointCount() == 0 && !search_->running()) {
-      QString err;
-      if (search_->start(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &err)) {
-        QElapsedTimer t;
-        t.start();
-        while (search_->running() && t.elapsed() < 60000) {
-          QApplication::processEvents(QEventLoop::AllEvents, 50);
-          QThread::msleep(10);
-        }
-      }
+  // A finished search (a small preset unless one already ran).
+  const auto runSearch = [this] {
+    if (search_->pointCount() > 0 || search_->running()) return;
+    QString err;
+    if (!search_->start(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &err)) return;
+    QElapsedTimer t;
+    t.start();
+    while (search_->running() && t.elapsed() < 60000) {
+      QApplication::processEvents(QEventLoop::AllEvents, 50);
+      QThread::msleep(10);
     }
-    for (int i = 0; i < 3; ++i) QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QStringLiteral("search.png"));
-    if (!search_->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return {};
-    }
-    written << path;
-    views_->setCurrentIndex(was);
-  }
-  // The breakdown's absolute scale is a second view of the same widget.
+  };
+  if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
+  // The breakdown's other scales are further views of the same widget.
   if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {
     const int was = mode->currentIndex();
-    mode->setCurrentIndex(1);
-    QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QStringLiteral("breakdown-ms.png"));
-    if (!chart_->grab().save(path)) {
-      if (error) *error = tr("cannot write %1").arg(path);
-      return {};
-    }
-    written << path;
-    for (const auto& [index, name] :
-         {std::pair{2, "breakdown-power"}, std::pair{3, "breakdown-area"}}) {
+    for (const auto& [index, name] : {std::pair{1, "breakdown-ms"}, std::pair{2, "breakdown-power"},
+                                      std::pair{3, "breakdown-area"}}) {
       mode->setCurrentIndex(index);
-      QApplication::processEvents();
-      const QString p2 = QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".png"));
-      if (!chart_->grab().save(p2)) {
-        if (error) *error = tr("cannot write %1").arg(p2);
-        return {};
-      }
-      written << p2;
+      if (!grab(QString::fromLatin1(name), chart_)) return {};
     }
     mode->setCurrentIndex(was);
   }

@@ -66,24 +66,19 @@ QString metricLabel(search::Metric m) {
 // Receives the engine's batches on its worker threads: copies into the shared inbox only.
 class InboxSink final : public search::ResultSink {
  public:
-  explicit InboxSink(std::shared_ptr<void> inbox, std::mutex& m,
-                     std::vector<search::PointRecord>& pts, search::Progress& prog)
-      : keep_(std::move(inbox)), mutex_(m), points_(pts), progress_(prog) {}
+  explicit InboxSink(std::shared_ptr<SearchPanel::Inbox> inbox) : inbox_(std::move(inbox)) {}
   void on_batch(std::span<const search::PointRecord> points) override {
-    std::lock_guard lock(mutex_);
+    std::lock_guard lock(inbox_->mutex);
     for (const auto& p : points)
-      if (p.feasible) points_.push_back(p);
+      if (p.feasible) inbox_->points.push_back(p);
   }
   void on_progress(const search::Progress& p) override {
-    std::lock_guard lock(mutex_);
-    progress_ = p;
+    std::lock_guard lock(inbox_->mutex);
+    inbox_->progress = p;
   }
 
  private:
-  std::shared_ptr<void> keep_;
-  std::mutex& mutex_;
-  std::vector<search::PointRecord>& points_;
-  search::Progress& progress_;
+  std::shared_ptr<SearchPanel::Inbox> inbox_;
 };
 
 // The search uses every core; the UI thread must still get the CPU the moment it has work.
@@ -298,7 +293,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   // Only value types and shared immutable state cross to the runner thread.
   (void)QtConcurrent::run(&pool_, [space, opt, inbox, token] {
     lowerThreadPriority();
-    InboxSink sink(inbox, inbox->mutex, inbox->points, inbox->progress);
+    InboxSink sink(inbox);
     search::Summary sum;
     QString err;
     try {

@@ -20,7 +20,7 @@ namespace {
 // DRAM limits (MODEL.md §9): refresh doubles above 85 C; above 95 C the design is throttled
 // (or infeasible without throttling).
 constexpr double kRefreshC = memory::kRefreshDoublingC;
-constexpr double kLimitC = 95.0;
+constexpr double kLimitC = memory::kDramLimitC;
 
 // 48 x 48 cells: ~0.1 s for an 8-high stack, fine enough to show core and channel blocks.
 constexpr int kGrid = 48;

@@ -19,17 +19,6 @@ namespace {
 
 using namespace testing;
 
-void expect_same_frontier(const Archive& a, const Archive& b) {
-  const auto x = a.sorted();
-  const auto y = b.sorted();
-  ASSERT_EQ(x.size(), y.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    EXPECT_EQ(x[i].id.hw, y[i].id.hw) << i;
-    EXPECT_EQ(x[i].id.inner, y[i].id.inner) << i;
-    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
-  }
-}
-
 Summary run_space(const CompiledSpace& cs, RunOptions opt) {
   CountingSink sink;
   Summary s = run(cs, opt, sink);

@@ -29,12 +29,7 @@ TEST(SearchEngineSlow, MillionPointFrontierEqualsBruteForce) {
   const Summary sum = run(cs, opt, sink);
   EXPECT_EQ(sink.records, sum.progress.evaluated);
   EXPECT_TRUE(sum.complete);
-  const auto x = sum.archive.sorted(), y = brute.sorted();
-  ASSERT_EQ(x.size(), y.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    EXPECT_EQ(x[i].id, y[i].id);
-    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
-  }
+  expect_same_frontier(sum.archive, brute);
   std::printf(
       "space %s points: brute force evaluated %llu in one thread; engine evaluated %llu, "
       "pruned %.1f%% (by bounds %.1f%%) in %.2f s on 2 threads, frontier %zu\n",
@@ -55,9 +50,7 @@ TEST(SearchEngineSlow, DeepSeekV3FrontierEqualsBruteForce) {
   opt.threads = 2;
   CountingSink sink;
   const Summary sum = run(cs, opt, sink);
-  const auto x = sum.archive.sorted(), y = brute.sorted();
-  ASSERT_EQ(x.size(), y.size());
-  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].id, y[i].id);
+  expect_same_frontier(sum.archive, brute);
   std::printf("DeepSeek-V3 space %s points: pruned %.1f%% (by bounds %.1f%%), frontier %zu\n",
               to_string(cs.size()).c_str(),
               100.0 * static_cast<double>(sum.progress.pruned) / to_double(cs.size()),
@@ -77,12 +70,7 @@ TEST(SearchEngineSlow, DeepSeekPresetShapeFrontierEqualsBruteForce) {
   const Summary sum = run(cs, opt, sink);
   EXPECT_TRUE(sum.complete);
   EXPECT_EQ(Count{sum.progress.evaluated + sum.progress.pruned}, cs.size());
-  const auto x = sum.archive.sorted(), y = brute.sorted();
-  ASSERT_EQ(x.size(), y.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    EXPECT_EQ(x[i].id, y[i].id);
-    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
-  }
+  expect_same_frontier(sum.archive, brute);
   std::printf(
       "DeepSeek-V3 preset shape %s points: brute force evaluated %llu; engine evaluated %llu, "
       "pruned %.2f%% (by bounds %.2f%%) in %.2f s, frontier %zu\n",

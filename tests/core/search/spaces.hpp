@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Search spaces over preset hardware and models, shared by the search tests.
+#include <gtest/gtest.h>
+
 #include <cstdio>
 
 #include "stackscope/io/project.hpp"
@@ -195,6 +197,18 @@ inline Space deepseek_preset_space(bool large) {
 }
 
 // Every point evaluated (validate() rejects -> infeasible), no pruning of any kind.
+// Identical frontiers: the same points (ids) with bit-identical objective values.
+inline void expect_same_frontier(const Archive& a, const Archive& b) {
+  const auto x = a.sorted();
+  const auto y = b.sorted();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(x[i].id.hw, y[i].id.hw) << i;
+    EXPECT_EQ(x[i].id.inner, y[i].id.inner) << i;
+    for (int k = 0; k < x[i].n_objectives; ++k) EXPECT_EQ(x[i].objectives[k], y[i].objectives[k]);
+  }
+}
+
 inline Archive brute_force(const CompiledSpace& cs, std::uint64_t* evaluated = nullptr) {
   Archive a(cs.space().objectives);
   perf::Evaluator ev;

@@ -61,7 +61,8 @@ class MainWindow : public QMainWindow {
   void buildUi();
   void buildMenus();
   void updateHeader();
-  void refreshThermal();
+  // The Thermal and Links tabs recompute (off the UI thread) only when shown and stale.
+  void refreshLazyViews();
 
  public:
   // Pins the current result as the baseline the Summary compares against.

@@ -56,11 +56,6 @@ class SearchPanel : public QWidget {
   bool exportCsv(const QString& file, QString* error) const;
   QCustomPlot* plot() const { return plot_; }
 
- signals:
-  void designChosen(const stackscope::perf::Design& design);
-  void finished();
-
- private:
   // Filled by the engine's sink on worker threads; drained on the UI thread.
   struct Inbox {
     std::mutex mutex;
@@ -70,6 +65,12 @@ class SearchPanel : public QWidget {
     search::Summary summary;
     QString error;
   };
+
+ signals:
+  void designChosen(const stackscope::perf::Design& design);
+  void finished();
+
+ private:
   void drain();
   void replot();
   void update_plot();
