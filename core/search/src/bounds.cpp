@@ -29,17 +29,93 @@ constexpr double kMinCommBytes = 2.0;
 constexpr double kLow = 1.0 - 1e-9;
 constexpr double kHigh = 1.0 + 1e-9;
 
-struct StageBound {
-  double time = 0;    // lower bound of one stage pass, s
-  double energy = 0;  // lower bound of its dynamic energy, J
+// Reciprocal rates (a bound is evaluated millions of times: multiply, do not divide). A rate
+// that is not positive counts as unbounded (0 s): weaker, never wrong.
+struct Inverse {
+  double mm, attn, vec, bw, kv;
+  static double inv(double rate) { return rate > 0 ? 1.0 / rate : 0.0; }
+  explicit Inverse(const DecodeRates& r)
+      : mm(inv(r.mm_flops_per_s)),
+        attn(inv(r.attn_flops_per_s)),
+        vec(inv(r.vec_flops_per_s)),
+        bw(inv(r.bw_Bps)),
+        kv(inv(r.kv_bw_Bps)) {}
 };
 
-// A stage pass >= launches x launch + max(compute, memory, collective time) (bounds.hpp).
-double stage_time(const DecodeWork::Stage& w, const DecodeRates& r, double t_comm) {
-  const double t_mem =
-      w.weight_bytes / r.bw_Bps + (w.kv_bytes > 0 ? w.kv_bytes / r.kv_bw_Bps : 0.0);
-  const double t_comp = w.mm_flops / r.mm_flops_per_s + w.attn_flops / r.attn_flops_per_s;
-  return w.launches * r.launch_s + std::max({t_comp, t_mem, t_comm});
+// Busy time of one operator: >= max(t_compute, t_memory) (bounds.hpp). Work fields are >= 0.
+inline double busy(const WorkOp& w, const Inverse& r) {
+  const double comp = w.mm_flops * r.mm + w.attn_flops * r.attn + w.vec_flops * r.vec;
+  const double mem = w.bytes * r.bw + w.kv_bytes * r.kv;
+  return std::max(comp, mem);
+}
+
+// The collectives of one layer kind: an optional overlappable collective (the cheaper of up to
+// two ways to run it, each with its call count) and exposed ones.
+struct LayerComm {
+  struct Way {
+    double time = 0;
+    double calls = 0;
+  };
+  std::array<Way, 2> pair{};
+  int ways = 0;
+  double exposed = 0, exposed_calls = 0;
+};
+
+// One layer of kind `w`: plain operators + launches + the producer paired with its collective.
+double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
+                  const LayerComm* comm) {
+  double plain = 0, producer = 0, cand[2] = {0, 0};
+  for (int i = 0; i < w.n; ++i) {
+    const double t = busy(w.op[static_cast<std::size_t>(i)], inv);
+    switch (w.role[static_cast<std::size_t>(i)]) {
+      case LayerWork::plain: plain += t; break;
+      case LayerWork::producer: producer += t; break;
+      case LayerWork::candidate0: cand[0] += t; break;
+      case LayerWork::candidate1: cand[1] += t; break;
+    }
+  }
+  producer += std::max(cand[0], cand[1]);
+  double t = plain + w.launches * r.launch_s;
+  if (!comm) return t + producer;
+  double paired = comm->ways == 0 ? producer : std::numeric_limits<double>::infinity();
+  for (int i = 0; i < comm->ways; ++i) {
+    const auto& way = comm->pair[static_cast<std::size_t>(i)];
+    paired = std::min(paired, std::max(producer, way.time) + way.calls * r.launch_s);
+  }
+  return t + paired + comm->exposed + comm->exposed_calls * r.launch_s;
+}
+
+// The slowest stage pass: each layer kind's time once, then every stage's layers of each kind
+// plus the pipeline hop.
+double slowest_stage(const DecodeWork& w, const DecodeRates& r,
+                     const std::array<LayerComm, DecodeWork::kinds>* comm, double hop) {
+  const Inverse inv(r);
+  std::array<double, DecodeWork::kinds> lt{};
+  for (std::size_t k = 0; k < lt.size(); ++k)
+    if (w.layer[k].n > 0) lt[k] = layer_time(w.layer[k], r, inv, comm ? &(*comm)[k] : nullptr);
+  double worst = 0;
+  for (const auto& st : w.stages) {
+    double t = hop;
+    for (std::size_t k = 0; k < lt.size(); ++k) t += st.count[k] * lt[k];
+    worst = std::max(worst, t);
+  }
+  return worst;
+}
+
+// DRAM bytes of one layer (the fewer of the routed candidates').
+double layer_bytes(const LayerWork& w) {
+  double b = 0, cand[2] = {0, 0};
+  for (int i = 0; i < w.n; ++i) {
+    const auto& op = w.op[static_cast<std::size_t>(i)];
+    const auto role = w.role[static_cast<std::size_t>(i)];
+    const double x = op.bytes + op.kv_bytes;
+    if (role == LayerWork::candidate0) cand[0] += x;
+    else if (role == LayerWork::candidate1) cand[1] += x;
+    else b += x;
+  }
+  const bool two = std::any_of(w.role.begin(), w.role.begin() + w.n,
+                               [](auto r) { return r == LayerWork::candidate1; });
+  return b + (two ? std::min(cand[0], cand[1]) : cand[0]);
 }
 
 // TPOT, UTPS and STPS bounds from the slowest stage pass.
@@ -72,6 +148,7 @@ DecodeRates decode_rates(const perf::Design& d, double kv_page_bytes) noexcept {
   DecodeRates r;
   r.mm_flops_per_s = peak * die.matmul_efficiency;
   r.attn_flops_per_s = peak * die.attention_efficiency;
+  r.vec_flops_per_s = hw::vector_peak_flops(die);
   r.bw_Bps = memory::effective_bandwidth(d.hardware.memory, die, {}, 50.0).effective_Bps;
   r.kv_bw_Bps = kv_page_bandwidth(d, kv_page_bytes);
   r.launch_s = die.kernel_launch_us * units::kMicro;
@@ -80,9 +157,7 @@ DecodeRates decode_rates(const perf::Design& d, double kv_page_bytes) noexcept {
 
 Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates) noexcept {
   Optimistic o;
-  double t = 0;
-  for (const auto& st : work.stages) t = std::max(t, stage_time(st, rates, 0.0));
-  decode_rates_of(o, t, work.passes, work.batch, work.dp);
+  decode_rates_of(o, slowest_stage(work, rates, nullptr, 0.0), work.passes, work.batch, work.dp);
   o.dram_peak_C = -std::numeric_limits<double>::infinity();
   return o;
 }
@@ -92,24 +167,23 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   Optimistic o;
   const auto& m = d.model;
   const auto& w = d.workload;
-  const auto& die = d.hardware.compute;
   const auto& nm = w.numerics;
   const parallel::Placement place(d.parallel);
   const int pp = std::max(1, d.parallel.pp);
   const double wb = bytes_per_element(nm.weights);
+  const double ab = bytes_per_element(nm.activations);
   const double kv_el = bytes_per_element(nm.kv_cache);
   const Precision mm = wider(nm.weights, nm.activations);
 
-  const double peak = hw::matrix_peak_flops(die, mm);
-  const double bw = memory::effective_bandwidth(d.hardware.memory, die, {}, 50.0).effective_Bps;
   const int tp_a = place.attention_tp(), tp_f = place.ffn_tp();
   const int tp_m = place.moe_tp(), ep_m = place.moe_ep();
   const int stage = place.stage_devices();
   const int cp = place.degree(parallel::Dim::cp);
   const double kvb = parallel::kv_bytes_per_token_layer(m, kv_el, tp_a);
-  const memory::AccessPattern page = kv_page(kKvPageTokens * kvb);
-  const double bw_kv = kv_page_bandwidth(d, page.chunk_bytes);
-  const double launch = die.kernel_launch_us * units::kMicro;
+  const double page_bytes = kKvPageTokens * kvb;
+  const DecodeRates dec_rates = decode_rates(d, page_bytes);
+  DecodeRates pre_rates = dec_rates;
+  pre_rates.kv_bw_Bps = dec_rates.bw_Bps;  // prefill attention streams (evaluator: c.stream)
   const auto er = power_area::energy_rates(d.hardware, mm);
 
   // Collective time on the group of `kind` holding device 0, as evaluator.cpp comm_cost.
@@ -127,15 +201,19 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     req.ranks = ranks;
     return std::max(0.0, net->cost(req).time_s);
   };
+  // charge_comm launches a collective only when it takes time.
+  auto calls = [](double t) { return t > 0 ? 1.0 : 0.0; };
   // Tensor-parallel reduction: all-reduce, or reduce-scatter + all-gather with sequence
-  // parallelism; the smaller of the two, so the bound holds for either setting.
-  auto tp_reduce = [&](parallel::GroupKind kind, double bytes) {
+  // parallelism; both ways are kept and the layer takes the cheaper.
+  auto tp_reduce = [&](parallel::GroupKind kind, double bytes, LayerComm& lc) {
     const double ar = comm(kind, network::Collective::all_reduce, bytes);
-    const double rs_ag = comm(kind, network::Collective::reduce_scatter, bytes) +
-                         comm(kind, network::Collective::all_gather, bytes);
-    return std::min(ar, rs_ag);
+    const double rs = comm(kind, network::Collective::reduce_scatter, bytes);
+    const double ag = comm(kind, network::Collective::all_gather, bytes);
+    lc.pair[0] = {ar, calls(ar)};
+    lc.pair[1] = {rs + ag, calls(rs) + calls(ag)};
+    lc.ways = 2;
   };
-  const double comm_bytes = std::max(bytes_per_element(nm.activations), kMinCommBytes);
+  const double comm_bytes = std::max(ab, kMinCommBytes);
 
   const int mcfg = d.parallel.micro_batches > 0 ? d.parallel.micro_batches : pp;
   const int mbs = std::clamp(mcfg, 1, std::max(1, batch));
@@ -152,52 +230,55 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
   const double ctx_len = w.input_len + w.output_len / 2.0;
 
-  // Routed experts on the busiest EP rank (synthetic routing: one frequency row, as the
-  // evaluator costs it): the smallest FLOPs, weight bytes and expert-TP gather/scatter time of
-  // the two candidate ranks, each a bound for whichever the evaluator picks.
-  struct Routed {
-    double flops = 0, bytes = 0, comm = 0;
+  // Builders of a layer's operator list (evaluator.cpp's operators, hardware-independent).
+  auto add = [](LayerWork& lw, LayerWork::Role role, const WorkOp& op) {
+    if (lw.n >= LayerWork::kMaxOps) return;  // never with the evaluator's operator lists
+    lw.op[static_cast<std::size_t>(lw.n)] = op;
+    lw.role[static_cast<std::size_t>(lw.n)] = role;
+    ++lw.n;
   };
-  auto routed = [&](double tokens_stage) {
-    Routed r;
-    if (!moe || moe::frequency_rows(w.routing) != 1) return r;
-    // expert_frequency keeps the last generated row; ep_load_memo each (ep, tokens) result.
-    double freq[moe::kMaxExperts];
-    moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
-    const moe::EpLoad loads = moe::ep_load_memo(freq, e.experts, ep_m, tokens_stage,
-                                                d.parallel.redundant_experts_per_rank);
-    const double inf = std::numeric_limits<double>::infinity();
-    double f = inf, b = inf, c = inf;
-    for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {
-      if (cand.active_experts <= 0 || cand.tokens <= 0) continue;
-      const double local = static_cast<double>(e.expert_ffn_dim) / tp_m;
-      const double per_expert = std::max(1.0, cand.tokens / cand.active_experts);
-      f = std::min(f, 2.0 * per_expert * cand.active_experts * (in_mats + 1.0) * local * h);
-      b = std::min(b, cand.active_experts * (in_mats + 1.0) * local * h * wb);
-      double t = 0;
-      if (tp_m > 1) {
-        const double bytes = cand.tokens * h * comm_bytes;
-        t = comm(parallel::GroupKind::moe_tp, network::Collective::all_gather, bytes) +
-            comm(parallel::GroupKind::moe_tp, network::Collective::reduce_scatter, bytes);
-      }
-      c = std::min(c, t);
-    }
-    if (std::isfinite(f)) r = {f, b, c};
-    return r;
+  // compute::gemm: nothing (not even a launch) when a dimension is 0.
+  auto gemm = [&](LayerWork& lw, LayerWork::Role role, double gm, double gn, double gk,
+                  double count = 1.0, double b_bytes = -1, double c_bytes = -1) {
+    if (gm <= 0 || gn <= 0 || gk <= 0 || count <= 0) return 0.0;
+    WorkOp op;
+    op.mm_flops = 2.0 * gm * gn * gk * count;
+    op.bytes = (gm * gk * ab + gk * gn * (b_bytes >= 0 ? b_bytes : wb) +
+                gm * gn * (c_bytes >= 0 ? c_bytes : ab)) *
+               count;
+    add(lw, role, op);
+    return 1.0;
+  };
+  auto vec = [&](LayerWork& lw, LayerWork::Role role, double flops, double bytes) {
+    WorkOp op;
+    op.vec_flops = flops;
+    op.bytes = bytes;
+    add(lw, role, op);
+    return 1.0;
+  };
+  auto norm = [&](LayerWork& lw, double tokens) {
+    const double elems = tokens * h;
+    lw.launches += vec(lw, LayerWork::plain, 8.0 * elems, 4.0 * elems * ab);
+  };
+  // evaluator.cpp add_ffn: up (+gate) GEMM, activation, down GEMM; returns launches.
+  auto ffn = [&](LayerWork& lw, LayerWork::Role up_role, LayerWork::Role down_role,
+                 double tokens, double inter, double count, int tp) {
+    const double local = inter / tp;
+    double n = gemm(lw, up_role, tokens, in_mats * local, h, count);
+    const double elems = tokens * local * count;
+    n += vec(lw, up_role, 8.0 * elems, (in_mats + 1.0) * elems * ab);
+    n += gemm(lw, down_role, tokens, h, local, count);
+    return n;
   };
 
-  // Per-device work of one layer of each kind in one stage pass, and of the per-stage extras;
-  // q tokens per sequence (1 in decode, input_len in prefill). Stage-independent, so costed
-  // once per phase.
   struct Phase {
-    double attn_flops = 0, attn_core = 0, attn_bytes = 0, attn_kv = 0, attn_launch = 0;
-    double dense_flops = 0, dense_bytes = 0, dense_launch = 0;
-    double moe_flops = 0, moe_bytes = 0, moe_launch = 0;
-    double lm_flops = 0, lm_bytes = 0;
-    double c_attn = 0, c_dense = 0, c_moe = 0, c_lm = 0, c_pp = 0;  // collective seconds
+    DecodeWork work;
+    std::array<LayerComm, DecodeWork::kinds> comm{};
+    double hop = 0;  // pipeline hop per stage pass (with its launch)
   };
   auto phase = [&](bool decode) {
     Phase p;
+    auto& L = p.work.layer;
     const double q = decode ? 1.0 : static_cast<double>(w.input_len);
     const int seq_groups = decode ? std::max(1, stage / tp_a) : std::max(1, stage / (tp_a * cp));
     const double seqs_dev = std::ceil(mb / seq_groups);
@@ -205,150 +286,193 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     const double t_attn = seqs_dev * q_dev;
     const double t_stage = mb * q;
     const double t_ffn = t_stage * tp_f / stage;
-
-    // A GEMM of `count` independent (m x k) . (k x n) products reading its weights once
-    // (compute::gemm costs nothing, not even a launch, when a dimension is 0).
-    double g_flops = 0, g_bytes = 0, g_launches = 0;
-    auto gemm = [&](double gm, double gn, double gk, double count = 1.0) {
-      if (gm <= 0 || gn <= 0 || gk <= 0 || count <= 0) return;
-      g_flops += 2.0 * gm * gn * gk * count;
-      g_bytes += gk * gn * wb * count;
-      g_launches += 1.0;
-    };
-    // Attention block (evaluator.cpp attention_block): norm, Q/K/V (or MLA) projections,
-    // attention, (MLA decode: W_UV), o_proj.
     const double kv_len = decode ? ctx_len : static_cast<double>(w.input_len);
     const bool absorbed = q_dev <= 1.0 && kv_len > 1.0;
-    if (m.attention == workload::AttentionKind::mla) {
-      const auto& a = m.mla;
-      const double qk = a.qk_nope_head_dim + a.qk_rope_head_dim;
-      if (a.q_lora_rank > 0) {
-        gemm(t_attn, a.q_lora_rank, h);
-        gemm(t_attn, heads_loc * qk, a.q_lora_rank);
-      } else {
-        gemm(t_attn, heads_loc * qk, h);
-      }
-      gemm(t_attn, a.kv_lora_rank + a.qk_rope_head_dim, h);
-      if (absorbed) {
-        gemm(t_attn, a.kv_lora_rank, a.qk_nope_head_dim, heads_loc);
-        gemm(t_attn, a.v_head_dim, a.kv_lora_rank, heads_loc);
-      } else {
-        gemm(t_attn, heads_loc * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank);
-      }
-    } else {
-      const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp_a);
-      gemm(t_attn, (heads_loc + 2.0 * kv_heads) * m.head_dim, h);
-    }
-    gemm(t_attn, h, heads_loc * v_dim);
-    p.attn_flops = g_flops;
-    p.attn_bytes = g_bytes;
-    p.attn_launch = g_launches + 2.0;  // + norm + attention
-    {
-      const auto dims = parallel::head_dims(m, absorbed);
-      const double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
-      p.attn_core = 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
-      if (absorbed) p.attn_kv = seqs_dev * kv_len * kvb;
-    }
-    // Dense FFN layer.
-    const double ffn_local = static_cast<double>(m.ffn_dim) / tp_f;
-    p.dense_flops = 2.0 * t_ffn * (in_mats + 1.0) * ffn_local * h;
-    p.dense_bytes = (in_mats + 1.0) * ffn_local * h * wb;
-    p.dense_launch = m.parallel_attention ? 3.0 : 4.0;
-    // MoE layer: router, shared and routed experts.
-    if (moe) {
-      p.moe_flops = 2.0 * t_attn * e.experts * h;
-      p.moe_bytes = e.experts * h * wb;
-      p.moe_launch = 3.0;
-      if (e.shared_experts > 0) {
-        const double local = sdim * e.shared_experts / tp_m;
-        p.moe_flops += 2.0 * (t_stage / ep_m) * (in_mats + 1.0) * local * h;
-        p.moe_bytes += (in_mats + 1.0) * local * h * wb;
-        p.moe_launch += 3.0;
-      }
-      const Routed r = routed(t_stage);
-      p.moe_flops += r.flops;
-      p.moe_bytes += r.bytes;
-      p.c_moe = r.comm;
-    }
-    const double cols = static_cast<double>(m.vocab) / tp_a;
-    p.lm_flops = 2.0 * seqs_dev * cols * h;
-    p.lm_bytes = cols * h * std::max(wb, kMinEmbeddingBytes);
-    // Collectives (a subset of what a stage issues): exposed, or overlapped with a producer
-    // whose pair then takes >= max(producer busy time, collective time).
     using network::Collective;
     using parallel::GroupKind;
-    if (tp_a > 1 && !m.parallel_attention)
-      p.c_attn = tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes);
-    if (tp_f > 1) p.c_dense = tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes);
-    if (moe) {
-      if (ep_m > 1)
-        p.c_moe += 2.0 * comm(GroupKind::moe_ep, Collective::all_to_all,
-                              t_stage / stage * e.top_k * h * comm_bytes);
-      if (tp_a > 1)
-        p.c_moe += comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
+
+    // Attention layer (evaluator.cpp attention_block).
+    {
+      LayerWork& a = L[DecodeWork::attention];
+      norm(a, tp_a > 1 ? t_attn / tp_a : t_attn);
+      double n = 0;
+      if (m.attention == workload::AttentionKind::mla) {
+        const auto& ml = m.mla;
+        const double qk = ml.qk_nope_head_dim + ml.qk_rope_head_dim;
+        if (ml.q_lora_rank > 0) {
+          n += gemm(a, LayerWork::plain, t_attn, ml.q_lora_rank, h);
+          n += gemm(a, LayerWork::plain, t_attn, heads_loc * qk, ml.q_lora_rank);
+        } else {
+          n += gemm(a, LayerWork::plain, t_attn, heads_loc * qk, h);
+        }
+        n += gemm(a, LayerWork::plain, t_attn, ml.kv_lora_rank + ml.qk_rope_head_dim, h);
+        if (absorbed)
+          n += gemm(a, LayerWork::plain, t_attn, ml.kv_lora_rank, ml.qk_nope_head_dim, heads_loc);
+        else
+          n += gemm(a, LayerWork::plain, t_attn,
+                    heads_loc * (ml.qk_nope_head_dim + ml.v_head_dim), ml.kv_lora_rank);
+      } else {
+        const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp_a);
+        n += gemm(a, LayerWork::plain, t_attn, (heads_loc + 2.0 * kv_heads) * m.head_dim, h);
+      }
+      {
+        const auto dims = parallel::head_dims(m, absorbed);
+        const double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
+        WorkOp op;
+        op.attn_flops = 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
+        const double io = 2.0 * seqs_dev * q_dev * heads_loc * std::max(dims.qk, dims.v) * ab +
+                          seqs_dev * kv_len * kvb;
+        (absorbed ? op.kv_bytes : op.bytes) = io;
+        add(a, LayerWork::plain, op);
+        n += 1.0;
+      }
+      if (m.attention == workload::AttentionKind::mla && absorbed)
+        n += gemm(a, LayerWork::plain, t_attn, m.mla.v_head_dim, m.mla.kv_lora_rank, heads_loc);
+      const bool reduce = tp_a > 1 && !m.parallel_attention;
+      n += gemm(a, reduce ? LayerWork::producer : LayerWork::plain, t_attn, h, heads_loc * v_dim);
+      a.launches += n;
+      if (reduce)
+        tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes, p.comm[DecodeWork::attention]);
     }
-    if (tp_a > 1)
-      p.c_lm = comm(GroupKind::attention_tp, Collective::all_gather,
-                    seqs_dev * static_cast<double>(m.vocab) * 4.0);
-    if (pp > 1)
-      p.c_pp = comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+    // Dense FFN layer (dense_ffn_block).
+    {
+      LayerWork& f = L[DecodeWork::dense];
+      if (!m.parallel_attention) norm(f, tp_f > 1 ? t_ffn / tp_f : t_ffn);
+      f.launches += ffn(f, LayerWork::plain, tp_f > 1 ? LayerWork::producer : LayerWork::plain,
+                        t_ffn, m.ffn_dim, 1.0, tp_f);
+      if (tp_f > 1) tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes, p.comm[DecodeWork::dense]);
+    }
+    // MoE layer (moe_block): norm, router GEMM and top-k; shared and routed experts are the
+    // producer of the dispatch/combine all-to-alls.
+    if (moe) {
+      LayerWork& x = L[DecodeWork::moe];
+      norm(x, t_attn);
+      x.launches += gemm(x, LayerWork::plain, t_attn, e.experts, h);
+      const double scores = t_attn * e.experts;
+      x.launches += vec(x, LayerWork::plain, scores * (5.0 + std::log2(std::max(2, e.experts))),
+                        scores * 4.0 * 2.0);
+      double t_comm = 0, n_comm = 0;
+      const double dispatch = t_stage / stage * e.top_k * h * comm_bytes;
+      if (ep_m > 1) {
+        const double a2a = comm(GroupKind::moe_ep, Collective::all_to_all, dispatch);
+        t_comm += 2.0 * a2a;
+        n_comm += 2.0 * calls(a2a);
+      }
+      // Routed experts on the two candidate ranks (synthetic routing: one frequency row, as
+      // the evaluator costs it); the expert-TP gather/scatter of the cheaper one.
+      if (moe::frequency_rows(w.routing) == 1) {
+        double freq[moe::kMaxExperts];
+        moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
+        const moe::EpLoad loads = moe::ep_load_memo(freq, e.experts, ep_m, t_stage,
+                                                    d.parallel.redundant_experts_per_rank);
+        double launches = std::numeric_limits<double>::infinity();
+        double gather = std::numeric_limits<double>::infinity(), gather_calls = 0;
+        int c = 0;
+        for (const moe::RankLoad& cand : {loads.most_tokens, loads.most_experts}) {
+          if (cand.active_experts <= 0 || cand.tokens <= 0) continue;
+          const auto role = c == 0 ? LayerWork::candidate0 : LayerWork::candidate1;
+          const double per_expert = std::max(1.0, cand.tokens / cand.active_experts);
+          launches = std::min(launches, ffn(x, role, role, per_expert, e.expert_ffn_dim,
+                                            cand.active_experts, tp_m));
+          double t = 0, nc = 0;
+          if (tp_m > 1) {
+            const double bytes = cand.tokens * h * comm_bytes;
+            const double ag = comm(GroupKind::moe_tp, Collective::all_gather, bytes);
+            const double rs = comm(GroupKind::moe_tp, Collective::reduce_scatter, bytes);
+            t = ag + rs;
+            nc = calls(ag) + calls(rs);
+          }
+          if (t < gather) {
+            gather = t;
+            gather_calls = nc;
+          }
+          ++c;
+        }
+        if (c > 0) {
+          x.launches += launches;
+          t_comm += gather;
+          n_comm += gather_calls;
+        }
+      }
+      if (e.shared_experts > 0)
+        x.launches += ffn(x, LayerWork::producer, LayerWork::producer, t_stage / ep_m,
+                          sdim * e.shared_experts, 1.0, tp_m);
+      auto& lc = p.comm[DecodeWork::moe];
+      if (t_comm > 0 || n_comm > 0) {
+        lc.pair[0] = {t_comm, n_comm};
+        lc.ways = 1;
+      }
+      if (tp_a > 1) {
+        const double ag = comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
+        lc.exposed += ag;
+        lc.exposed_calls += calls(ag);
+      }
+    }
+    // Final norm + LM head (lm_head_block), 16-bit weights at least, fp32 logits.
+    {
+      LayerWork& lm = L[DecodeWork::lm_head];
+      norm(lm, seqs_dev);
+      const double cols = static_cast<double>(m.vocab) / tp_a;
+      lm.launches += gemm(lm, LayerWork::plain, seqs_dev, cols, h, 1.0,
+                          std::max(wb, kMinEmbeddingBytes), 4.0);
+      if (tp_a > 1) {
+        const double ag = comm(GroupKind::attention_tp, Collective::all_gather,
+                               seqs_dev * static_cast<double>(m.vocab) * 4.0);
+        p.comm[DecodeWork::lm_head].exposed += ag;
+        p.comm[DecodeWork::lm_head].exposed_calls += calls(ag);
+      }
+    }
+    if (pp > 1) {
+      const double t = comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+      p.hop = t + calls(t) * dec_rates.launch_s;
+    }
+    // Stage layer counts.
+    p.work.stages.resize(static_cast<std::size_t>(pp));
+    for (int s = 0; s < pp; ++s) {
+      const auto st = parallel::stage_layers(m, pp, s);
+      auto& c = p.work.stages[static_cast<std::size_t>(s)].count;
+      c[DecodeWork::attention] = st.dense + st.moe;
+      c[DecodeWork::dense] = st.dense;
+      c[DecodeWork::moe] = moe ? st.moe : 0;
+      c[DecodeWork::lm_head] = st.lm_head ? 1.0 : 0.0;
+    }
     return p;
   };
 
-  // One stage pass from the per-layer work and the stage's layer counts.
-  DecodeRates rates;
-  rates.mm_flops_per_s = peak * die.matmul_efficiency;
-  rates.attn_flops_per_s = peak * die.attention_efficiency;
-  rates.bw_Bps = bw;
-  rates.kv_bw_Bps = bw_kv;
-  rates.launch_s = launch;
-  auto stage_bound = [&](const Phase& p, int s, DecodeWork::Stage* out) {
-    const auto st = parallel::stage_layers(m, pp, s);
-    const double layers = st.dense + st.moe;
-    const double dense = st.dense, moes = moe ? st.moe : 0, lm = st.lm_head ? 1.0 : 0.0;
-    DecodeWork::Stage sw;
-    sw.mm_flops =
-        layers * p.attn_flops + dense * p.dense_flops + moes * p.moe_flops + lm * p.lm_flops;
-    sw.weight_bytes =
-        layers * p.attn_bytes + dense * p.dense_bytes + moes * p.moe_bytes + lm * p.lm_bytes;
-    sw.kv_bytes = layers * p.attn_kv;
-    sw.launches = layers * p.attn_launch + dense * p.dense_launch + moes * p.moe_launch + lm * 2.0;
-    // GEMMs run at <= matmul_efficiency of peak, attention at <= attention_efficiency
-    // (compute/roofline.cpp; both in (0, 1] by validation).
-    sw.attn_flops = layers * p.attn_core;
-    const double t_comm = layers * p.c_attn + (tp_f > 1 ? dense * p.c_dense : 0.0) +
-                          moes * p.c_moe + lm * p.c_lm + p.c_pp;
-    StageBound b;
-    b.time = stage_time(sw, rates, t_comm);
-    // Only DRAM energy: the logic die's per-FLOP, SRAM and NoC energies scale with clock^2
-    // under DVFS (evaluator.cpp make_ctx), and the thermal throttle may slow the clock to 1/64.
-    b.energy = (sw.weight_bytes + sw.kv_bytes) * er.dram_J_per_byte;
-    if (out) *out = sw;
-    return b;
+  // The slowest stage's time and the smallest stage DRAM energy of a phase. Only DRAM energy:
+  // the logic die's per-FLOP, SRAM and NoC energies scale with clock^2 under DVFS (evaluator.cpp
+  // make_ctx), and the thermal throttle may slow the clock to 1/64.
+  const bool with_comm = networked;
+  auto bound = [&](const Phase& p, const DecodeRates& r, double* energy) {
+    double en = std::numeric_limits<double>::infinity();
+    std::array<double, DecodeWork::kinds> bytes{};
+    for (int k = 0; k < DecodeWork::kinds; ++k)
+      bytes[static_cast<std::size_t>(k)] = layer_bytes(p.work.layer[static_cast<std::size_t>(k)]);
+    const double t =
+        slowest_stage(p.work, r, with_comm ? &p.comm : nullptr, with_comm ? p.hop : 0.0);
+    for (const auto& st : p.work.stages) {
+      double b = 0;
+      for (std::size_t k = 0; k < bytes.size(); ++k) b += st.count[k] * bytes[k];
+      en = std::min(en, b * er.dram_J_per_byte);
+    }
+    *energy = en;
+    return t;
   };
 
   const Phase dec = phase(true), pre = phase(false);
-  if (work) {
-    work->stages.resize(static_cast<std::size_t>(pp));
-    work->kv_page_bytes = page.chunk_bytes;
-    work->batch = batch;
-    work->dp = std::max(1, d.parallel.dp);
-  }
-  double dec_time = 0, pre_time = 0;
-  double dec_energy = std::numeric_limits<double>::infinity(), pre_energy = dec_energy;
-  for (int s = 0; s < pp; ++s) {
-    const StageBound dsb =
-        stage_bound(dec, s, work ? &work->stages[static_cast<std::size_t>(s)] : nullptr);
-    dec_time = std::max(dec_time, dsb.time);
-    dec_energy = std::min(dec_energy, dsb.energy);
-    const StageBound psb = stage_bound(pre, s, nullptr);
-    pre_time = std::max(pre_time, psb.time);
-    pre_energy = std::min(pre_energy, psb.energy);
-  }
+  double dec_energy = 0, pre_energy = 0;
+  const double dec_time = bound(dec, dec_rates, &dec_energy);
+  const double pre_time = bound(pre, pre_rates, &pre_energy);
   const double dec_passes = std::max(mbs, pp);
   const double pre_passes = mbs + pp - 1.0;
-  if (work) work->passes = dec_passes;
   const double dp = std::max(1, d.parallel.dp);
+  if (work) {
+    *work = dec.work;
+    work->kv_page_bytes = page_bytes;
+    work->batch = batch;
+    work->dp = dp;
+    work->passes = dec_passes;
+  }
   decode_rates_of(o, dec_time, dec_passes, batch, dp);
   o.ttft_s = pre_time * pre_passes * kLow;
   const double devices = parallel::devices(d.parallel);

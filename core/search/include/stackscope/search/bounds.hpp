@@ -6,28 +6,33 @@
 // overlap settings, its power-wall clock scale and its DRAM temperature. Argument, per
 // evaluator.cpp:
 //  - a stage pass is a sum of operator times, each max(t_compute, t_memory) + launch
-//    (compute/roofline.cpp), so it is >= launches x launch + max(sum t_compute, sum t_memory)
-//    over any subset of its operators; collectives add time >= 0 and tile overlap only hides
-//    collective time (its saving is <= the collective's time: the pipelined time is >= the
-//    producer's max(t_compute, t_memory)), ring attention hides only prefill time;
+//    (compute/roofline.cpp), plus collectives; the bound keeps that structure operator by
+//    operator (a sum of per-operator maxima, not the max of sums);
 //  - t_compute >= useful FLOPs / (matrix peak at the nominal clock x matmul_efficiency, or
-//    attention_efficiency for attention): wave efficiency is <= 1, padded FLOPs >= useful
-//    FLOPs, the power wall only lowers the clock;
-//  - t_memory >= weight bytes read once / effective stream bandwidth at the nominal clock and
-//    50 C (a GEMM reads its B operand at least once; throttling lowers the SRAM cap, heat
-//    doubles refresh; both only lower bandwidth), plus decode KV bytes / the KV-page bandwidth;
-//  - operators counted: every GEMM (Q/K/V or MLA projections, o_proj, dense FFN, MoE router,
-//    shared and routed experts - the routed rank's tokens and experts as moe::ep_load gives
-//    them, synthetic routing only -, LM head) and attention; one launch per GEMM with non-zero
-//    dimensions, per vector op (norms, activations, top-k) and per attention;
-//  - collectives (attention/FFN TP reductions - the cheaper of all-reduce and reduce-scatter +
-//    all-gather, so either sequence-parallel setting -, MoE dispatch/combine all-to-all, the
-//    attention all-gather after MoE, LM-head all-gather, pipeline hop) cost what
-//    network::NetworkModel says for device 0's group, as in the evaluator. An exposed
-//    collective adds its time; an overlapped (collective, producer) pair takes
-//    max(T max(c, m) ...) >= max(producer busy time, collective time), since a tile count T >= 1
-//    pays the latency at least once; ring attention hides at most min(attention, collective).
-//    So a stage pass >= launches x launch + max(sum t_compute, sum t_memory, sum collectives);
+//    attention_efficiency for attention, or the vector peak for vector ops): wave efficiency
+//    is <= 1, padded FLOPs >= useful FLOPs, the power wall and the throttle only lower the clock;
+//  - t_memory >= the bytes every operator moves at least once / effective bandwidth at the
+//    nominal DRAM rate and 50 C (a GEMM reads A and B and writes C at least once, whatever its
+//    blocking; attention reads queries, outputs and the KV cache once - KV re-reads of grouped
+//    heads are a hardware fraction >= 0 -; vector ops as the evaluator charges them; decode
+//    attention at the KV-page bandwidth). Throttling lowers the SRAM cap and the command rate,
+//    heat doubles refresh: all only lower bandwidth;
+//  - operators counted: norms (on tokens / tp, the fewer of either sequence-parallel
+//    setting), every GEMM (Q/K/V or MLA projections, o_proj, dense FFN, MoE router, shared and
+//    routed experts - the larger bound of the two candidate ranks moe::ep_load gives, of which
+//    the evaluator costs the slower; synthetic routing only -, LM head), activations, router
+//    top-k and attention; one launch per operator with non-zero dimensions;
+//  - collectives (attention/FFN TP reductions - all-reduce, or reduce-scatter + all-gather with
+//    sequence parallelism, the cheaper with its launches -, MoE dispatch/combine all-to-all and
+//    expert-TP gather/scatter, the attention all-gather after MoE, LM-head all-gather,
+//    pipeline hop) cost what network::NetworkModel says for device 0's group, as in the
+//    evaluator, plus one launch per call. An exposed collective adds its time; an overlapped
+//    (collective, producer) pair - o_proj and the attention reduction, the FFN down
+//    projection and its reduction, the experts and the MoE all-to-alls - takes
+//    t(T) = max(tc', m) + min(tc', m) / T >= max(producer busy time, collective time)
+//    (evaluator.cpp overlap(): m = bandwidth part + T x latency >= the collective time for
+//    T >= 1, tc' >= tc; the producer's busy time is >= its bound); ring attention's prefill
+//    all-gather is left out (it adds >= 0 after hiding);
 //  - the slowest stage's time is >= every stage's bound (max over stages); its energy is >= the
 //    smallest stage energy bound (min over stages);
 //  - energy per token >= devices x [prefill passes x stage DRAM energy + static power x TTFT +
@@ -37,6 +42,8 @@
 //  - peak DRAM temperature (compact model) >= ambient + static power x (r_base + r_layer x
 //    layers); the thermal throttle cannot go below it, so above 95 C the design is infeasible.
 // Bounds are relaxed by a relative 1e-9 against rounding.
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "stackscope/network/model.hpp"
@@ -58,13 +65,41 @@ struct Optimistic {
 // memory is not stacked on the logic die).
 double dram_peak_floor_C(const hw::Hardware& hardware) noexcept;
 
+// One operator's work on one device, independent of the hardware. The evaluator's time for it
+// is >= max(compute, memory) + launch at any hardware's rates (compute/roofline.cpp: wave
+// efficiency <= 1, padded FLOPs >= useful FLOPs, a GEMM reads A and B and writes C at least
+// once, attention reads the KV cache at least once).
+struct WorkOp {
+  double mm_flops = 0;    // GEMM FLOPs (matrix peak x matmul_efficiency)
+  double attn_flops = 0;  // attention FLOPs (matrix peak x attention_efficiency)
+  double vec_flops = 0;   // vector-unit FLOPs (vector peak)
+  double bytes = 0;       // DRAM bytes read/written in long runs (streaming bandwidth)
+  double kv_bytes = 0;    // DRAM bytes of decode attention (KV-page bandwidth)
+};
+
+// The operators of one layer kind (attention, dense FFN, MoE FFN, LM head) on one device in
+// one stage pass. Roles: plain operators; the producer a collective may overlap with (its
+// time pairs with the collective's as max(producer, collective), evaluator.cpp overlap());
+// the routed experts' two candidate ranks (moe::ep_load), of which the evaluator costs the
+// slower: they join the producer as the larger of the two candidates' bounds.
+struct LayerWork {
+  static constexpr int kMaxOps = 16;
+  enum Role : std::uint8_t { plain, producer, candidate0, candidate1 };
+  std::array<WorkOp, kMaxOps> op{};
+  std::array<Role, kMaxOps> role{};
+  int n = 0;
+  double launches = 0;  // kernel launches other than collectives' (fewest of the candidates)
+};
+
 // The decode work of one (plan, batch) of a design that the collective-free TPOT bound is made
-// of: per pipeline stage, kernel launches, GEMM and attention FLOPs, weight and KV bytes per
-// device. It depends on the model, workload, plan and batch only, never on the hardware, so one
-// DecodeWork bounds the decode step on every hardware point with the same device count.
+// of: the operators of each layer kind and, per pipeline stage, how many layers of each kind
+// it runs. It depends on the model, workload, plan and batch only, never on the hardware, so
+// one DecodeWork bounds the decode step on every hardware point with the same device count.
 struct DecodeWork {
+  enum Kind { attention, dense, moe, lm_head, kinds };
+  std::array<LayerWork, kinds> layer{};
   struct Stage {
-    double launches = 0, mm_flops = 0, attn_flops = 0, weight_bytes = 0, kv_bytes = 0;
+    std::array<double, kinds> count{};  // layers of each kind (lm_head: 0 or 1)
   };
   std::vector<Stage> stages;
   double passes = 1;         // stage passes per decode step: max(micro-batches, pp)
@@ -77,6 +112,7 @@ struct DecodeWork {
 struct DecodeRates {
   double mm_flops_per_s = 0;    // matrix peak x matmul_efficiency
   double attn_flops_per_s = 0;  // matrix peak x attention_efficiency
+  double vec_flops_per_s = 0;   // vector peak
   double bw_Bps = 0;            // streaming DRAM bandwidth
   double kv_bw_Bps = 0;         // KV-page bandwidth for the work's kv_page_bytes
   double launch_s = 0;
