@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 
@@ -73,6 +74,7 @@ void BreakdownChart::rebuild() {
 
   if (!hasResult_) {
     chart->setTitle(tr("No result: the design is not valid"));
+    theme::styleChart(chart);
     view_->setChart(chart);  // the view owns and deletes the previous chart
     return;
   }
@@ -133,6 +135,7 @@ void BreakdownChart::rebuild() {
     chart->addAxis(value, Qt::AlignBottom);
     stack->attachAxis(value);
     value->applyNiceNumbers();
+    theme::styleChart(chart);
     view_->setChart(chart);
     return;
   }
@@ -190,6 +193,7 @@ void BreakdownChart::rebuild() {
                           : top >= 1 ? QStringLiteral("%.1f")
                                      : QStringLiteral("%.3f"));
   }
+  theme::styleChart(chart);
   view_->setChart(chart);
 }
 

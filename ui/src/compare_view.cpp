@@ -16,6 +16,7 @@
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -195,7 +196,7 @@ void CompareView::rebuild() {
     }
     for (int c = 0; c < n; ++c) {
       auto* item = new QTableWidgetItem(cells[static_cast<std::size_t>(c)]);
-      if (differs && n > 1) item->setBackground(QColor(0xFF, 0xF4, 0xD6));
+      if (differs && n > 1) item->setBackground(theme::highlight());
       if (c == best) {
         QFont f = item->font();
         f.setBold(true);

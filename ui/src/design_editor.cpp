@@ -1,29 +1,117 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/design_editor.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStyle>
+#include <QTableWidget>
+#include <QToolBox>
+#include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 #include <string_view>
+
+#include "stackscope/common/units.hpp"
+#include "stackscope/hw/derived.hpp"
+#include "stackscope/memory/dram.hpp"
+#include "stackscope/parallel/plan.hpp"
+#include "stackscope/power_area/area.hpp"
+#include "stackscope/ui/format.hpp"
 
 namespace stackscope::ui {
 namespace {
 
-QSpinBox* makeSpin(QWidget* parent, const char* name, int min, int max, const QString& suffix,
-                   const QString& tip) {
-  auto* s = new QSpinBox(parent);
-  s->setObjectName(QString::fromLatin1(name));
-  s->setRange(min, max);
-  s->setSuffix(suffix);
-  s->setGroupSeparatorShown(true);
-  s->setAccelerated(true);
-  s->setToolTip(tip);
-  // Typing "2048" must not evaluate 2, 20 and 204 on the way; arrows still apply at once.
-  s->setKeyboardTracking(false);
-  return s;
+constexpr int kMaxDegree = 65536;        // parallel degrees: far past any real system
+constexpr int kMaxTokens = 10'000'000;   // sequence lengths
+constexpr int kMaxLevels = 3;            // perf::validate(): at most 3 network levels
+constexpr int kLevelFieldStride = 1000;  // undo ids of level fields: per level, never merged
+
+// Precisions in the order of the combos (index = position).
+constexpr Precision kPrecisions[] = {Precision::fp32, Precision::fp16, Precision::bf16,
+                                     Precision::fp8,  Precision::int8, Precision::fp4};
+
+QString qs(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<int>(s.size()));
+}
+
+// "parallel.tp" for "/parallel/tp": the key as it reads in a project file. Tooltips show it
+// dotted so an issue's JSON pointer is never mistaken for the field's own description.
+QString projectKey(const QString& path) {
+  QString k = path.mid(1);
+  k.replace(QLatin1Char('/'), QLatin1Char('.'));
+  k.replace(QStringLiteral("{L}"), QStringLiteral("N"));
+  return k;
+}
+
+// Rich-text tooltip: meaning and source, then unit, allowed range and project key.
+QString fieldTip(const QString& tip, const QString& unit, const QString& range,
+                 const QString& path) {
+  QString t = QStringLiteral("<p>%1</p><p><small>").arg(tip.toHtmlEscaped());
+  if (!unit.isEmpty()) t += QObject::tr("Unit: %1 · ").arg(unit.toHtmlEscaped());
+  if (!range.isEmpty()) t += QObject::tr("Allowed: %1 · ").arg(range.toHtmlEscaped());
+  t += QObject::tr("Project key: <code>%1</code></small></p>").arg(projectKey(path));
+  return t;
+}
+
+// A preset combo's tooltip: the whole name (elided in the box) and the preset id. Also the
+// tooltip showIssues() restores when the combo has no issue.
+void presetTip(QComboBox* combo) {
+  const QString id = combo->currentData().toString();
+  const QString tip = id.isEmpty() ? combo->currentText()
+                                   : QObject::tr("%1\npreset id: %2").arg(combo->currentText(), id);
+  combo->setToolTip(tip);
+  combo->setProperty("baseTip", tip);
+}
+
+QString plainLabel(QString label) {
+  label.remove(QLatin1Char('&'));
+  if (label.endsWith(QLatin1Char(':'))) label.chop(1);
+  return label.toLower();
+}
+
+QFormLayout* newForm(QWidget* page) {
+  auto* form = new QFormLayout(page);
+  form->setContentsMargins(6, 6, 6, 6);
+  form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+  return form;
+}
+
+QLabel* derivedLabel(QWidget* parent, const char* name) {
+  auto* l = new QLabel(parent);
+  l->setObjectName(QString::fromLatin1(name));
+  l->setWordWrap(true);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return l;
+}
+
+QLabel* sectionLabel(const QString& text, QWidget* parent) {
+  auto* l = new QLabel(text, parent);
+  l->setObjectName(QStringLiteral("sectionTitle"));
+  return l;
+}
+
+QString topologyName(hw::Topology t) {
+  switch (t) {
+    case hw::Topology::switch_fabric: return QObject::tr("switch");
+    case hw::Topology::ring: return QObject::tr("ring");
+    case hw::Topology::mesh2d: return QObject::tr("2D mesh");
+    case hw::Topology::torus2d: return QObject::tr("2D torus");
+    case hw::Topology::fully_connected: return QObject::tr("fully connected");
+  }
+  return {};
 }
 
 }  // namespace
@@ -31,101 +119,827 @@ QSpinBox* makeSpin(QWidget* parent, const char* name, int min, int max, const QS
 DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     : QWidget(parent), presets_(presets) {
   setObjectName(QStringLiteral("designEditor"));
-  auto* form = new QFormLayout(this);
-  form->setContentsMargins(0, 0, 0, 0);
-  form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  auto* top = new QFormLayout();
+  top->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  top->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   hardware_ = new QComboBox(this);
   hardware_->setMinimumContentsLength(24);
   hardware_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   hardware_->setObjectName(QStringLiteral("hardwareCombo"));
-  hardware_->setToolTip(tr("Device preset (one chip or package)"));
-  model_ = new QComboBox(this);
-  model_->setMinimumContentsLength(24);
+  hardware_->setToolTip(
+      tr("Device preset (one chip or package): sets the stack, compute die "
+         "and mesh pages below"));
+  devices_ = derivedLabel(this, "devicesLabel");
+  top->addRow(tr("&Hardware:"), hardware_);
+  top->addRow(tr("Devices:"), devices_);
+  box->addLayout(top);
+
+  pages_ = new QToolBox(this);
+  pages_->setObjectName(QStringLiteral("editorPages"));
+  box->addWidget(pages_, 1);
+  const std::pair<QString, QWidget* (DesignEditor::*)()> pages[] = {
+      {tr("Model && workload"), &DesignEditor::buildModelPage},
+      {tr("Parallelism && batch"), &DesignEditor::buildParallelPage},
+      {tr("Stack (3D DRAM)"), &DesignEditor::buildStackPage},
+      {tr("Compute die"), &DesignEditor::buildComputePage},
+      {tr("On-die mesh (NoC)"), &DesignEditor::buildMeshPage},
+      {tr("System network"), &DesignEditor::buildSystemPage}};
+  for (const auto& [title, build] : pages) {
+    page_ = static_cast<int>(pageTitles_.size());
+    auto* scroll = new QScrollArea(pages_);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->viewport()->setAutoFillBackground(false);  // the group box's background shows
+    QWidget* page = (this->*build)();
+    scroll->setWidget(page);
+    pageTitles_.push_back(title);  // "&&" shows one "&" (a lone one marks a shortcut)
+    pages_->addItem(scroll, title);
+  }
+
+  connect(hardware_, &QComboBox::currentIndexChanged, this, [this] {
+    if (refreshing_) return;
+    const QString id = hardware_->currentData().toString();
+    presetTip(hardware_);
+    try {
+      cur_.hardware = id.isEmpty() ? base_.hardware : presets_.hardware(id.toStdString());
+    } catch (const std::exception&) {
+      return;  // the registry lists only ids it holds
+    }
+    refreshAll();
+    commit(-1, tr("hardware"));
+  });
+  connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+    if (refreshing_) return;
+    const QString id = model_->currentData().toString();
+    presetTip(model_);
+    try {
+      cur_.model = id.isEmpty() ? base_.model : presets_.model(id.toStdString());
+    } catch (const std::exception&) {
+      return;
+    }
+    // Same rules as the CLI's --model: expert statistics and EP belong to the old model.
+    if (cur_.workload.routing.kind != workload::RoutingKind::trace)
+      cur_.workload.routing.expert_frequency.clear();
+    if (cur_.model.moe.experts == 0) {
+      cur_.parallel.ep = 1;
+      cur_.parallel.moe = {};
+      cur_.parallel.redundant_experts_per_rank = 0;
+    }
+    cur_.system.devices = parallel::devices(cur_.parallel);
+    refreshAll();
+    commit(-1, tr("model"));
+  });
+}
+
+int DesignEditor::bind(const QString& path, QWidget* w, std::function<void()> refresh) {
+  w->setProperty("jsonPath", path);
+  bindings_.push_back({path, w, page_, std::move(refresh)});
+  return static_cast<int>(bindings_.size()) - 1;
+}
+
+QString DesignEditor::levelPath(const QString& path) const {
+  QString p = path;
+  p.replace(QStringLiteral("{L}"), QString::number(level_));
+  return p;
+}
+
+void DesignEditor::addInt(QFormLayout* form, const QString& label, const IntSpec& s, IntRef ref) {
+  auto* spin = new QSpinBox(form->parentWidget());
+  spin->setObjectName(QString::fromLatin1(s.object));
+  spin->setRange(s.min, s.max);
+  spin->setSuffix(s.suffix);
+  spin->setGroupSeparatorShown(true);
+  spin->setAccelerated(true);
+  // Typing "2048" must not evaluate 2, 20 and 204 on the way; arrows still apply at once.
+  spin->setKeyboardTracking(false);
+  if (!s.special.isEmpty()) spin->setSpecialValueText(s.special);
+  const QString path = QString::fromLatin1(s.path);
+  QString range = QStringLiteral("%1 – %2").arg(s.min).arg(s.max);
+  if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(s.min).arg(s.special);
+  spin->setToolTip(fieldTip(s.tip, s.suffix.trimmed(), range, path));
+  form->addRow(label, spin);
+  const int index = bind(path, spin, [this, spin, ref] {
+    if (int* v = ref(cur_)) spin->setValue(*v);
+  });
+  const bool perLevel = path.contains(QStringLiteral("{L}"));
+  connect(spin, &QSpinBox::valueChanged, this,
+          [this, index, ref, perLevel, name = plainLabel(label)](int v) {
+            if (refreshing_) return;
+            int* p = ref(cur_);
+            if (!p) return;
+            *p = v;
+            commit(perLevel ? index + kLevelFieldStride * (level_ + 1) : index, name);
+          });
+}
+
+void DesignEditor::addDouble(QFormLayout* form, const QString& label, const DoubleSpec& s,
+                             DoubleRef ref) {
+  auto* spin = new QDoubleSpinBox(form->parentWidget());
+  spin->setObjectName(QString::fromLatin1(s.object));
+  spin->setDecimals(s.decimals);
+  spin->setRange(s.min, s.max);
+  spin->setSuffix(s.suffix);
+  spin->setGroupSeparatorShown(true);
+  spin->setAccelerated(true);
+  spin->setKeyboardTracking(false);
+  if (!s.special.isEmpty()) spin->setSpecialValueText(s.special);
+  const QString path = QString::fromLatin1(s.path);
+  QString range = QStringLiteral("%1 – %2").arg(readable(s.min), readable(s.max));
+  if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(readable(s.min), s.special);
+  spin->setToolTip(fieldTip(s.tip, s.suffix.trimmed(), range, path));
+  form->addRow(label, spin);
+  const int index = bind(path, spin, [this, spin, ref] {
+    if (double* v = ref(cur_)) spin->setValue(*v);
+  });
+  const bool perLevel = path.contains(QStringLiteral("{L}"));
+  connect(spin, &QDoubleSpinBox::valueChanged, this,
+          [this, index, ref, perLevel, name = plainLabel(label)](double v) {
+            if (refreshing_) return;
+            double* p = ref(cur_);
+            if (!p) return;
+            *p = v;
+            commit(perLevel ? index + kLevelFieldStride * (level_ + 1) : index, name);
+          });
+}
+
+void DesignEditor::addCombo(QFormLayout* form, const QString& label, const char* object,
+                            const char* path, const QString& tip, const QStringList& items,
+                            std::function<int(perf::Design&)> get,
+                            std::function<void(perf::Design&, int)> set) {
+  auto* combo = new QComboBox(form->parentWidget());
+  combo->setObjectName(QString::fromLatin1(object));
+  combo->addItems(items);
+  const QString p = QString::fromLatin1(path);
+  combo->setToolTip(fieldTip(tip, QString(), items.join(QStringLiteral(", ")), p));
+  form->addRow(label, combo);
+  const int index = bind(p, combo, [this, combo, get] { combo->setCurrentIndex(get(cur_)); });
+  const bool perLevel = p.contains(QStringLiteral("{L}"));
+  connect(combo, &QComboBox::currentIndexChanged, this,
+          [this, index, set, perLevel, name = plainLabel(label)](int i) {
+            if (refreshing_ || i < 0) return;
+            set(cur_, i);
+            commit(perLevel ? index + kLevelFieldStride * (level_ + 1) : index, name);
+          });
+}
+
+void DesignEditor::addCheck(QFormLayout* form, const QString& label, const char* object,
+                            const char* path, const QString& tip,
+                            std::function<bool*(perf::Design&)> ref) {
+  auto* check = new QCheckBox(form->parentWidget());
+  check->setObjectName(QString::fromLatin1(object));
+  const QString p = QString::fromLatin1(path);
+  check->setToolTip(fieldTip(tip, QString(), tr("on / off"), p));
+  form->addRow(label, check);
+  const int index = bind(p, check, [this, check, ref] {
+    if (bool* v = ref(cur_)) check->setChecked(*v);
+  });
+  const bool perLevel = p.contains(QStringLiteral("{L}"));
+  connect(check, &QCheckBox::toggled, this,
+          [this, index, ref, perLevel, name = plainLabel(label)](bool on) {
+            if (refreshing_) return;
+            bool* v = ref(cur_);
+            if (!v) return;
+            *v = on;
+            commit(perLevel ? index + kLevelFieldStride * (level_ + 1) : index, name);
+          });
+}
+
+QWidget* DesignEditor::buildModelPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("modelPage"));
+  auto* form = newForm(page);
+  model_ = new QComboBox(page);
+  model_->setMinimumContentsLength(20);
   model_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   model_->setObjectName(QStringLiteral("modelCombo"));
   model_->setToolTip(tr("Model preset (architecture from its published config)"));
-  precision_ = new QComboBox(this);
-  precision_->setObjectName(QStringLiteral("precisionCombo"));
-  precision_->setToolTip(tr("Number format of weights, activations and the KV cache"));
-  for (Precision p : {Precision::fp16, Precision::bf16, Precision::fp8, Precision::fp4}) {
-    const QString name =
-        QString::fromLatin1(to_string(p).data(), static_cast<int>(to_string(p).size()));
-    precision_->addItem(name, name);
-  }
-  batch_ = makeSpin(this, "batchSpin", 0, 1'000'000, tr(" req"),
-                    tr("Requests per replica, prefilled together then decoded (static "
-                       "batching). 0 = auto: the largest batch that fits memory."));
-  batch_->setSpecialValueText(tr("auto (fits memory)"));
-  tp_ = makeSpin(this, "tpSpin", 1, 1024, QString(),
-                 tr("Tensor-parallel degree: heads and FFN columns split over TP devices"));
-  inputLen_ =
-      makeSpin(this, "inputLenSpin", 1, 10'000'000, tr(" tok"), tr("Prompt tokens per request"));
-  outputLen_ = makeSpin(this, "outputLenSpin", 1, 10'000'000, tr(" tok"),
-                        tr("Generated tokens per request (the first comes from prefill)"));
-  pp_ = makeSpin(this, "ppSpin", 1, 1024, QString(),
-                 tr("Pipeline-parallel degree: the layers split into PP stages"));
-  ep_ = makeSpin(this, "epSpin", 1, 4096, QString(),
-                 tr("Expert-parallel degree (MoE models): routed experts spread over EP devices"));
-  layers_ = makeSpin(this, "layersSpin", 1, 64, tr(" dies"),
-                     tr("DRAM dies stacked on the logic die (3D-stacked devices). More layers: "
-                        "more capacity and bandwidth, more thermal resistance."));
-  connected_ = makeSpin(this, "connectedSpin", 1, 64, tr(" dies"),
-                        tr("DRAM dies with active vertical links (<= stacked dies); DeepStack's "
-                           "rule: at most half the layers hide row recharge behind the others"));
-  devices_ = new QLabel(this);
-  devices_->setObjectName(QStringLiteral("devicesLabel"));
-
-  form->addRow(tr("&Hardware:"), hardware_);
   form->addRow(tr("&Model:"), model_);
-  form->addRow(tr("&Precision:"), precision_);
-  form->addRow(tr("&Batch / replica:"), batch_);
-  form->addRow(tr("&Tensor parallel:"), tp_);
-  form->addRow(tr("P&ipeline parallel:"), pp_);
-  form->addRow(tr("E&xpert parallel:"), ep_);
-  form->addRow(tr("DRAM &layers:"), layers_);
-  form->addRow(tr("&Connected layers:"), connected_);
-  form->addRow(tr("&Input length:"), inputLen_);
-  form->addRow(tr("&Output length:"), outputLen_);
-  form->addRow(tr("Devices:"), devices_);
+  bind(QStringLiteral("/model"), model_, [] {});
+  modelInfo_ = derivedLabel(page, "modelInfo");
+  modelInfo_->setProperty("hint", true);
+  form->addRow(QString(), modelInfo_);
+  QStringList names;
+  for (Precision p : kPrecisions) names << qs(to_string(p));
+  const auto precisionIndex = [](Precision p) {
+    return static_cast<int>(std::find(std::begin(kPrecisions), std::end(kPrecisions), p) -
+                            std::begin(kPrecisions));
+  };
+  const auto precisionAt = [](int i) {
+    return kPrecisions[static_cast<std::size_t>(std::clamp(i, 0, 5))];
+  };
+  addCombo(
+      form, tr("&Weights:"), "weightsCombo", "/workload/numerics/weights",
+      tr("Storage format of the weights: sets weight bytes in memory and per decode step, "
+         "and with the activations the matrix-unit rate used (MODEL.md §3)"),
+      names, [=](perf::Design& d) { return precisionIndex(d.workload.numerics.weights); },
+      [=](perf::Design& d, int i) { d.workload.numerics.weights = precisionAt(i); });
+  addCombo(
+      form, tr("&Activations:"), "activationsCombo", "/workload/numerics/activations",
+      tr("Format of activations: GEMMs run at the wider of weights and activations"), names,
+      [=](perf::Design& d) { return precisionIndex(d.workload.numerics.activations); },
+      [=](perf::Design& d, int i) { d.workload.numerics.activations = precisionAt(i); });
+  addCombo(
+      form, tr("&KV cache:"), "kvCombo", "/workload/numerics/kv_cache",
+      tr("Format of the stored keys and values: sets KV-cache bytes per token and what "
+         "decode attention reads from DRAM"),
+      names, [=](perf::Design& d) { return precisionIndex(d.workload.numerics.kv_cache); },
+      [=](perf::Design& d, int i) { d.workload.numerics.kv_cache = precisionAt(i); });
+  addInt(form, tr("&Input length:"),
+         {"inputLenSpin",
+          "/workload/input_len",
+          1,
+          kMaxTokens,
+          tr(" tok"),
+          tr("Prompt tokens per request, processed in the prefill pass (sets TTFT)"),
+          {}},
+         [](perf::Design& d) { return &d.workload.input_len; });
+  addInt(form, tr("&Output length:"),
+         {"outputLenSpin",
+          "/workload/output_len",
+          1,
+          kMaxTokens,
+          tr(" tok"),
+          tr("Generated tokens per request (the first comes from prefill); decode steps see "
+             "the context grow to input + output"),
+          {}},
+         [](perf::Design& d) { return &d.workload.output_len; });
+  return page;
+}
 
-  for (QComboBox* c : {hardware_, model_}) {
-    // Long preset names are elided in the closed box; the tooltip has the whole name and id.
-    connect(c, &QComboBox::currentIndexChanged, c, [c] {
-      const QString id = c->currentData().toString();
-      c->setToolTip(id.isEmpty() ? c->currentText()
-                                 : QStringLiteral("%1\npreset id: %2").arg(c->currentText(), id));
-    });
-  }
-  const QString comboNames[] = {tr("hardware"), tr("model"), tr("precision")};
-  int field = 0;
-  for (QComboBox* c : {hardware_, model_, precision_}) {
-    connect(c, &QComboBox::currentIndexChanged, this, [this, field, name = comboNames[field]] {
-      updateDevices();
-      Q_EMIT fieldEdited(field, name);
-      Q_EMIT edited();
-    });
-    ++field;
-  }
-  // A different device: show its own stack.
-  connect(hardware_, &QComboBox::currentIndexChanged, this, [this] {
-    const std::string id = hardware_->currentData().toString().toStdString();
-    const hw::Hardware h = id.empty() ? base_.hardware : presets_.hardware(id);
-    showStack(h);
+QWidget* DesignEditor::buildParallelPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("parallelPage"));
+  auto* form = newForm(page);
+  addInt(form, tr("&Batch / replica:"),
+         {"batchSpin", "/workload/batch", 0, 1'000'000, tr(" req"),
+          tr("Requests per replica, prefilled together then decoded (static batching). "
+             "0 = auto: the largest batch that fits device memory."),
+          tr("auto (fits memory)")},
+         [this](perf::Design& d) {
+           // The spin edits a copy: 0 stands for batch_auto, and the stored batch is kept for
+           // when auto is turned off again (commit() applies it).
+           batchEdit_ = d.workload.batch_auto ? 0 : d.workload.batch;
+           return &batchEdit_;
+         });
+  addInt(form, tr("&Tensor parallel:"),
+         {"tpSpin",
+          "/parallel/tp",
+          1,
+          kMaxDegree,
+          QString(),
+          tr("TP: attention heads and FFN columns split over TP devices (Megatron), two "
+             "all-reduces per layer"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.tp; });
+  addInt(form, tr("P&ipeline parallel:"),
+         {"ppSpin",
+          "/parallel/pp",
+          1,
+          kMaxDegree,
+          QString(),
+          tr("PP: the layers split evenly into PP stages (at most one stage per layer)"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.pp; });
+  addInt(form, tr("&Data parallel:"),
+         {"dpSpin",
+          "/parallel/dp",
+          1,
+          kMaxDegree,
+          QString(),
+          tr("DP: independent replicas of the whole model; STPS scales with DP"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.dp; });
+  addInt(form, tr("E&xpert parallel:"),
+         {"epSpin",
+          "/parallel/ep",
+          1,
+          kMaxDegree,
+          QString(),
+          tr("EP (MoE models): routed experts spread over EP devices; attention runs "
+             "data-parallel over them (DeepSeek-style). Must divide the expert count."),
+          {}},
+         [](perf::Design& d) { return &d.parallel.ep; });
+  addInt(form, tr("&Context parallel:"),
+         {"cpSpin",
+          "/parallel/cp",
+          1,
+          kMaxDegree,
+          QString(),
+          tr("CP: ring attention over CP ranks for long prompts (Liu et al. 2023); must divide "
+             "the input length. In decode the ranks act as extra attention-DP groups."),
+          {}},
+         [](perf::Design& d) { return &d.parallel.cp; });
+  addCheck(form, tr("&Sequence parallel:"), "spCheck", "/parallel/sequence_parallel",
+           tr("SP: TP all-reduces become reduce-scatter + all-gather and norms/residuals are "
+              "sharded over the sequence (Korthikanti et al. 2022)"),
+           [](perf::Design& d) { return &d.parallel.sequence_parallel; });
+  addInt(form, tr("&Micro-batches:"),
+         {"microBatchSpin", "/parallel/micro_batches", 0, 1'000'000, QString(),
+          tr("Micro-batches in flight through the pipeline; 0 = auto (PP micro-batches in "
+             "decode, so every stage is busy)"),
+          tr("auto")},
+         [](perf::Design& d) { return &d.parallel.micro_batches; });
+  form->addRow(sectionLabel(tr("Per-module plans (0 = from the global plan)"), page));
+  addInt(form, tr("Attention TP:"),
+         {"attentionTpSpin", "/parallel/attention/tp", 0, kMaxDegree, QString(),
+          tr("Tensor-parallel degree of attention inside a stage of TP × EP × CP devices; the "
+             "rest of the stage runs attention data-parallel. Must divide the stage."),
+          tr("global TP")},
+         [](perf::Design& d) { return &d.parallel.attention.tp; });
+  addInt(form, tr("Dense FFN TP:"),
+         {"ffnTpSpin", "/parallel/dense_ffn/tp", 0, kMaxDegree, QString(),
+          tr("Tensor-parallel degree of dense FFN layers inside a stage; must divide the stage "
+             "and the FFN width"),
+          tr("global TP")},
+         [](perf::Design& d) { return &d.parallel.dense_ffn.tp; });
+  addInt(form, tr("MoE TP:"),
+         {"moeTpSpin", "/parallel/moe/tp", 0, kMaxDegree, QString(),
+          tr("MoE layers: each expert split this many ways (must divide the expert FFN width)"),
+          tr("global TP")},
+         [](perf::Design& d) { return &d.parallel.moe.tp; });
+  addInt(form, tr("MoE EP:"),
+         {"moeEpSpin", "/parallel/moe/ep", 0, kMaxDegree, QString(),
+          tr("MoE layers: expert-parallel degree; MoE TP × MoE EP must equal the stage's "
+             "devices"),
+          tr("stage / MoE TP")},
+         [](perf::Design& d) { return &d.parallel.moe.ep; });
+  addInt(form, tr("Redundant experts:"),
+         {"redundantSpin",
+          "/parallel/redundant_experts_per_rank",
+          0,
+          4096,
+          tr(" / rank"),
+          tr("Extra expert slots per EP rank holding replicas of the hottest experts "
+             "(DeepSeek-V3 EPLB); a replicated expert's tokens split over its copies"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.redundant_experts_per_rank; });
+  form->addRow(sectionLabel(tr("Compute / communication overlap"), page));
+  addCombo(
+      form, tr("&Overlap:"), "overlapCombo", "/parallel/overlap",
+      tr("Tile-level overlap of compute and communication (MODEL.md §7): off, a fixed "
+         "tile count, or the best tile count per operator"),
+      {tr("off"), tr("fixed tiles"), tr("auto (best per operator)")},
+      [](perf::Design& d) { return static_cast<int>(d.parallel.overlap); },
+      [](perf::Design& d, int i) { d.parallel.overlap = static_cast<parallel::Overlap>(i); });
+  addInt(form, tr("Overlap tiles:"),
+         {"overlapTilesSpin",
+          "/parallel/overlap_tiles",
+          1,
+          1024,
+          tr(" tiles"),
+          tr("Tiles per operator when overlap is fixed; past ~1000 tiles the per-tile sync "
+             "cost dominates any gain (MODEL.md §7)"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.overlap_tiles; });
+  auto* placement = new QLineEdit(page);
+  placement->setObjectName(QStringLiteral("placementEdit"));
+  placement->setToolTip(fieldTip(
+      tr("Rank placement, innermost first: consecutive ranks of the first dimension sit on "
+         "consecutive devices (and share the fastest network level)"),
+      QString(), tr("a permutation of tp, ep, cp, pp, dp"), QStringLiteral("/parallel/placement")));
+  form->addRow(tr("P&lacement:"), placement);
+  const int index = bind(QStringLiteral("/parallel/placement"), placement, [this, placement] {
+    placement->setText(QString::fromStdString(cur_.parallel.placement));
   });
-  const QString spinNames[] = {tr("batch"),         tr("tensor parallel"),   tr("input length"),
-                               tr("output length"), tr("pipeline parallel"), tr("expert parallel"),
-                               tr("DRAM layers"),   tr("connected layers")};
-  int k = 0;
-  for (QSpinBox* s : {batch_, tp_, inputLen_, outputLen_, pp_, ep_, layers_, connected_}) {
-    connect(s, &QSpinBox::valueChanged, this, [this, f = field + k, name = spinNames[k]] {
-      updateDevices();
-      Q_EMIT fieldEdited(f, name);
-      Q_EMIT edited();
-    });
-    ++k;
-  }
+  connect(placement, &QLineEdit::editingFinished, this, [this, placement, index] {
+    const std::string text = placement->text().trimmed().toStdString();
+    if (refreshing_ || text == cur_.parallel.placement) return;
+    cur_.parallel.placement = text;
+    commit(index, tr("placement"));
+  });
+  return page;
+}
+
+QWidget* DesignEditor::buildStackPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("stackPage"));
+  auto* outer = new QVBoxLayout(page);
+  outer->setContentsMargins(0, 0, 0, 0);
+  stackNote_ = derivedLabel(page, "stackNote");
+  stackNote_->setProperty("hint", true);
+  stackNote_->setContentsMargins(6, 6, 6, 0);
+  outer->addWidget(stackNote_);
+  stackFields_ = new QWidget(page);
+  stackFields_->setObjectName(QStringLiteral("stackFields"));
+  outer->addWidget(stackFields_);
+  auto* form = newForm(stackFields_);
+  using M = hw::Memory;
+  const auto mem = [](perf::Design& d) -> M& { return d.hardware.memory; };
+  addInt(form, tr("DRAM &layers:"),
+         {"layersSpin",
+          "/hardware/memory/layers_total",
+          1,
+          64,
+          tr(" dies"),
+          tr("DRAM dies stacked on the logic die. More layers: more capacity and, with more "
+             "layers per vertical connection, row recharge hidden; more thermal resistance "
+             "(DeepStack, MODEL.md §2, §9)."),
+          {}},
+         [=](perf::Design& d) { return &mem(d).layers_total; });
+  addInt(form, tr("&Connected layers:"),
+         {"connectedSpin",
+          "/hardware/memory/layers_connected",
+          1,
+          64,
+          tr(" dies"),
+          tr("DRAM dies with active vertical links (at most the stacked dies). Peak bandwidth "
+             "scales with them; DeepStack's rule: up to half the layers, recharge hides "
+             "behind the others."),
+          {}},
+         [=](perf::Design& d) { return &mem(d).layers_connected; });
+  addInt(form, tr("Stacks:"),
+         {"stacksSpin",
+          "/hardware/memory/stacks",
+          1,
+          64,
+          QString(),
+          tr("DRAM stacks per device (one for DRAM bonded over the whole logic die)"),
+          {}},
+         [=](perf::Design& d) { return &mem(d).stacks; });
+  addInt(form, tr("Channels / layer:"),
+         {"channelsSpin",
+          "/hardware/memory/channels_per_layer",
+          1,
+          4096,
+          QString(),
+          tr("Independent channels per connected die; each carries bytes per transfer × 2 "
+             "transfers per DRAM clock"),
+          {}},
+         [=](perf::Design& d) { return &mem(d).channels_per_layer; });
+  addDouble(form, tr("DRAM clock:"),
+            {"dramClockSpin", "/hardware/memory/clock_MHz", 1, 100'000, 0, tr(" MHz"),
+             tr("DRAM I/O clock; DDR moves two transfers per clock (preset: Ramulator2 "
+                "timings, reference/dram-timings.md)")},
+            [=](perf::Design& d) { return &mem(d).clock_MHz; });
+  addDouble(
+      form, tr("Capacity / layer:"),
+      {"layerCapacitySpin", "/hardware/memory/capacity_per_layer_GiB", 0.01, 4096, 2, tr(" GiB"),
+       tr("Capacity of one DRAM die of one stack; derived from the bit density instead "
+          "when that is set")},
+      [=](perf::Design& d) { return &mem(d).capacity_per_layer_GiB; });
+  addDouble(form, tr("Bit density:"),
+            {"bitDensitySpin", "/hardware/memory/bit_density_Gb_per_mm2", 0, 100, 3, tr(" Gb/mm²"),
+             tr("DRAM bits per mm² of a layer; > 0 derives a layer's capacity from the die "
+                "area left after the vertical-link field (MODEL.md §8). 0 = use Capacity / "
+                "layer."),
+             tr("off (use capacity)")},
+            [=](perf::Design& d) { return &mem(d).bit_density_Gb_per_mm2; });
+  form->addRow(sectionLabel(tr("Vertical links"), stackFields_));
+  addCombo(
+      form, tr("Link &kind:"), "verticalKindCombo", "/hardware/memory/vertical/kind",
+      tr("Through-silicon vias (each blocks a keep-out zone) or Cu-Cu hybrid bonds (one "
+         "pitch² cell each)"),
+      {tr("TSV"), tr("hybrid bond")},
+      [](perf::Design& d) { return static_cast<int>(d.hardware.memory.vertical.kind); },
+      [](perf::Design& d, int i) {
+        d.hardware.memory.vertical.kind = static_cast<hw::VerticalLinkKind>(i);
+      });
+  addDouble(form, tr("&Pitch:"),
+            {"pitchSpin", "/hardware/memory/vertical/pitch_um", 0.1, 1000, 1, tr(" µm"),
+             tr("Centre-to-centre spacing of vertical links: ~9 µm for Cu-Cu hybrid bonds, "
+                "~40 µm for micro-bump TSVs; sets link density and the field's die area")},
+            [=](perf::Design& d) { return &mem(d).vertical.pitch_um; });
+  addDouble(form, tr("Keep-out:"),
+            {"keepoutSpin", "/hardware/memory/vertical/keepout_um2", 0, 100'000, 0, tr(" µm²"),
+             tr("Die area a TSV blocks (keep-out zone); a TSV occupies the larger of this and "
+                "pitch²")},
+            [=](perf::Design& d) { return &mem(d).vertical.keepout_um2; });
+  addDouble(form, tr("Link rate:"),
+            {"linkRateSpin", "/hardware/memory/vertical/gbps_per_link", 0.01, 1000, 2, tr(" Gb/s"),
+             tr("Data rate of one vertical signal link")},
+            [=](perf::Design& d) { return &mem(d).vertical.gbps_per_link; });
+  addDouble(
+      form, tr("Signal share:"),
+      {"signalFractionSpin", "/hardware/memory/vertical/signal_fraction", 0.01, 1, 2, QString(),
+       tr("Fraction of vertical links carrying data; the rest are supply, ground and "
+          "spares")},
+      [=](perf::Design& d) { return &mem(d).vertical.signal_fraction; });
+  addDouble(form, tr("Link energy:"),
+            {"verticalEnergySpin", "/hardware/memory/vertical/energy_pJ_per_bit", 0, 100, 3,
+             tr(" pJ/b"), tr("Energy per bit crossing a vertical link (hybrid bonds < 0.1)")},
+            [=](perf::Design& d) { return &mem(d).vertical.energy_pJ_per_bit; });
+  density_ = derivedLabel(stackFields_, "verticalDensity");
+  form->addRow(tr("Density:"), density_);
+  form->addRow(sectionLabel(tr("Layers (derived by the model)"), stackFields_));
+  layerTable_ = new QTableWidget(stackFields_);
+  layerTable_->setObjectName(QStringLiteral("layerTable"));
+  layerTable_->setColumnCount(4);
+  layerTable_->setHorizontalHeaderLabels(
+      {tr("Layer"), tr("Capacity"), tr("Vertical link"), tr("Link peak")});
+  layerTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  layerTable_->setSelectionMode(QAbstractItemView::NoSelection);
+  layerTable_->verticalHeader()->setVisible(false);
+  layerTable_->verticalHeader()->setDefaultSectionSize(20);
+  layerTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  layerTable_->setToolTip(
+      tr("<p>Each DRAM die of the stack, DRAM 1 bonded on the logic die. Capacity per device (all "
+         "stacks); the layers share the connected dies' vertical links round-robin (DeepStack), "
+         "and each link carries its channels at the peak shown.</p>"));
+  form->addRow(layerTable_);
+  stackTotals_ = derivedLabel(stackFields_, "stackTotals");
+  form->addRow(stackTotals_);
+  return page;
+}
+
+QWidget* DesignEditor::buildComputePage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("computePage"));
+  auto* form = newForm(page);
+  const auto die = [](perf::Design& d) -> hw::ComputeDie& { return d.hardware.compute; };
+  addInt(form, tr("C&ores:"),
+         {"coresSpin",
+          "/hardware/compute/cores",
+          1,
+          1'000'000,
+          QString(),
+          tr("Cores (SMs / PEs) on the die, each with its matrix unit and SRAM"),
+          {}},
+         [=](perf::Design& d) { return &die(d).cores; });
+  addDouble(form, tr("C&lock:"),
+            {"clockSpin", "/hardware/compute/clock_GHz", 0.001, 20, 3, tr(" GHz"),
+             tr("Sustained clock under load (not the boost clock)")},
+            [=](perf::Design& d) { return &die(d).clock_GHz; });
+  addDouble(form, tr("Die &area:"),
+            {"dieAreaSpin", "/hardware/compute/die_area_mm2", 1, 100'000, 0, tr(" mm²"),
+             tr("Logic die area; cores, SRAM, NoC, PHYs, vertical-link field and uncore must "
+                "fit (MODEL.md §8); the reticle is 858 mm²")},
+            [=](perf::Design& d) { return &die(d).die_area_mm2; });
+  addDouble(form, tr("Area / core:"),
+            {"coreAreaSpin", "/hardware/compute/area_per_core_mm2", 0.001, 1000, 3, tr(" mm²"),
+             tr("Area of one core including its own SRAM")},
+            [=](perf::Design& d) { return &die(d).area_per_core_mm2; });
+  addDouble(form, tr("&SRAM / core:"),
+            {"sramSpin", "/hardware/compute/sram_per_core_KiB", 1, 1'000'000, 0, tr(" KiB"),
+             tr("Scratchpad / L1 per core; with the shared buffer it stages DRAM traffic")},
+            [=](perf::Design& d) { return &die(d).sram_per_core_KiB; });
+  addDouble(form, tr("SRAM bandwidth:"),
+            {"sramBwSpin", "/hardware/compute/sram_bw_bytes_per_cycle_per_core", 1, 1'000'000, 0,
+             tr(" B/cycle"),
+             tr("SRAM bytes per cycle per core; half of the total caps DRAM streaming "
+                "(MODEL.md §2)")},
+            [=](perf::Design& d) { return &die(d).sram_bw_bytes_per_cycle_per_core; });
+  addDouble(form, tr("Shared buffer:"),
+            {"sharedBufferSpin", "/hardware/compute/shared_buffer_MiB", 0, 1'000'000, 1, tr(" MiB"),
+             tr("On-die shared SRAM (L2 / global buffer)")},
+            [=](perf::Design& d) { return &die(d).shared_buffer_MiB; });
+  form->addRow(sectionLabel(tr("Matrix and vector units (FLOP / cycle / core)"), page));
+  const auto flops = [&](const QString& label, const char* object, const char* path,
+                         const QString& tip, double hw::ComputeDie::*member) {
+    addDouble(form, label, {object, path, 0, 1e9, 0, tr(" FLOP/c"), tip},
+              [=](perf::Design& d) { return &(die(d).*member); });
+  };
+  flops(tr("FP16 / BF16:"), "fp16FlopsSpin", "/hardware/compute/matrix_flops_per_cycle_fp16",
+        tr("Dense matrix FLOP per cycle per core at 16 bit; 0 = not supported (the next wider "
+           "format is used)"),
+        &hw::ComputeDie::matrix_flops_per_cycle_fp16);
+  flops(tr("FP8 / INT8:"), "fp8FlopsSpin", "/hardware/compute/matrix_flops_per_cycle_fp8",
+        tr("Dense matrix FLOP per cycle per core at 8 bit; 0 = not supported"),
+        &hw::ComputeDie::matrix_flops_per_cycle_fp8);
+  flops(tr("FP4:"), "fp4FlopsSpin", "/hardware/compute/matrix_flops_per_cycle_fp4",
+        tr("Dense matrix FLOP per cycle per core at 4 bit; 0 = not supported"),
+        &hw::ComputeDie::matrix_flops_per_cycle_fp4);
+  flops(tr("FP32 matrix:"), "fp32FlopsSpin", "/hardware/compute/matrix_flops_per_cycle_fp32",
+        tr("Dense matrix FLOP per cycle per core at 32 bit; 0 = the vector unit does fp32"),
+        &hw::ComputeDie::matrix_flops_per_cycle_fp32);
+  addDouble(
+      form, tr("Vector:"),
+      {"vectorFlopsSpin", "/hardware/compute/vector_flops_per_cycle", 1, 1e9, 0, tr(" FLOP/c"),
+       tr("fp32 FLOP per cycle per core of the vector unit (an FMA counts 2); the "
+          "fallback for every unsupported matrix format")},
+      [=](perf::Design& d) { return &die(d).vector_flops_per_cycle; });
+  addDouble(form, tr("GEMM efficiency:"),
+            {"matmulEffSpin", "/hardware/compute/matmul_efficiency", 0.01, 1, 2, QString(),
+             tr("Achieved fraction of peak on large GEMMs (calibrated on the reference rows)")},
+            [=](perf::Design& d) { return &die(d).matmul_efficiency; });
+  addDouble(form, tr("Attention efficiency:"),
+            {"attentionEffSpin", "/hardware/compute/attention_efficiency", 0.01, 1, 2, QString(),
+             tr("Achieved fraction of peak for FlashAttention-style kernels")},
+            [=](perf::Design& d) { return &die(d).attention_efficiency; });
+  addDouble(form, tr("Launch overhead:"),
+            {"launchSpin", "/hardware/compute/kernel_launch_us", 0, 10'000, 2, tr(" µs"),
+             tr("Fixed time per operator (launch + sync)")},
+            [=](perf::Design& d) { return &die(d).kernel_launch_us; });
+  form->addRow(sectionLabel(tr("Power"), page));
+  addDouble(form, tr("TDP:"),
+            {"tdpSpin", "/hardware/energy/tdp_W", 1, 100'000, 0, tr(" W"),
+             tr("Thermal design power: above it clocks scale down (cubic law)")},
+            [](perf::Design& d) { return &d.hardware.energy.tdp_W; });
+  addDouble(form, tr("Static power:"),
+            {"staticPowerSpin", "/hardware/energy/static_power_W", 0, 100'000, 0, tr(" W"),
+             tr("Leakage and idle power (must stay below the TDP)")},
+            [](perf::Design& d) { return &d.hardware.energy.static_power_W; });
+  computeInfo_ = derivedLabel(page, "computeInfo");
+  form->addRow(tr("Derived:"), computeInfo_);
+  return page;
+}
+
+QWidget* DesignEditor::buildMeshPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("meshPage"));
+  auto* form = newForm(page);
+  auto* note =
+      new QLabel(tr("The mesh sets router area, NoC energy and the thermal floorplan; link "
+                    "bandwidth and hop latency do not yet limit time."),
+                 page);
+  note->setObjectName(QStringLiteral("hint"));
+  note->setWordWrap(true);
+  form->addRow(note);
+  addInt(form, tr("Mesh &columns:"),
+         {"meshXSpin",
+          "/hardware/noc/mesh_x",
+          1,
+          4096,
+          QString(),
+          tr("Routers along x of the on-die 2D mesh (1 × 1 = no mesh: a crossbar/L2 fabric)"),
+          {}},
+         [](perf::Design& d) { return &d.hardware.noc.mesh_x; });
+  addInt(form, tr("Mesh &rows:"),
+         {"meshYSpin",
+          "/hardware/noc/mesh_y",
+          1,
+          4096,
+          QString(),
+          tr("Routers along y of the on-die 2D mesh"),
+          {}},
+         [](perf::Design& d) { return &d.hardware.noc.mesh_y; });
+  addDouble(form, tr("&Link bandwidth:"),
+            {"nocLinkSpin", "/hardware/noc/link_GBps", 0.1, 1e6, 1, tr(" GB/s"),
+             tr("Per mesh link and direction (bytes per cycle × clock). Recorded with the "
+                "device; the evaluator does not yet time on-die traffic.")},
+            [](perf::Design& d) { return &d.hardware.noc.link_GBps; });
+  addDouble(form, tr("&Hop latency:"),
+            {"nocHopSpin", "/hardware/noc/hop_latency_ns", 0, 1e4, 2, tr(" ns"),
+             tr("Router + wire delay per hop. Recorded with the device; the evaluator does not "
+                "yet time on-die traffic.")},
+            [](perf::Design& d) { return &d.hardware.noc.hop_latency_ns; });
+  addDouble(form, tr("Hop energy:"),
+            {"nocEnergySpin", "/hardware/energy/noc_pJ_per_bit_per_hop", 0, 100, 3, tr(" pJ/b"),
+             tr("Energy per bit per mesh hop")},
+            [](perf::Design& d) { return &d.hardware.energy.noc_pJ_per_bit_per_hop; });
+  addDouble(form, tr("Router area:"),
+            {"routerAreaSpin", "/hardware/area/router_mm2", 0, 1000, 3, tr(" mm²"),
+             tr("Die area of one mesh router")},
+            [](perf::Design& d) { return &d.hardware.area.router_mm2; });
+  meshInfo_ = derivedLabel(page, "meshInfo");
+  form->addRow(tr("Derived:"), meshInfo_);
+  return page;
+}
+
+QWidget* DesignEditor::buildSystemPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("systemPage"));
+  auto* outer = new QVBoxLayout(page);
+  outer->setContentsMargins(6, 6, 6, 6);
+  auto* top = new QFormLayout();
+  top->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  systemDevices_ = derivedLabel(page, "systemDevices");
+  systemDevices_->setToolTip(
+      tr("<p>Devices in the system = TP × PP × DP × EP × CP of the plan: change DP on the "
+         "Parallelism page to add replicas.</p><p><small>Project key: "
+         "<code>system.devices</code></small></p>"));
+  top->addRow(tr("Devices:"), systemDevices_);
+  bind(QStringLiteral("/system/devices"), systemDevices_, [] {});
+  outer->addLayout(top);
+  outer->addWidget(sectionLabel(tr("Network levels (innermost first)"), page));
+  levels_ = new QTableWidget(page);
+  levels_->setObjectName(QStringLiteral("levelTable"));
+  levels_->setColumnCount(4);
+  levels_->setHorizontalHeaderLabels({tr("Level"), tr("Topology"), tr("Size"), tr("Link")});
+  levels_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  levels_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  levels_->setSelectionMode(QAbstractItemView::SingleSelection);
+  levels_->verticalHeader()->setVisible(false);
+  levels_->verticalHeader()->setDefaultSectionSize(20);
+  levels_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  levels_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  levels_->setFixedHeight(24 + 20 * kMaxLevels + 4);
+  levels_->setToolTip(
+      tr("<p>Level 0 is innermost (e.g. NVSwitch in a node). Select a level to edit it "
+         "below.</p>"));
+  bind(QStringLiteral("/system/levels"), levels_, [] {});
+  outer->addWidget(levels_);
+  auto* buttons = new QHBoxLayout();
+  addLevel_ = new QPushButton(tr("Add level"), page);
+  addLevel_->setObjectName(QStringLiteral("addLevelButton"));
+  addLevel_->setToolTip(tr("Adds an outer level (at most %1 are modelled)").arg(kMaxLevels));
+  removeLevel_ = new QPushButton(tr("Remove level"), page);
+  removeLevel_->setObjectName(QStringLiteral("removeLevelButton"));
+  buttons->addWidget(addLevel_);
+  buttons->addWidget(removeLevel_);
+  buttons->addStretch(1);
+  outer->addLayout(buttons);
+
+  levelForm_ = new QWidget(page);
+  levelForm_->setObjectName(QStringLiteral("levelForm"));
+  outer->addWidget(levelForm_);
+  auto* form = newForm(levelForm_);
+  form->setContentsMargins(0, 0, 0, 0);
+  using L = hw::NetworkLevel;
+  // The selected level, or nullptr when there is none.
+  const auto level = [this](perf::Design& d) -> L* {
+    if (level_ < 0 || level_ >= static_cast<int>(d.system.levels.size())) return nullptr;
+    return &d.system.levels[static_cast<std::size_t>(level_)];
+  };
+  const auto intOf = [level](int L::*m) {
+    return [level, m](perf::Design& d) -> int* {
+      L* l = level(d);
+      return l ? &(l->*m) : nullptr;
+    };
+  };
+  const auto doubleOf = [level](double L::*m) {
+    return [level, m](perf::Design& d) -> double* {
+      L* l = level(d);
+      return l ? &(l->*m) : nullptr;
+    };
+  };
+  addCombo(
+      form, tr("&Topology:"), "levelTopologyCombo", "/system/levels/{L}/topology",
+      tr("How the devices (or units of the level below) of one group connect"),
+      {topologyName(hw::Topology::switch_fabric), topologyName(hw::Topology::ring),
+       topologyName(hw::Topology::mesh2d), topologyName(hw::Topology::torus2d),
+       topologyName(hw::Topology::fully_connected)},
+      [level](perf::Design& d) {
+        L* l = level(d);
+        return l ? static_cast<int>(l->topology) : -1;
+      },
+      [level](perf::Design& d, int i) {
+        if (L* l = level(d)) l->topology = static_cast<hw::Topology>(i);
+      });
+  addInt(form, tr("Si&ze:"),
+         {"levelSizeSpin", "/system/levels/{L}/size", 0, 1 << 20, QString(),
+          tr("Devices (or units of the level below) in one group; 0 on the outermost level = "
+             "as many as needed"),
+          tr("as needed")},
+         intOf(&L::size));
+  addInt(form, tr("Grid x:"),
+         {"levelDimsXSpin", "/system/levels/{L}/dims_x", 0, 1 << 20, QString(),
+          tr("Mesh/torus shape: dims x × dims y must equal the size; 0 and 0 = squarest"),
+          tr("squarest")},
+         intOf(&L::dims_x));
+  addInt(form, tr("Grid y:"),
+         {"levelDimsYSpin", "/system/levels/{L}/dims_y", 0, 1 << 20, QString(),
+          tr("Mesh/torus shape, second dimension"), tr("squarest")},
+         intOf(&L::dims_y));
+  addDouble(form, tr("Lin&k bandwidth:"),
+            {"levelLinkSpin", "/system/levels/{L}/link_GBps", 0.01, 1e6, 1, tr(" GB/s"),
+             tr("Per link (ring, mesh, torus, fully connected) or per device port (switch), "
+                "per direction")},
+            doubleOf(&L::link_GBps));
+  addDouble(form, tr("Step latency:"),
+            {"levelLatencySpin", "/system/levels/{L}/latency_us", 0, 1e6, 2, tr(" µs"),
+             tr("Per collective algorithm step at this level (alpha: software + sync)")},
+            doubleOf(&L::latency_us));
+  addDouble(form, tr("Hop latency:"),
+            {"levelHopSpin", "/system/levels/{L}/hop_latency_ns", 0, 1e7, 0, tr(" ns"),
+             tr("Per link traversed (wire + router / switch)")},
+            doubleOf(&L::hop_latency_ns));
+  addDouble(form, tr("Efficiency:"),
+            {"levelEffSpin", "/system/levels/{L}/efficiency", 0.01, 1, 2, QString(),
+             tr("Achievable fraction of line rate (protocol overhead)")},
+            doubleOf(&L::efficiency));
+  addDouble(form, tr("Energy:"),
+            {"levelEnergySpin", "/system/levels/{L}/energy_pJ_per_bit", 0, 1000, 2, tr(" pJ/b"),
+             tr("Energy per bit sent over this level")},
+            doubleOf(&L::energy_pJ_per_bit));
+  addCheck(form, tr("In-network reduce:"), "levelReduceCheck",
+           "/system/levels/{L}/in_network_reduction",
+           tr("Switch-side reduction (e.g. NVLink SHARP) for all-reduces at this level"),
+           [level](perf::Design& d) -> bool* {
+             L* l = level(d);
+             return l ? &l->in_network_reduction : nullptr;
+           });
+  outer->addStretch(1);
+
+  connect(levels_, &QTableWidget::currentCellChanged, this, [this](int row) {
+    if (refreshing_ || row < 0) return;
+    level_ = row;
+    refreshAll();
+  });
+  connect(addLevel_, &QPushButton::clicked, this, [this] {
+    auto& lv = cur_.system.levels;
+    if (static_cast<int>(lv.size()) >= kMaxLevels) return;
+    hw::NetworkLevel l;
+    l.name = tr("level %1").arg(lv.size()).toStdString();
+    // The new outermost level takes "as many as needed"; the old one gets a fixed size.
+    if (!lv.empty() && lv.back().size == 0) lv.back().size = 1;
+    l.size = 0;
+    lv.push_back(l);
+    level_ = static_cast<int>(lv.size()) - 1;
+    refreshAll();
+    commit(-1, tr("add network level"), false);
+  });
+  connect(removeLevel_, &QPushButton::clicked, this, [this] {
+    auto& lv = cur_.system.levels;
+    if (lv.empty()) return;
+    lv.erase(lv.begin() + std::clamp(level_, 0, static_cast<int>(lv.size()) - 1));
+    level_ = std::max(0, std::min(level_, static_cast<int>(lv.size()) - 1));
+    refreshAll();
+    commit(-1, tr("remove network level"), false);
+  });
+  return page;
 }
 
 void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
@@ -146,151 +960,312 @@ void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::s
     current = 0;
   }
   combo->setCurrentIndex(current);
-}
-
-void DesignEditor::showStack(const hw::Hardware& h) {
-  const QSignalBlocker b1(layers_), b2(connected_);
-  const bool stacked = h.memory.kind == hw::MemoryKind::stacked_3d;
-  layers_->setEnabled(stacked);
-  connected_->setEnabled(stacked);
-  layers_->setValue(h.memory.layers_total);
-  connected_->setValue(h.memory.layers_connected);
-  const QString off =
-      tr("This device's DRAM is not stacked on its logic die (HBM beside it, or "
-         "SRAM only)");
-  layers_->setStatusTip(stacked ? QString() : off);
-  if (!stacked) {
-    layers_->setToolTip(off);
-    connected_->setToolTip(off);
-  }
+  presetTip(combo);
 }
 
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
-  const QSignalBlocker b1(hardware_), b2(model_), b3(precision_), b4(batch_), b5(tp_),
-      b6(inputLen_), b7(outputLen_), b8(pp_), b9(ep_);
-  // Only a preset whose contents are unchanged may be shown as that preset; an inline or
-  // edited device keeps the "(from project)" entry. Comparing ids is the practical proxy.
-  fillCombo(hardware_, io::PresetKind::hardware, base.hardware.id, base.hardware.name);
-  fillCombo(model_, io::PresetKind::model, base.model.id, base.model.name);
-  const auto& n = base.workload.numerics;
-  const int pi = (n.weights == n.activations && n.weights == n.kv_cache)
-                     ? precision_->findData(QString::fromLatin1(to_string(n.weights).data()))
-                     : -1;
-  if (precision_->count() > 4) precision_->removeItem(0);
-  if (pi < 0) {
-    precision_->insertItem(0,
-                           tr("%1 / %2 / %3 (project)")
-                               .arg(QString::fromLatin1(to_string(n.weights).data()),
-                                    QString::fromLatin1(to_string(n.activations).data()),
-                                    QString::fromLatin1(to_string(n.kv_cache).data())),
-                           QString());
-    precision_->setCurrentIndex(0);
-  } else {
-    precision_->setCurrentIndex(pi);
+  cur_ = base;
+  level_ = 0;
+  refreshing_ = true;
+  {
+    const QSignalBlocker b1(hardware_), b2(model_);
+    // Only a preset whose contents are unchanged may be shown as that preset; an inline or
+    // edited device keeps the "(from project)" entry. Comparing ids is the practical proxy.
+    fillCombo(hardware_, io::PresetKind::hardware, base.hardware.id, base.hardware.name);
+    fillCombo(model_, io::PresetKind::model, base.model.id, base.model.name);
   }
-  batch_->setValue(base.workload.batch_auto ? 0 : base.workload.batch);
-  tp_->setValue(base.parallel.tp);
-  pp_->setValue(base.parallel.pp);
-  ep_->setValue(base.parallel.ep);
-  showStack(base.hardware);
-  inputLen_->setValue(base.workload.input_len);
-  outputLen_->setValue(base.workload.output_len);
-  updateDevices();
+  refreshing_ = false;
+  refreshAll();
 }
 
-perf::Design DesignEditor::compose() const {
-  perf::Design d = base_;
-  const std::string hwId = hardware_->currentData().toString().toStdString();
-  if (!hwId.empty() && hwId != d.hardware.id) d.hardware = presets_.hardware(hwId);
-  const std::string modelId = model_->currentData().toString().toStdString();
-  if (!modelId.empty() && modelId != d.model.id) {
-    d.model = presets_.model(modelId);
-    // Same rules as the CLI's --model: expert statistics and EP belong to the old model.
-    if (d.workload.routing.kind != workload::RoutingKind::trace)
-      d.workload.routing.expert_frequency.clear();
-    if (d.model.moe.experts == 0) d.parallel.ep = 1;
+void DesignEditor::refreshAll() {
+  refreshing_ = true;
+  refreshLevels();
+  for (const auto& b : bindings_) {
+    const QSignalBlocker block(b.widget);
+    b.refresh();
   }
-  const QString prec = precision_->currentData().toString();
-  for (Precision p : {Precision::fp16, Precision::bf16, Precision::fp8, Precision::fp4}) {
-    if (prec == QString::fromLatin1(to_string(p).data())) d.workload.numerics = {p, p, p};
+  refreshing_ = false;
+  refreshDerived();
+}
+
+void DesignEditor::refreshLevels() {
+  const QSignalBlocker block(levels_);
+  const auto& lv = cur_.system.levels;
+  levels_->setRowCount(static_cast<int>(lv.size()));
+  for (int r = 0; r < static_cast<int>(lv.size()); ++r) {
+    const auto& l = lv[static_cast<std::size_t>(r)];
+    const QString cells[] = {
+        l.name.empty() ? tr("level %1").arg(r) : QString::fromStdString(l.name),
+        topologyName(l.topology), l.size == 0 ? tr("as needed") : QString::number(l.size),
+        tr("%1 GB/s").arg(readable(l.link_GBps))};
+    for (int c = 0; c < 4; ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(
+          tr("%1: %2, %3 µs per step, %4 ns per hop")
+              .arg(cells[0], cells[1], readable(l.latency_us), readable(l.hop_latency_ns)));
+      levels_->setItem(r, c, item);
+    }
   }
-  d.workload.batch_auto = batch_->value() == 0;
-  if (!d.workload.batch_auto) d.workload.batch = batch_->value();
-  d.parallel.tp = tp_->value();
-  d.parallel.pp = pp_->value();
-  if (d.model.moe.experts > 0) d.parallel.ep = ep_->value();
-  if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
-    d.hardware.memory.layers_total = layers_->value();
-    d.hardware.memory.layers_connected = connected_->value();
+  level_ = std::clamp(level_, 0, std::max(0, static_cast<int>(lv.size()) - 1));
+  if (!lv.empty()) levels_->setCurrentCell(level_, 0);
+  levelForm_->setEnabled(!lv.empty());
+  addLevel_->setEnabled(static_cast<int>(lv.size()) < kMaxLevels);
+  removeLevel_->setEnabled(!lv.empty());
+}
+
+QWidget* DesignEditor::fieldFor(const QString& path) const {
+  for (const auto& b : bindings_)
+    if (levelPath(b.path) == path) return b.widget;
+  return nullptr;
+}
+
+QWidget* DesignEditor::pageContents(Page page) const {
+  auto* scroll = qobject_cast<QScrollArea*>(pages_->widget(page));
+  return scroll ? scroll->widget() : nullptr;
+}
+
+void DesignEditor::showPage(Page page) {
+  pages_->setCurrentIndex(page);
+}
+
+void DesignEditor::commit(int index, const QString& name, bool mergeable) {
+  if (index >= 0 && index < static_cast<int>(bindings_.size())) {
+    static const QString degrees[] = {
+        QStringLiteral("/parallel/tp"), QStringLiteral("/parallel/pp"),
+        QStringLiteral("/parallel/dp"), QStringLiteral("/parallel/ep"),
+        QStringLiteral("/parallel/cp")};
+    const QString& path = bindings_[static_cast<std::size_t>(index)].path;
+    if (std::find(std::begin(degrees), std::end(degrees), path) != std::end(degrees))
+      cur_.system.devices = parallel::devices(cur_.parallel);
+    if (path == QStringLiteral("/workload/batch")) {
+      // The spin's 0 is batch_auto; any other value is a fixed batch.
+      cur_.workload.batch_auto = batchEdit_ == 0;
+      if (batchEdit_ > 0) cur_.workload.batch = batchEdit_;
+    }
   }
-  d.workload.input_len = inputLen_->value();
-  d.workload.output_len = outputLen_->value();
-  if (d.parallel.tp != base_.parallel.tp || d.parallel.ep != base_.parallel.ep ||
-      d.parallel.pp != base_.parallel.pp)
-    d.system.devices = parallel::devices(d.parallel);
-  return d;
+  refreshLevels();
+  refreshDerived();
+  Q_EMIT fieldEdited(mergeable ? index : -1, name);
+  Q_EMIT edited();
+}
+
+void DesignEditor::refreshDerived() {
+  const auto& d = cur_;
+  const auto& p = d.parallel;
+  const QString plan = tr("%1  (TP %2 × PP %3 × DP %4 × EP %5 × CP %6)")
+                           .arg(d.system.devices)
+                           .arg(p.tp)
+                           .arg(p.pp)
+                           .arg(p.dp)
+                           .arg(p.ep)
+                           .arg(p.cp);
+  devices_->setText(plan);
+  systemDevices_->setText(plan);
+
+  const auto& m = d.model;
+  QString info = tr("%1 layers, hidden %2, %3 heads / %4 KV heads (%5)")
+                     .arg(m.layers)
+                     .arg(m.hidden)
+                     .arg(m.heads)
+                     .arg(m.kv_heads)
+                     .arg(m.attention == workload::AttentionKind::mla   ? tr("MLA")
+                          : m.attention == workload::AttentionKind::gqa ? tr("GQA")
+                                                                        : tr("MHA"));
+  if (m.moe.experts > 0) info += tr("; MoE %1 experts, top-%2").arg(m.moe.experts).arg(m.moe.top_k);
+  modelInfo_->setText(info);
+  modelInfo_->setToolTip(QString::fromStdString(m.source));
+  const bool moe = m.moe.experts > 0;
+  for (const char* path : {"/parallel/ep", "/parallel/moe/tp", "/parallel/moe/ep",
+                           "/parallel/redundant_experts_per_rank"})
+    if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe);
+  if (QWidget* w = fieldFor(QStringLiteral("/parallel/overlap_tiles")))
+    w->setEnabled(p.overlap == parallel::Overlap::fixed);
+  // Grid dimensions apply to mesh and torus levels only (perf::validate()).
+  if (level_ < static_cast<int>(d.system.levels.size())) {
+    const auto t = d.system.levels[static_cast<std::size_t>(level_)].topology;
+    const bool grid = t == hw::Topology::mesh2d || t == hw::Topology::torus2d;
+    for (const char* f : {"/system/levels/{L}/dims_x", "/system/levels/{L}/dims_y"})
+      for (const auto& b : bindings_)
+        if (b.path == QString::fromLatin1(f)) b.widget->setEnabled(grid);
+  }
+
+  // Stack: only DRAM stacked on the logic die has layers and vertical links to edit.
+  const auto& h = d.hardware;
+  const auto& mem = h.memory;
+  const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
+  stackFields_->setEnabled(stacked);
+  stackNote_->setText(
+      stacked ? tr("3D DRAM stacked on the logic die: %1 layers, %2 with active vertical links.")
+                    .arg(mem.layers_total)
+                    .arg(mem.layers_connected)
+      : mem.kind == hw::MemoryKind::hbm
+          ? tr("This device's DRAM is HBM beside the die on an interposer (2.5D), not stacked on "
+               "its logic die: there are no vertical links to edit. Pick a 3D-stacked device "
+               "(e.g. DeepStack) above to edit a stack.")
+          : tr("This device has no DRAM (on-die SRAM only, e.g. wafer-scale): there is no stack "
+               "to edit."));
+  if (QWidget* w = fieldFor(QStringLiteral("/hardware/memory/capacity_per_layer_GiB")))
+    w->setEnabled(mem.bit_density_Gb_per_mm2 <= 0);
+  if (QWidget* w = fieldFor(QStringLiteral("/hardware/memory/vertical/keepout_um2")))
+    w->setEnabled(mem.vertical.kind == hw::VerticalLinkKind::tsv);
+  const power_area::AreaBreakdown area = power_area::area(h);
+  const double cell_um2 =
+      mem.vertical.kind == hw::VerticalLinkKind::hybrid_bond
+          ? mem.vertical.pitch_um * mem.vertical.pitch_um
+          : std::max(mem.vertical.keepout_um2, mem.vertical.pitch_um * mem.vertical.pitch_um);
+  density_->setText(
+      stacked ? tr("%1 links/mm²; %2 links need %3 mm² (%4 % of the die)")
+                    .arg(readable(cell_um2 > 0 ? 1e6 / cell_um2 : 0.0),
+                         readable(area.vertical_links), readable(area.vertical_mm2),
+                         readable(100.0 * area.vertical_mm2 / std::max(1e-9, area.die_mm2)))
+              : QStringLiteral("—"));
+  density_->setToolTip(
+      tr("Derived (core/power_area, MODEL.md §8): a hybrid bond occupies pitch², a TSV the "
+         "larger of pitch² and its keep-out. Links = connected channels × channel rate / link "
+         "rate / signal share."));
+  const int layers = stacked ? std::clamp(mem.layers_total, 0, 64) : 0;
+  const int connected = std::max(1, mem.layers_connected);
+  const double layerGiB = area.dram_layer_capacity_bytes * std::max(1, mem.stacks) / kGiB;
+  const double channelBps = mem.bytes_per_transfer * mem.transfers_per_clock * mem.clock_MHz * 1e6;
+  const double linkPeakGBps =
+      std::max(1, mem.stacks) * mem.channels_per_layer * channelBps / units::kGiga;
+  layerTable_->setRowCount(layers);
+  for (int k = 0; k < layers; ++k) {
+    const int link = k % connected + 1;
+    const bool own = k < connected;
+    const QString cells[] = {tr("DRAM %1").arg(k + 1), tr("%1 GiB").arg(readable(layerGiB)),
+                             own ? tr("#%1 (own)").arg(link) : tr("#%1 (shared)").arg(link),
+                             tr("%1 GB/s").arg(readable(linkPeakGBps))};
+    for (int c = 0; c < 4; ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setTextAlignment(c == 0 ? Qt::AlignLeft | Qt::AlignVCenter
+                                    : Qt::AlignRight | Qt::AlignVCenter);
+      layerTable_->setItem(k, c, item);
+    }
+  }
+  // Every layer visible up to 16; a taller stack scrolls inside the table.
+  layerTable_->setFixedHeight(layerTable_->horizontalHeader()->sizeHint().height() +
+                              20 * std::clamp(layers, 1, 16) + 2 * layerTable_->frameWidth());
+  if (stacked) {
+    const auto bw = memory::effective_bandwidth(mem, h.compute, memory::AccessPattern{});
+    stackTotals_->setText(
+        tr("Stack total: %1 GiB; peak %2 GB/s over %3 connected of %4 layers, streaming %5 "
+           "GB/s (row-cycle efficiency %6 %)")
+            .arg(readable(layerGiB * mem.layers_total), readable(bw.peak_Bps / units::kGiga))
+            .arg(mem.layers_connected)
+            .arg(mem.layers_total)
+            .arg(readable(bw.effective_Bps / units::kGiga), readable(100.0 * bw.eta)));
+  } else {
+    stackTotals_->clear();
+  }
+
+  // Compute die and mesh: peaks and area from the core model.
+  const Precision prec = wider(d.workload.numerics.weights, d.workload.numerics.activations);
+  computeInfo_->setText(tr("%1 TFLOP/s dense %2, %3 TFLOP/s vector; SRAM %4 MiB; die area used "
+                           "%5 of %6 mm²")
+                            .arg(readable(hw::matrix_peak_flops(h.compute, prec) / 1e12),
+                                 qs(to_string(prec)),
+                                 readable(hw::vector_peak_flops(h.compute) / 1e12),
+                                 readable(hw::total_sram_bytes(h.compute) / (1024.0 * 1024.0)),
+                                 readable(area.used_mm2()), readable(area.die_mm2)));
+  const auto& noc = h.noc;
+  const int routers = noc.mesh_x * noc.mesh_y;
+  const double hops = (noc.mesh_x + noc.mesh_y) / 3.0;  // mean path, core/power_area energy
+  meshInfo_->setText(
+      tr("%1 router(s), %2 mm²; mean path %3 hops = %4 pJ per DRAM bit; bisection %5 GB/s per "
+         "direction")
+          .arg(routers)
+          .arg(readable(area.noc_mm2), readable(hops),
+               readable(hops * h.energy.noc_pJ_per_bit_per_hop),
+               readable(std::min(noc.mesh_x, noc.mesh_y) * noc.link_GBps)));
 }
 
 int DesignEditor::showIssues(const std::vector<Issue>& issues) {
-  // The form field that owns a path (the longest matching prefix wins).
-  const std::pair<const char*, QWidget*> fields[] = {
-      {"/workload/batch", batch_},
-      {"/parallel/tp", tp_},
-      {"/parallel/pp", pp_},
-      {"/parallel/ep", ep_},
-      {"/parallel", tp_},
-      {"/system/devices", tp_},
-      {"/workload/input_len", inputLen_},
-      {"/workload/output_len", outputLen_},
-      {"/workload/numerics", precision_},
-      {"/hardware/memory/layers_total", layers_},
-      {"/hardware/memory/layers_connected", connected_},
-      {"/hardware", hardware_},
-      {"/model", model_},
-  };
   std::map<QWidget*, QStringList> marks;
+  std::map<int, int> perPage;
+  std::map<int, QStringList> levelRows;
   int placed = 0;
+  static const QRegularExpression levelRe(QStringLiteral("^/system/levels/(\\d+)(/|$)"));
   for (const auto& i : issues) {
-    QWidget* best = nullptr;
-    std::size_t bestLen = 0;
-    for (const auto& [prefix, w] : fields) {
-      const std::string_view p(prefix);
-      if (i.path.rfind(p, 0) == 0 && p.size() > bestLen) {
-        best = w;
-        bestLen = p.size();
+    const QString path = QString::fromStdString(i.path);
+    const QString message = QString::fromStdString(format_issue(i));
+    const auto lm = levelRe.match(path);
+    const int issueLevel = lm.hasMatch() ? lm.captured(1).toInt() : -1;
+    if (issueLevel >= 0) levelRows[issueLevel] << message;
+    // The longest bound path that is the issue's path or a prefix of it; the selected level's
+    // form shows its own issues, the table row those of the other levels.
+    const Binding* best = nullptr;
+    qsizetype bestLen = 0;
+    for (const auto& b : bindings_) {
+      QString bp = b.path;
+      if (bp.contains(QStringLiteral("{L}"))) {
+        if (issueLevel != level_) continue;
+        bp = levelPath(bp);
+      }
+      if ((path == bp || path.startsWith(bp + QLatin1Char('/'))) && bp.size() > bestLen) {
+        best = &b;
+        bestLen = bp.size();
       }
     }
-    if (!best) continue;
-    marks[best] << QString::fromStdString(format_issue(i));
+    QWidget* w = best ? best->widget : nullptr;
+    int page = best ? best->page : -1;
+    if (!w && path.startsWith(QStringLiteral("/hardware"))) {
+      w = hardware_;  // a device parameter without a form field: the device preset owns it
+    } else if (!w) {
+      // A plan that does not match the device count belongs to TP (the usual edit).
+      const std::pair<const char*, const char*> fallbacks[] = {{"/parallel", "/parallel/tp"},
+                                                               {"/system", "/system/devices"},
+                                                               {"/workload", "/workload/batch"}};
+      for (const auto& [prefix, field] : fallbacks)
+        if (path.startsWith(QString::fromLatin1(prefix)))
+          for (const auto& b : bindings_)
+            if (b.path == QString::fromLatin1(field)) {
+              w = b.widget;
+              page = b.page;
+            }
+    }
+    if (!w) continue;
+    marks[w] << QString::fromStdString(format_issue(i));
+    if (page >= 0) ++perPage[page];
     ++placed;
   }
-  for (QWidget* w :
-       {static_cast<QWidget*>(hardware_), static_cast<QWidget*>(model_),
-        static_cast<QWidget*>(precision_), static_cast<QWidget*>(batch_),
-        static_cast<QWidget*>(tp_), static_cast<QWidget*>(pp_), static_cast<QWidget*>(ep_),
-        static_cast<QWidget*>(layers_), static_cast<QWidget*>(connected_),
-        static_cast<QWidget*>(inputLen_), static_cast<QWidget*>(outputLen_)}) {
+  // Only widgets whose state changes are restyled (a style sheet change re-polishes).
+  const auto mark = [&marks](QWidget* w) {
     const auto it = marks.find(w);
     const bool bad = it != marks.end();
     if (!w->property("baseTip").isValid()) w->setProperty("baseTip", w->toolTip());
-    w->setToolTip(bad ? it->second.join(QStringLiteral("\n")) : w->property("baseTip").toString());
+    if (!bad && !w->property("invalid").toBool()) return;
+    const QString base = w->property("baseTip").toString();
+    QStringList lines;
+    if (bad)
+      for (const QString& m : it->second) lines << m.toHtmlEscaped();
+    w->setToolTip(
+        bad ? QStringLiteral("<p><b>%1</b></p>%2").arg(lines.join(QStringLiteral("<br>")), base)
+            : base);
     w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
                          : QString());
     w->setProperty("invalid", bad);
+  };
+  for (const auto& b : bindings_) mark(b.widget);
+  mark(hardware_);
+  for (int r = 0; r < levels_->rowCount(); ++r) {
+    const auto it = levelRows.find(r);
+    for (int c = 0; c < levels_->columnCount(); ++c)
+      if (auto* item = levels_->item(r, c))
+        item->setData(Qt::ForegroundRole,
+                      it != levelRows.end() ? QVariant(QColor(0xc6, 0x28, 0x28)) : QVariant());
+  }
+  for (int pg = 0; pg < static_cast<int>(pageTitles_.size()); ++pg) {
+    const auto it = perPage.find(pg);
+    const bool bad = it != perPage.end();
+    pages_->setItemIcon(pg, bad ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    pages_->setItemText(pg, bad ? tr("%1  (%n problem(s))", nullptr, it->second)
+                                      .arg(pageTitles_[static_cast<std::size_t>(pg)])
+                                : pageTitles_[static_cast<std::size_t>(pg)]);
   }
   return placed;
-}
-
-void DesignEditor::updateDevices() {
-  const perf::Design d = compose();
-  const auto& p = d.parallel;
-  devices_->setText(tr("%1  (TP %2 × PP %3 × DP %4 × EP %5)")
-                        .arg(d.system.devices)
-                        .arg(p.tp)
-                        .arg(p.pp)
-                        .arg(p.dp)
-                        .arg(p.ep));
 }
 
 }  // namespace stackscope::ui

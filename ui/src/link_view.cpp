@@ -21,6 +21,7 @@
 
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -114,7 +115,7 @@ class LinkCanvas : public QWidget {
   void paintEvent(QPaintEvent*) override {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
-    p.fillRect(rect(), Qt::white);
+    p.fillRect(rect(), palette().color(QPalette::Base));
     if (!data || data->pos.empty()) return;
     // Idle links first, the busiest last (on top).
     std::vector<std::size_t> order(data->edges.size());
@@ -138,12 +139,12 @@ class LinkCanvas : public QWidget {
     for (std::size_t n = 0; n < data->pos.size(); ++n) {
       const QPointF c = map(data->pos[n]);
       if (data->is_switch[n]) {
-        p.setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.2));
-        p.setBrush(QColor(0xE8, 0xEC, 0xF2));
+        p.setPen(QPen(theme::ink(), 1.2));
+        p.setBrush(palette().color(QPalette::Button));
         p.drawEllipse(c, r * 1.3, r * 1.3);
       } else {
-        p.setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.0));
-        p.setBrush(QColor(0x1c, 0x2f, 0x4a));
+        p.setPen(QPen(theme::ink(), 1.0));
+        p.setBrush(theme::ink());
         p.drawRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r));
       }
     }
@@ -154,7 +155,7 @@ class LinkCanvas : public QWidget {
     p.setPen(Qt::NoPen);
     p.setBrush(g);
     p.drawRect(key);
-    p.setPen(QColor(0x33, 0x33, 0x33));
+    p.setPen(palette().color(QPalette::Text));
     p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
     p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
     p.drawText(QPointF(key.right() + 10, key.bottom()),

@@ -2,6 +2,7 @@
 #include "stackscope/ui/main_window.hpp"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QBuffer>
 #include <QCloseEvent>
@@ -26,9 +27,11 @@
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QThread>
+#include <QToolBox>
 #include <QVBoxLayout>
 #include <exception>
 #include <functional>
+#include <iterator>
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/perf/evaluator.hpp"
@@ -42,6 +45,7 @@
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
+#include "stackscope/ui/theme.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 #include "stackscope/ui/throughput_plot.hpp"
 
@@ -80,7 +84,8 @@ MainWindow::MainWindow(QWidget* parent)
   setObjectName(QStringLiteral("mainWindow"));
   setWindowIcon(QIcon(renderIcon(256)));
   if (QFile qss(QStringLiteral(":/stackscope/stackscope.qss")); qss.open(QIODevice::ReadOnly))
-    setStyleSheet(QString::fromUtf8(qss.readAll()));
+    baseStyleSheet_ = QString::fromUtf8(qss.readAll());
+  setStyleSheet(theme::styleSheet(baseStyleSheet_));
   try {
     presets_->register_builtins();
     design_ = presets_->project("default");
@@ -110,6 +115,7 @@ MainWindow::MainWindow(QWidget* parent)
   connect(doc_.undoStack(), &QUndoStack::cleanChanged, this,
           [this](bool clean) { setWindowModified(!clean); });
   resize(1440, 940);
+  theme::restyle(this);
   setDesign(design_);
   if (!startupError_.isEmpty()) statusBar()->showMessage(tr("Presets: %1").arg(startupError_));
 }
@@ -154,26 +160,28 @@ void MainWindow::buildUi() {
   auto* leftBox = new QVBoxLayout(leftCol);
   leftBox->setContentsMargins(0, 4, 4, 4);
   auto* left = new QGroupBox(tr("What if…"), leftCol);
-  leftBox->addWidget(left);
+  leftBox->addWidget(left, 1);
   left->setObjectName(QStringLiteral("editorBox"));
   auto* lbox = new QVBoxLayout(left);
-  left->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
   editor_ = new DesignEditor(*presets_, left);
-  lbox->addWidget(editor_);
-  auto* hint = new QLabel(tr("Every change re-evaluates the design. Batch 0 = the largest batch "
-                             "that fits device memory."),
+  lbox->addWidget(editor_, 1);
+  auto* hint = new QLabel(tr("Every change re-evaluates the design (Ctrl+Z undoes it). A red frame "
+                             "marks a field with a problem: hover it for the message."),
                           left);
   hint->setObjectName(QStringLiteral("hint"));
   hint->setWordWrap(true);
   lbox->addWidget(hint);
-  auto* deviceBox = new QGroupBox(tr("Device at a glance"), leftCol);
-  deviceBox->setObjectName(QStringLiteral("deviceBox"));
-  auto* dbox = new QVBoxLayout(deviceBox);
-  device_ = new DevicePanel(deviceBox);
-  dbox->addWidget(device_);
-  leftBox->addWidget(deviceBox);
-  leftBox->addStretch(1);
-  left->setMinimumWidth(380);
+  // The device summary is the last page of the editors: the pages get the column's height.
+  auto* deviceScroll = new QScrollArea(editor_->pages());
+  deviceScroll->setObjectName(QStringLiteral("deviceBox"));
+  deviceScroll->setFrameShape(QFrame::NoFrame);
+  deviceScroll->setWidgetResizable(true);
+  deviceScroll->viewport()->setAutoFillBackground(false);
+  device_ = new DevicePanel(deviceScroll);
+  device_->setContentsMargins(6, 6, 6, 6);
+  deviceScroll->setWidget(device_);
+  editor_->pages()->addItem(deviceScroll, tr("Device at a glance"));
+  left->setMinimumWidth(400);
 
   auto* right = new QWidget(split);
   auto* rbox = new QVBoxLayout(right);
@@ -297,6 +305,21 @@ void MainWindow::buildMenus() {
     evaluateNow();
     statusBar()->showMessage(tr("Baseline cleared"));
   });
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QMenu* themeMenu = view->addMenu(tr("&Theme"));
+  auto* themes = new QActionGroup(this);
+  for (const auto& [mode, label] :
+       {std::pair{theme::Mode::system, tr("&System")}, std::pair{theme::Mode::light, tr("&Light")},
+        std::pair{theme::Mode::dark, tr("&Dark")}}) {
+    QAction* a = themeMenu->addAction(label, this, [this, mode = mode] {
+      setTheme(mode);
+      theme::save(mode);
+    });
+    a->setCheckable(true);
+    a->setChecked(mode == theme::current());
+    a->setObjectName(QStringLiteral("theme_") + theme::name(mode));
+    themes->addAction(a);
+  }
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About StackScope"), this, &MainWindow::about);
 }
@@ -399,8 +422,23 @@ void MainWindow::addRecent(const QString& file) {
   s.setValue(QStringLiteral("recent"), recent);
 }
 
+void MainWindow::setTheme(theme::Mode mode) {
+  theme::apply(mode);
+  setStyleSheet(theme::styleSheet(baseStyleSheet_));
+  theme::restyle(this);
+  if (auto* a = findChild<QAction*>(QStringLiteral("theme_") + theme::name(mode)))
+    a->setChecked(true);
+  // Views that paint their own colours (labels, frontier, deltas) redraw from the palette.
+  evaluateNow();
+  if (views_->currentWidget() == thermal_ && result_) thermal_->showDesign(design_, *result_);
+  links_->update();
+  search_->replotNow();
+  compare_->refresh();
+}
+
 void MainWindow::enableSessionState() {
   sessionState_ = true;
+  if (const theme::Mode saved = theme::saved(); saved != theme::current()) setTheme(saved);
   // Autosave every 30 s while there are unsaved edits; a crash loses at most that much.
   connect(&autosave_, &QTimer::timeout, this, [this] { autosaveNow(); });
   autosave_.start(30000);
@@ -761,6 +799,45 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
   };
   if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
+  // Each page of the form editors; a device without a 3D stack also shows the Stack page of
+  // the 3D-stacked preset (its own page only explains why it is disabled).
+  const QString pageNames[] = {QStringLiteral("model"), QStringLiteral("parallel"),
+                               QStringLiteral("stack"), QStringLiteral("compute"),
+                               QStringLiteral("mesh"),  QStringLiteral("system")};
+  const int wasPage = editor_->pages()->currentIndex();
+  for (int page = 0; page < static_cast<int>(std::size(pageNames)); ++page) {
+    const auto p = static_cast<DesignEditor::Page>(page);
+    editor_->showPage(p);
+    if (!grab(QStringLiteral("editor-") + pageNames[page], editor_->pageContents(p))) return {};
+  }
+  if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d) {
+    try {
+      editor_->setBase(presets_->project("deepseek-v3-deepstack"));
+      editor_->showPage(DesignEditor::kStackPage);
+      const bool ok =
+          grab(QStringLiteral("editor-stack-3d"), editor_->pageContents(DesignEditor::kStackPage));
+      editor_->setBase(doc_.design());
+      if (!ok) return {};
+    } catch (const std::exception&) {
+      editor_->setBase(doc_.design());  // no such preset: the list just lacks that picture
+    }
+  }
+  editor_->pages()->setCurrentIndex(wasPage);
+  // The whole window once more in the dark palette, and the views that draw their own plots.
+  {
+    const theme::Mode was = theme::current();
+    setTheme(theme::Mode::dark);
+    bool ok = grab(QStringLiteral("main-window-dark"), this);
+    // The views that draw their own plots, in the dark palette too.
+    const auto idle = [] {};
+    if (ok && result_)
+      ok = grabTab(QStringLiteral("thermal-dark"), thermal_, [this] { thermal_->waitForIdle(); }) &&
+           grabTab(QStringLiteral("links-dark"), links_, [this] { links_->waitForIdle(); }) &&
+           grabTab(QStringLiteral("compare-dark"), compare_, idle);
+    ok = ok && grabTab(QStringLiteral("search-dark"), search_, idle);
+    setTheme(was);
+    if (!ok) return {};
+  }
   // The breakdown's other scales are further views of the same widget.
   if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {
     const int was = mode->currentIndex();

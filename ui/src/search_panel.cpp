@@ -28,6 +28,7 @@
 #include "stackscope/io/search.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -202,10 +203,11 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   plot_->legend->setBorderPen(Qt::NoPen);
   box->addWidget(plot_, 1);
   attachExportMenu(plot_, QStringLiteral("pareto"));
-  auto* hint = new QLabel(tr("Faint: every feasible point evaluated, coloured as chosen. "
-                             "Dark: the Pareto frontier. Hover for a design, click to load it; "
-                             "drag to pan, wheel to zoom."),
-                          this);
+  auto* hint =
+      new QLabel(tr("Faint: every feasible point evaluated, coloured as chosen. "
+                    "Joined by a line: the Pareto frontier. Hover for a design, click to load it; "
+                    "drag to pan, wheel to zoom."),
+                 this);
   hint->setObjectName(QStringLiteral("hint"));
   hint->setWordWrap(true);
   box->addWidget(hint);
@@ -490,10 +492,11 @@ void SearchPanel::update_plot() {
     track(x, y);
   }
   if (!front_) {
+    // Dark on a light plot, light on a dark one (theme::ink()); hollow in the plot's colour.
     front_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
-    front_->setPen(QPen(QColor(0x1c, 0x2f, 0x4a), 1.6));
-    front_->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x1c, 0x2f, 0x4a), Qt::white, 7));
+    front_->setPen(QPen(theme::ink(), 1.6));
+    front_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, theme::ink(),
+                                            palette().color(QPalette::Base), 7));
   }
   front_->setName(tr("Pareto frontier (%1)").arg(frontier_.size()));
   front_->setData(fx, fy);

@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 
@@ -199,9 +200,11 @@ void SummaryPanel::showDelta(Card& card, double value, double base, bool higherI
   const double rel = value / base - 1.0;
   const bool same = std::abs(rel) < 5e-4;
   const bool better = higherIsBetter ? rel > 0 : rel < 0;
-  const QString colour = same     ? QStringLiteral("#5b6675")
-                         : better ? QStringLiteral("#2e7d32")
-                                  : QStringLiteral("#c62828");
+  // Green better, red worse; lighter shades on a dark palette.
+  const bool dark = theme::isDark();
+  const QString colour = same     ? theme::quietInk().name()
+                         : better ? QString::fromLatin1(dark ? "#7bc67e" : "#2e7d32")
+                                  : QString::fromLatin1(dark ? "#f07470" : "#c62828");
   const QString text = same ? tr("= baseline")
                             : tr("%1%2 % vs baseline")
                                   .arg(rel > 0 ? QStringLiteral("+") : QString())

@@ -14,6 +14,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -54,7 +55,7 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   empty_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
   empty_->setContentsMargins(0, 12, 0, 0);
   empty_->setAutoFillBackground(true);
-  empty_->setStyleSheet(QStringLiteral("background: white;"));
+  empty_->setBackgroundRole(QPalette::Base);
   stack_->addWidget(empty_);
 }
 
@@ -98,8 +99,8 @@ void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
   curve->setName(tr("batch sweep 1 … %1 (fits memory)").arg(maxBatch));
   curve->setData(x, y);
   curve->setPen(QPen(QColor(0x4C, 0x72, 0xB0), 2));
-  curve->setScatterStyle(
-      QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x4C, 0x72, 0xB0), Qt::white, 7));
+  curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x4C, 0x72, 0xB0),
+                                         palette().color(QPalette::Base), 7));
 
   auto* current = plot_->addGraph();
   current->setName(tr("current B=%1").arg(currentBatch));
@@ -139,7 +140,7 @@ void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
     label->position->setCoords(x[idx], y[idx]);
     label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     label->setText(QStringLiteral("  B=%1").arg(b));
-    label->setColor(b == currentBatch ? QColor(0xC4, 0x4E, 0x52) : QColor(0x55, 0x55, 0x55));
+    label->setColor(b == currentBatch ? QColor(0xC4, 0x4E, 0x52) : theme::quietInk());
     label->setFont(QFont(font().family(), std::max(7, font().pointSize() - 1)));
   }
   plot_->replot();

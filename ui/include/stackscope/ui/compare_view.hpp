@@ -26,6 +26,8 @@ class CompareView : public QWidget {
   void clear();
   int count() const { return static_cast<int>(entries_.size()); }
   QTableWidget* table() const { return table_; }
+  // Rebuilds table and chart (e.g. in the colours of a new theme).
+  void refresh() { rebuild(); }
 
  private:
   struct Entry {

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The small what-if form of the first window: device and model presets, number format,
-// batch, tensor parallelism and sequence lengths. The full form editors are a later issue.
+// The design's form editors (DESIGN.md "GUI"): a device preset on top and one page per concern
+// in a QToolBox — Model & workload, Parallelism & batch, Stack (3D DRAM), Compute die, On-die
+// mesh, System network. Every field is bound to one member of perf::Design by its JSON pointer
+// (the same path perf::validate() reports), so an issue lands beside its field. Each edit
+// changes the editor's design at once and emits fieldEdited() with a stable id for undo
+// merging; derived quantities (per-layer capacity and bandwidth, link density, peaks) are
+// computed by the core model and shown read-only.
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 #include "stackscope/common/issue.hpp"
@@ -11,52 +17,121 @@
 #include "stackscope/perf/design.hpp"
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
-class QSpinBox;
+class QPushButton;
+class QTableWidget;
+class QToolBox;
 
 namespace stackscope::ui {
 
 class DesignEditor : public QWidget {
   Q_OBJECT
  public:
+  // The pages of the tool box, in order.
+  enum Page { kModelPage, kParallelPage, kStackPage, kComputePage, kMeshPage, kSystemPage };
+
   // `presets` must outlive the editor.
   explicit DesignEditor(const io::PresetRegistry& presets, QWidget* parent = nullptr);
 
   // Shows `base` (a loaded project); widgets are refreshed without emitting edited().
   void setBase(const perf::Design& base);
-  // `base` with the form's values applied. Preset combos resolve through the registry; the
-  // "(project)" entries keep the base's own hardware/model. Devices follow the plan.
-  perf::Design compose() const;
+  // The design as edited: `base` with every form edit applied. Devices follow the plan.
+  perf::Design compose() const { return cur_; }
   // Marks the fields that validation issues point at (JSON-pointer paths such as
-  // "/parallel/tp"): a red frame and the message as tooltip; an empty list clears the marks.
-  // Returns how many issues were placed on a field.
+  // "/parallel/tp"; the longest bound prefix wins): a red frame and the messages as tooltip,
+  // and a warning icon on the page holding them. An empty list clears the marks. Returns how
+  // many issues were placed on a field.
   int showIssues(const std::vector<Issue>& issues);
+  // The page box, and the widget bound to a JSON pointer (nullptr if none).
+  QToolBox* pages() const { return pages_; }
+  QWidget* fieldFor(const QString& path) const;
+  void showPage(Page page);
+  // The form of a page at its full height (inside the page's scroll area).
+  QWidget* pageContents(Page page) const;
 
  Q_SIGNALS:
   void edited();
-  // Which field changed (stable id for undo merging, and a name for the undo text).
+  // Which field changed (stable id for undo merging, -1 for edits that never merge) and a
+  // name for the undo text.
   void fieldEdited(int field, const QString& name);
 
  private:
+  // One form field bound to a member of the design.
+  struct Binding {
+    QString path;  // JSON pointer; "{L}" stands for the selected network level
+    QWidget* widget = nullptr;
+    int page = 0;
+    std::function<void()> refresh;  // design -> widget (signals blocked by the caller)
+  };
+  using IntRef = std::function<int*(perf::Design&)>;
+  using DoubleRef = std::function<double*(perf::Design&)>;
+
+  QWidget* buildModelPage();
+  QWidget* buildParallelPage();
+  QWidget* buildStackPage();
+  QWidget* buildComputePage();
+  QWidget* buildMeshPage();
+  QWidget* buildSystemPage();
+
+  struct IntSpec {
+    const char* object;
+    const char* path;
+    int min, max;
+    QString suffix, tip, special;  // special: text shown at the minimum ("auto")
+  };
+  struct DoubleSpec {
+    const char* object;
+    const char* path;
+    double min, max;
+    int decimals;
+    QString suffix, tip, special = {};  // special: text shown at the minimum
+  };
+  void addInt(QFormLayout* form, const QString& label, const IntSpec& spec, IntRef ref);
+  void addDouble(QFormLayout* form, const QString& label, const DoubleSpec& spec, DoubleRef ref);
+  // A choice among `items`; get returns the index shown (-1: none), set applies one.
+  void addCombo(QFormLayout* form, const QString& label, const char* object, const char* path,
+                const QString& tip, const QStringList& items, std::function<int(perf::Design&)> get,
+                std::function<void(perf::Design&, int)> set);
+  void addCheck(QFormLayout* form, const QString& label, const char* object, const char* path,
+                const QString& tip, std::function<bool*(perf::Design&)> ref);
+  // Registers a field; returns its index (the undo-merge id).
+  int bind(const QString& path, QWidget* w, std::function<void()> refresh);
+  // After an edit of field `index`: devices follow the plan, derived labels refresh.
+  void commit(int index, const QString& name, bool mergeable = true);
+  void refreshAll();
+  void refreshDerived();
+  void refreshLevels();
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
                  const std::string& currentName);
-  void updateDevices();
-  void showStack(const hw::Hardware& h);
+  QString levelPath(const QString& path) const;
 
   const io::PresetRegistry& presets_;
   perf::Design base_;
+  perf::Design cur_;
+  std::vector<Binding> bindings_;
+  int page_ = 0;       // page being built
+  int level_ = 0;      // selected network level
+  int batchEdit_ = 0;  // the batch spin's value: 0 = auto
+  QToolBox* pages_ = nullptr;
   QComboBox* hardware_ = nullptr;
   QComboBox* model_ = nullptr;
-  QComboBox* precision_ = nullptr;
-  QSpinBox* batch_ = nullptr;
-  QSpinBox* tp_ = nullptr;
-  QSpinBox* inputLen_ = nullptr;
-  QSpinBox* outputLen_ = nullptr;
-  QSpinBox* pp_ = nullptr;
-  QSpinBox* ep_ = nullptr;
-  QSpinBox* layers_ = nullptr;
-  QSpinBox* connected_ = nullptr;
+  QLabel* modelInfo_ = nullptr;
   QLabel* devices_ = nullptr;
+  QLabel* systemDevices_ = nullptr;
+  QLabel* stackNote_ = nullptr;
+  QWidget* stackFields_ = nullptr;
+  QTableWidget* layerTable_ = nullptr;
+  QLabel* stackTotals_ = nullptr;
+  QLabel* density_ = nullptr;
+  QLabel* computeInfo_ = nullptr;
+  QLabel* meshInfo_ = nullptr;
+  QTableWidget* levels_ = nullptr;
+  QWidget* levelForm_ = nullptr;
+  QPushButton* addLevel_ = nullptr;
+  QPushButton* removeLevel_ = nullptr;
+  std::vector<QString> pageTitles_;
+  bool refreshing_ = false;
 };
 
 }  // namespace stackscope::ui

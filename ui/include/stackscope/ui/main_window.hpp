@@ -14,6 +14,7 @@
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/ui/config_document.hpp"
+#include "stackscope/ui/theme.hpp"
 
 class QLabel;
 class QTabWidget;
@@ -65,6 +66,9 @@ class MainWindow : public QMainWindow {
   void refreshLazyViews();
 
  public:
+  // Applies a palette (View > Theme) to the application and restyles every view; the menu
+  // also saves the choice, which interactive sessions restore (enableSessionState()).
+  void setTheme(theme::Mode mode);
   // Pins the current result as the baseline the Summary compares against.
   void pinBaseline();
   // Adds the current design to the Compare tab (up to four) and shows it.
@@ -95,6 +99,7 @@ class MainWindow : public QMainWindow {
   std::optional<perf::Result> result_;
   QString file_;
   QString startupError_;
+  QString baseStyleSheet_;  // resources/stackscope.qss; the theme appends its overrides
 
   QLabel* title_ = nullptr;
   QLabel* subtitle_ = nullptr;

@@ -55,6 +55,8 @@ class SearchPanel : public QWidget {
   // Writes every shown point (with an on_frontier column) as CSV, atomically.
   bool exportCsv(const QString& file, QString* error) const;
   QCustomPlot* plot() const { return plot_; }
+  // Redraws every point and the frontier (e.g. in the colours of a new theme).
+  void replotNow() { replot(); }
 
   // Filled by the engine's sink on worker threads; drained on the UI thread.
   struct Inbox {
