@@ -72,8 +72,13 @@ class EditorsTest : public QObject {
     QVERIFY(w.result()->memory.capacity > 1.4 * capacity0);
     QVERIFY(w.result()->thermal.dram_peak_C != temp0);
     QCOMPARE(table->rowCount(), 12);
+    // The device is no longer its preset; the combo says so and keeps the edit.
+    auto* hardware = field<QComboBox>(w, "hardwareCombo");
+    QVERIFY(hardware->currentText().contains(QStringLiteral("(edited)")));
+    QVERIFY(hardware->currentData().toString().isEmpty());
     QCOMPARE(w.document().undoStack()->count(), 1);
     w.document().undoStack()->undo();
+    QCOMPARE(hardware->currentData().toString(), QStringLiteral("deepstack-3d"));
     QCOMPARE(layers->value(), 8);
     QCOMPARE(table->rowCount(), 8);
     QTRY_COMPARE_WITH_TIMEOUT(memory->text(), memory0, 2000);

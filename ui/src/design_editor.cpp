@@ -164,7 +164,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     const QString id = hardware_->currentData().toString();
     presetTip(hardware_);
     try {
-      cur_.hardware = id.isEmpty() ? base_.hardware : presets_.hardware(id.toStdString());
+      cur_.hardware = id.isEmpty() ? custom_ : presets_.hardware(id.toStdString());
     } catch (const std::exception&) {
       return;  // the registry lists only ids it holds
     }
@@ -943,7 +943,7 @@ QWidget* DesignEditor::buildSystemPage() {
 }
 
 void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
-                             const std::string& currentName) {
+                             const QString& customName) {
   combo->clear();
   int current = -1;
   for (const auto& p : presets_.list(kind)) {
@@ -954,26 +954,55 @@ void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::s
     if (p.id == currentId) current = combo->count() - 1;
   }
   if (current < 0) {
-    // Inline (edited) hardware/model of the project: keep it selectable, first in the list.
-    const QString name = currentName.empty() ? tr("custom") : QString::fromStdString(currentName);
-    combo->insertItem(0, name + tr("  (from project)"), QString());
+    // Inline or edited hardware/model of the project: keep it selectable, first in the list.
+    combo->insertItem(0, customName, QString());
     current = 0;
   }
   combo->setCurrentIndex(current);
   presetTip(combo);
 }
 
+void DesignEditor::showCustomHardware(const QString& suffix) {
+  custom_ = cur_.hardware;
+  const auto& h = cur_.hardware;
+  const QString name = (h.name.empty() ? h.id.empty() ? tr("custom") : QString::fromStdString(h.id)
+                                       : QString::fromStdString(h.name)) +
+                       suffix;
+  const QSignalBlocker block(hardware_);
+  if (hardware_->count() > 0 && hardware_->itemData(0).toString().isEmpty())
+    hardware_->setItemText(0, name);
+  else
+    hardware_->insertItem(0, name, QString());
+  hardware_->setCurrentIndex(0);
+  presetTip(hardware_);
+}
+
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
   cur_ = base;
+  custom_ = base.hardware;
   level_ = 0;
   refreshing_ = true;
   {
     const QSignalBlocker b1(hardware_), b2(model_);
-    // Only a preset whose contents are unchanged may be shown as that preset; an inline or
-    // edited device keeps the "(from project)" entry. Comparing ids is the practical proxy.
-    fillCombo(hardware_, io::PresetKind::hardware, base.hardware.id, base.hardware.name);
-    fillCombo(model_, io::PresetKind::model, base.model.id, base.model.name);
+    // A device is shown as its preset only while its contents equal the preset's (compared
+    // as project JSON); an edited or inline one is the first, "(edited)" entry.
+    bool asPreset = false;
+    try {
+      asPreset = presets_.contains(io::PresetKind::hardware, base.hardware.id) &&
+                 io::hardware_to_json(presets_.hardware(base.hardware.id)) ==
+                     io::hardware_to_json(base.hardware);
+    } catch (const std::exception&) {
+    }
+    fillCombo(hardware_, io::PresetKind::hardware, asPreset ? base.hardware.id : std::string(),
+              QString());
+    if (!asPreset)
+      showCustomHardware(presets_.contains(io::PresetKind::hardware, base.hardware.id)
+                             ? tr("  (edited)")
+                             : tr("  (from project)"));
+    fillCombo(model_, io::PresetKind::model, base.model.id,
+              (base.model.name.empty() ? tr("custom") : QString::fromStdString(base.model.name)) +
+                  tr("  (from project)"));
   }
   refreshing_ = false;
   refreshAll();
@@ -1039,6 +1068,8 @@ void DesignEditor::commit(int index, const QString& name, bool mergeable) {
     const QString& path = bindings_[static_cast<std::size_t>(index)].path;
     if (std::find(std::begin(degrees), std::end(degrees), path) != std::end(degrees))
       cur_.system.devices = parallel::devices(cur_.parallel);
+    // An edited device is no longer its preset: the combo says so (and keeps the edits).
+    if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("  (edited)"));
     if (path == QStringLiteral("/workload/batch")) {
       // The spin's 0 is batch_auto; any other value is a fixed batch.
       cur_.workload.batch_auto = batchEdit_ == 0;

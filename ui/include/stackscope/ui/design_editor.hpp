@@ -102,13 +102,18 @@ class DesignEditor : public QWidget {
   void refreshAll();
   void refreshDerived();
   void refreshLevels();
+  // Lists the presets of `kind`, selecting `currentId`; without it, a first entry named
+  // `customName` (data: empty id) is selected.
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
-                 const std::string& currentName);
+                 const QString& customName);
+  // Selects (adding it if needed) the hardware combo's first entry for the edited device.
+  void showCustomHardware(const QString& suffix);
   QString levelPath(const QString& path) const;
 
   const io::PresetRegistry& presets_;
   perf::Design base_;
   perf::Design cur_;
+  hw::Hardware custom_;  // what the hardware combo's non-preset entry stands for
   std::vector<Binding> bindings_;
   int page_ = 0;       // page being built
   int level_ = 0;      // selected network level
