@@ -72,6 +72,11 @@ class EditorsTest : public QObject {
     QVERIFY(w.result()->memory.capacity > 1.4 * capacity0);
     QVERIFY(w.result()->thermal.dram_peak_C != temp0);
     QCOMPARE(table->rowCount(), 12);
+    // Shown, the page lays the taller table out above the totals (nothing overlaps).
+    field<QToolBox>(w, "editorPages")->setCurrentIndex(DesignEditor::kStackPage);
+    auto* totals = field<QLabel>(w, "stackTotals");
+    QTRY_VERIFY_WITH_TIMEOUT(totals->geometry().top() >= table->geometry().bottom(), 2000);
+    QVERIFY(table->height() >= 12 * 20);
     // The device is no longer its preset; the combo says so and keeps the edit.
     auto* hardware = field<QComboBox>(w, "hardwareCombo");
     QVERIFY(hardware->currentText().contains(QStringLiteral("(edited)")));

@@ -80,13 +80,23 @@ QString plainLabel(QString label) {
   return label.toLower();
 }
 
+// A page: a column holding a form of fields, then any wrapped text (kept out of the form:
+// QFormLayout underestimates the height of word-wrapped rows, which a scroll area trusts).
 QFormLayout* newForm(QWidget* page) {
-  auto* form = new QFormLayout(page);
-  form->setContentsMargins(6, 6, 6, 6);
+  auto* column = new QVBoxLayout(page);
+  column->setContentsMargins(6, 6, 6, 6);
+  auto* fields = new QWidget(page);
+  auto* form = new QFormLayout(fields);
+  form->setContentsMargins(0, 0, 0, 0);
   form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+  column->addWidget(fields);
   return form;
+}
+
+QVBoxLayout* column(QWidget* page) {
+  return qobject_cast<QVBoxLayout*>(page->layout());
 }
 
 QLabel* derivedLabel(QWidget* parent, const char* name) {
@@ -132,6 +142,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
       tr("Device preset (one chip or package): sets the stack, compute die "
          "and mesh pages below"));
   devices_ = derivedLabel(this, "devicesLabel");
+  devices_->setWordWrap(false);
   top->addRow(tr("&Hardware:"), hardware_);
   top->addRow(tr("Devices:"), devices_);
   box->addLayout(top);
@@ -154,6 +165,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->viewport()->setAutoFillBackground(false);  // the group box's background shows
     QWidget* page = (this->*build)();
+    if (QVBoxLayout* col = column(page)) col->addStretch(1);
     scroll->setWidget(page);
     pageTitles_.push_back(title);  // "&&" shows one "&" (a lone one marks a shortcut)
     pages_->addItem(scroll, title);
@@ -319,8 +331,7 @@ QWidget* DesignEditor::buildModelPage() {
   form->addRow(tr("&Model:"), model_);
   bind(QStringLiteral("/model"), model_, [] {});
   modelInfo_ = derivedLabel(page, "modelInfo");
-  modelInfo_->setProperty("hint", true);
-  form->addRow(QString(), modelInfo_);
+  column(page)->addWidget(modelInfo_);
   QStringList names;
   for (Precision p : kPrecisions) names << qs(to_string(p));
   const auto precisionIndex = [](Precision p) {
@@ -622,8 +633,9 @@ QWidget* DesignEditor::buildStackPage() {
              tr(" pJ/b"), tr("Energy per bit crossing a vertical link (hybrid bonds < 0.1)")},
             [=](perf::Design& d) { return &mem(d).vertical.energy_pJ_per_bit; });
   density_ = derivedLabel(stackFields_, "verticalDensity");
-  form->addRow(tr("Density:"), density_);
-  form->addRow(sectionLabel(tr("Layers (derived by the model)"), stackFields_));
+  QVBoxLayout* col = column(stackFields_);
+  col->addWidget(density_);
+  col->addWidget(sectionLabel(tr("Layers (derived by the model)"), stackFields_));
   layerTable_ = new QTableWidget(stackFields_);
   layerTable_->setObjectName(QStringLiteral("layerTable"));
   layerTable_->setColumnCount(4);
@@ -638,9 +650,9 @@ QWidget* DesignEditor::buildStackPage() {
       tr("<p>Each DRAM die of the stack, DRAM 1 bonded on the logic die. Capacity per device (all "
          "stacks); the layers share the connected dies' vertical links round-robin (DeepStack), "
          "and each link carries its channels at the peak shown.</p>"));
-  form->addRow(layerTable_);
+  col->addWidget(layerTable_);
   stackTotals_ = derivedLabel(stackFields_, "stackTotals");
-  form->addRow(stackTotals_);
+  col->addWidget(stackTotals_);
   return page;
 }
 
@@ -732,7 +744,7 @@ QWidget* DesignEditor::buildComputePage() {
              tr("Leakage and idle power (must stay below the TDP)")},
             [](perf::Design& d) { return &d.hardware.energy.static_power_W; });
   computeInfo_ = derivedLabel(page, "computeInfo");
-  form->addRow(tr("Derived:"), computeInfo_);
+  column(page)->addWidget(computeInfo_);
   return page;
 }
 
@@ -746,7 +758,7 @@ QWidget* DesignEditor::buildMeshPage() {
                  page);
   note->setObjectName(QStringLiteral("hint"));
   note->setWordWrap(true);
-  form->addRow(note);
+  column(page)->insertWidget(0, note);
   addInt(form, tr("Mesh &columns:"),
          {"meshXSpin",
           "/hardware/noc/mesh_x",
@@ -784,7 +796,7 @@ QWidget* DesignEditor::buildMeshPage() {
              tr("Die area of one mesh router")},
             [](perf::Design& d) { return &d.hardware.area.router_mm2; });
   meshInfo_ = derivedLabel(page, "meshInfo");
-  form->addRow(tr("Derived:"), meshInfo_);
+  column(page)->addWidget(meshInfo_);
   return page;
 }
 
@@ -796,6 +808,7 @@ QWidget* DesignEditor::buildSystemPage() {
   auto* top = new QFormLayout();
   top->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
   systemDevices_ = derivedLabel(page, "systemDevices");
+  systemDevices_->setWordWrap(false);
   systemDevices_->setToolTip(
       tr("<p>Devices in the system = TP × PP × DP × EP × CP of the plan: change DP on the "
          "Parallelism page to add replicas.</p><p><small>Project key: "
@@ -836,6 +849,7 @@ QWidget* DesignEditor::buildSystemPage() {
   levelForm_->setObjectName(QStringLiteral("levelForm"));
   outer->addWidget(levelForm_);
   auto* form = newForm(levelForm_);
+  column(levelForm_)->setContentsMargins(0, 0, 0, 0);
   form->setContentsMargins(0, 0, 0, 0);
   using L = hw::NetworkLevel;
   // The selected level, or nullptr when there is none.
@@ -911,7 +925,6 @@ QWidget* DesignEditor::buildSystemPage() {
              L* l = level(d);
              return l ? &l->in_network_reduction : nullptr;
            });
-  outer->addStretch(1);
 
   connect(levels_, &QTableWidget::currentCellChanged, this, [this](int row) {
     if (refreshing_ || row < 0) return;
@@ -1147,7 +1160,7 @@ void DesignEditor::refreshDerived() {
           ? mem.vertical.pitch_um * mem.vertical.pitch_um
           : std::max(mem.vertical.keepout_um2, mem.vertical.pitch_um * mem.vertical.pitch_um);
   density_->setText(
-      stacked ? tr("%1 links/mm²; %2 links need %3 mm² (%4 % of the die)")
+      stacked ? tr("Link density %1 /mm²: %2 links need %3 mm² (%4 % of the die).")
                     .arg(readable(cell_um2 > 0 ? 1e6 / cell_um2 : 0.0),
                          readable(area.vertical_links), readable(area.vertical_mm2),
                          readable(100.0 * area.vertical_mm2 / std::max(1e-9, area.die_mm2)))
@@ -1194,8 +1207,8 @@ void DesignEditor::refreshDerived() {
 
   // Compute die and mesh: peaks and area from the core model.
   const Precision prec = wider(d.workload.numerics.weights, d.workload.numerics.activations);
-  computeInfo_->setText(tr("%1 TFLOP/s dense %2, %3 TFLOP/s vector; SRAM %4 MiB; die area used "
-                           "%5 of %6 mm²")
+  computeInfo_->setText(tr("Derived: %1 TFLOP/s dense %2, %3 TFLOP/s vector; SRAM %4 MiB; die "
+                           "area used %5 of %6 mm².")
                             .arg(readable(hw::matrix_peak_flops(h.compute, prec) / 1e12),
                                  qs(to_string(prec)),
                                  readable(hw::vector_peak_flops(h.compute) / 1e12),
@@ -1204,13 +1217,13 @@ void DesignEditor::refreshDerived() {
   const auto& noc = h.noc;
   const int routers = noc.mesh_x * noc.mesh_y;
   const double hops = (noc.mesh_x + noc.mesh_y) / 3.0;  // mean path, core/power_area energy
-  meshInfo_->setText(
-      tr("%1 router(s), %2 mm²; mean path %3 hops = %4 pJ per DRAM bit; bisection %5 GB/s per "
-         "direction")
-          .arg(routers)
-          .arg(readable(area.noc_mm2), readable(hops),
-               readable(hops * h.energy.noc_pJ_per_bit_per_hop),
-               readable(std::min(noc.mesh_x, noc.mesh_y) * noc.link_GBps)));
+  meshInfo_->setText(tr("Derived: %1 router(s), %2 mm²; mean path %3 hops = %4 pJ per DRAM bit; "
+                        "bisection %5 GB/s per "
+                        "direction.")
+                         .arg(routers)
+                         .arg(readable(area.noc_mm2), readable(hops),
+                              readable(hops * h.energy.noc_pJ_per_bit_per_hop),
+                              readable(std::min(noc.mesh_x, noc.mesh_y) * noc.link_GBps)));
 }
 
 int DesignEditor::showIssues(const std::vector<Issue>& issues) {

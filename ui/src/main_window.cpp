@@ -804,18 +804,30 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   const QString pageNames[] = {QStringLiteral("model"), QStringLiteral("parallel"),
                                QStringLiteral("stack"), QStringLiteral("compute"),
                                QStringLiteral("mesh"),  QStringLiteral("system")};
+  // A page's form at its full height (the scroll area shows part of a long one).
+  const auto grabPage = [&](const QString& name, DesignEditor::Page page) {
+    editor_->showPage(page);
+    // Layout requests of a page that was hidden arrive in a chain (form, page, scroll area).
+    for (int i = 0; i < 10; ++i) {
+      QApplication::processEvents();
+      QThread::msleep(5);
+    }
+    QWidget* form = editor_->pageContents(page);
+    // Word-wrapped labels make the form's height depend on its width.
+    const int needed =
+        form->hasHeightForWidth() ? form->heightForWidth(form->width()) : form->sizeHint().height();
+    form->resize(form->width(), std::max(form->height(), needed));
+    return grab(name, form);
+  };
   const int wasPage = editor_->pages()->currentIndex();
-  for (int page = 0; page < static_cast<int>(std::size(pageNames)); ++page) {
-    const auto p = static_cast<DesignEditor::Page>(page);
-    editor_->showPage(p);
-    if (!grab(QStringLiteral("editor-") + pageNames[page], editor_->pageContents(p))) return {};
-  }
+  for (int page = 0; page < static_cast<int>(std::size(pageNames)); ++page)
+    if (!grabPage(QStringLiteral("editor-") + pageNames[page],
+                  static_cast<DesignEditor::Page>(page)))
+      return {};
   if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d) {
     try {
       editor_->setBase(presets_->project("deepseek-v3-deepstack"));
-      editor_->showPage(DesignEditor::kStackPage);
-      const bool ok =
-          grab(QStringLiteral("editor-stack-3d"), editor_->pageContents(DesignEditor::kStackPage));
+      const bool ok = grabPage(QStringLiteral("editor-stack-3d"), DesignEditor::kStackPage);
       editor_->setBase(doc_.design());
       if (!ok) return {};
     } catch (const std::exception&) {
