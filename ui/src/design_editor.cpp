@@ -11,7 +11,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
@@ -159,16 +158,10 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
       {tr("System network"), &DesignEditor::buildSystemPage}};
   for (const auto& [title, build] : pages) {
     page_ = static_cast<int>(pageTitles_.size());
-    auto* scroll = new QScrollArea(pages_);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->viewport()->setAutoFillBackground(false);  // the group box's background shows
     QWidget* page = (this->*build)();
     if (QVBoxLayout* col = column(page)) col->addStretch(1);
-    scroll->setWidget(page);
     pageTitles_.push_back(title);  // "&&" shows one "&" (a lone one marks a shortcut)
-    pages_->addItem(scroll, title);
+    addPage(page, title);
   }
 
   connect(hardware_, &QComboBox::currentIndexChanged, this, [this] {
@@ -1064,8 +1057,15 @@ QWidget* DesignEditor::fieldFor(const QString& path) const {
 }
 
 QWidget* DesignEditor::pageContents(Page page) const {
-  auto* scroll = qobject_cast<QScrollArea*>(pages_->widget(page));
-  return scroll ? scroll->widget() : nullptr;
+  return pages_->widget(page);
+}
+
+void DesignEditor::addPage(QWidget* page, const QString& title) {
+  // QToolBox puts each page in a scroll area of its own, which paints the page and its
+  // viewport opaque; transparent, they show the group box's background like the rest.
+  pages_->addItem(page, title);
+  page->setAutoFillBackground(false);
+  if (QWidget* viewport = page->parentWidget()) viewport->setAutoFillBackground(false);
 }
 
 void DesignEditor::showPage(Page page) {

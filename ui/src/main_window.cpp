@@ -172,15 +172,9 @@ void MainWindow::buildUi() {
   hint->setWordWrap(true);
   lbox->addWidget(hint);
   // The device summary is the last page of the editors: the pages get the column's height.
-  auto* deviceScroll = new QScrollArea(editor_->pages());
-  deviceScroll->setObjectName(QStringLiteral("deviceBox"));
-  deviceScroll->setFrameShape(QFrame::NoFrame);
-  deviceScroll->setWidgetResizable(true);
-  deviceScroll->viewport()->setAutoFillBackground(false);
-  device_ = new DevicePanel(deviceScroll);
+  device_ = new DevicePanel();
   device_->setContentsMargins(6, 6, 6, 6);
-  deviceScroll->setWidget(device_);
-  editor_->pages()->addItem(deviceScroll, tr("Device at a glance"));
+  editor_->addPage(device_, tr("Device at a glance"));
   left->setMinimumWidth(400);
 
   auto* right = new QWidget(split);

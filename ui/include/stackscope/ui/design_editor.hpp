@@ -47,8 +47,10 @@ class DesignEditor : public QWidget {
   QToolBox* pages() const { return pages_; }
   QWidget* fieldFor(const QString& path) const;
   void showPage(Page page);
-  // The form of a page at its full height (inside the page's scroll area).
+  // The form of a page (the tool box scrolls a long one).
   QWidget* pageContents(Page page) const;
+  // Appends a page to the tool box (after the editor pages), on the editor's background.
+  void addPage(QWidget* page, const QString& title);
 
  Q_SIGNALS:
   void edited();
