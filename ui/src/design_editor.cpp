@@ -968,12 +968,13 @@ void DesignEditor::fillCombo(QComboBox* combo, io::PresetKind kind, const std::s
   presetTip(combo);
 }
 
-void DesignEditor::showCustomHardware(const QString& suffix) {
+void DesignEditor::showCustomHardware(const QString& prefix) {
   custom_ = cur_.hardware;
   const auto& h = cur_.hardware;
-  const QString name = (h.name.empty() ? h.id.empty() ? tr("custom") : QString::fromStdString(h.id)
-                                       : QString::fromStdString(h.name)) +
-                       suffix;
+  // The mark goes first: a long device name is elided at its end.
+  const QString name =
+      prefix + (h.name.empty() ? h.id.empty() ? tr("custom") : QString::fromStdString(h.id)
+                               : QString::fromStdString(h.name));
   const QSignalBlocker block(hardware_);
   if (hardware_->count() > 0 && hardware_->itemData(0).toString().isEmpty())
     hardware_->setItemText(0, name);
@@ -1004,8 +1005,8 @@ void DesignEditor::setBase(const perf::Design& base) {
               QString());
     if (!asPreset)
       showCustomHardware(presets_.contains(io::PresetKind::hardware, base.hardware.id)
-                             ? tr("  (edited)")
-                             : tr("  (from project)"));
+                             ? tr("(edited) ")
+                             : tr("(from project) "));
     fillCombo(model_, io::PresetKind::model, base.model.id,
               (base.model.name.empty() ? tr("custom") : QString::fromStdString(base.model.name)) +
                   tr("  (from project)"));
@@ -1082,7 +1083,7 @@ void DesignEditor::commit(int index, const QString& name, bool mergeable) {
     if (std::find(std::begin(degrees), std::end(degrees), path) != std::end(degrees))
       cur_.system.devices = parallel::devices(cur_.parallel);
     // An edited device is no longer its preset: the combo says so (and keeps the edits).
-    if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("  (edited)"));
+    if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("(edited) "));
     if (path == QStringLiteral("/workload/batch")) {
       // The spin's 0 is batch_auto; any other value is a fixed batch.
       cur_.workload.batch_auto = batchEdit_ == 0;
@@ -1305,9 +1306,10 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
     const auto it = perPage.find(pg);
     const bool bad = it != perPage.end();
     pages_->setItemIcon(pg, bad ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
-    pages_->setItemText(pg, bad ? tr("%1  (%n problem(s))", nullptr, it->second)
-                                      .arg(pageTitles_[static_cast<std::size_t>(pg)])
-                                : pageTitles_[static_cast<std::size_t>(pg)]);
+    const QString& title = pageTitles_[static_cast<std::size_t>(pg)];
+    pages_->setItemText(pg, !bad              ? title
+                            : it->second == 1 ? tr("%1  (1 problem)").arg(title)
+                                              : tr("%1  (%2 problems)").arg(title).arg(it->second));
   }
   return placed;
 }

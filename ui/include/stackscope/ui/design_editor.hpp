@@ -108,8 +108,9 @@ class DesignEditor : public QWidget {
   // `customName` (data: empty id) is selected.
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
                  const QString& customName);
-  // Selects (adding it if needed) the hardware combo's first entry for the edited device.
-  void showCustomHardware(const QString& suffix);
+  // Selects (adding it if needed) the hardware combo's first entry for the edited device,
+  // named `prefix` + the device's name.
+  void showCustomHardware(const QString& prefix);
   QString levelPath(const QString& path) const;
 
   const io::PresetRegistry& presets_;
