@@ -142,10 +142,16 @@ class EditorsTest : public QObject {
     auto* pages = field<QToolBox>(w, "editorPages");
     QVERIFY(pages->itemText(DesignEditor::kStackPage).contains(QStringLiteral("problem")));
     QVERIFY(!pages->itemText(DesignEditor::kParallelPage).contains(QStringLiteral("problem")));
+    // The page says it in words above its fields too.
+    auto* problems =
+        pages->widget(DesignEditor::kStackPage)->findChild<QLabel*>(QStringLiteral("pageProblems"));
+    QVERIFY(problems && !problems->isHidden());
+    QVERIFY(problems->text().contains(QStringLiteral("more connected layers")));
     layers->setValue(8);
     QTRY_VERIFY_WITH_TIMEOUT(w.result().has_value(), 2000);
     QVERIFY(!connected->property("invalid").toBool());
     QVERIFY(!pages->itemText(DesignEditor::kStackPage).contains(QStringLiteral("problem")));
+    QVERIFY(problems->isHidden());
 
     // Parallelism page: CP must divide the prompt (2048 tokens).
     auto* cp = field<QSpinBox>(w, "cpSpin");

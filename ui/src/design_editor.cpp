@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/design_editor.hpp"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -27,6 +28,7 @@
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -159,7 +161,17 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   for (const auto& [title, build] : pages) {
     page_ = static_cast<int>(pageTitles_.size());
     QWidget* page = (this->*build)();
-    if (QVBoxLayout* col = column(page)) col->addStretch(1);
+    if (QVBoxLayout* col = column(page)) {
+      // The page's problems in words, above its fields (hidden while there are none).
+      auto* problems = new QLabel(page);
+      problems->setObjectName(QStringLiteral("pageProblems"));
+      problems->setWordWrap(true);
+      problems->setTextFormat(Qt::RichText);
+      problems->setVisible(false);
+      col->insertWidget(0, problems);
+      col->addStretch(1);
+      pageProblems_.push_back(problems);
+    }
     pageTitles_.push_back(title);  // "&&" shows one "&" (a lone one marks a shortcut)
     addPage(page, title);
   }
@@ -1229,7 +1241,7 @@ void DesignEditor::refreshDerived() {
 
 int DesignEditor::showIssues(const std::vector<Issue>& issues) {
   std::map<QWidget*, QStringList> marks;
-  std::map<int, int> perPage;
+  std::map<int, QStringList> perPage;
   std::map<int, QStringList> levelRows;
   int placed = 0;
   static const QRegularExpression levelRe(QStringLiteral("^/system/levels/(\\d+)(/|$)"));
@@ -1272,8 +1284,8 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
             }
     }
     if (!w) continue;
-    marks[w] << QString::fromStdString(format_issue(i));
-    if (page >= 0) ++perPage[page];
+    marks[w] << message;
+    if (page >= 0) perPage[page] << message;
     ++placed;
   }
   // Only widgets whose state changes are restyled (a style sheet change re-polishes).
@@ -1289,8 +1301,20 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
     w->setToolTip(
         bad ? QStringLiteral("<p><b>%1</b></p>%2").arg(lines.join(QStringLiteral("<br>")), base)
             : base);
-    w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
-                         : QString());
+    if (qobject_cast<QAbstractSpinBox*>(w)) {
+      // A red field: a style-sheet border would replace the spin box's arrows.
+      QPalette tint;  // empty: inherit again
+      if (bad) {
+        tint = w->palette();
+        tint.setColor(QPalette::Base,
+                      theme::isDark() ? QColor(0x5a, 0x26, 0x26) : QColor(0xff, 0xdf, 0xdc));
+      }
+      w->setPalette(tint);
+      for (auto* edit : w->findChildren<QLineEdit*>()) edit->setPalette(tint);
+    } else {
+      w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
+                           : QString());
+    }
     w->setProperty("invalid", bad);
   };
   for (const auto& b : bindings_) mark(b.widget);
@@ -1305,11 +1329,26 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
   for (int pg = 0; pg < static_cast<int>(pageTitles_.size()); ++pg) {
     const auto it = perPage.find(pg);
     const bool bad = it != perPage.end();
+    const int n = bad ? static_cast<int>(it->second.size()) : 0;
     pages_->setItemIcon(pg, bad ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
     const QString& title = pageTitles_[static_cast<std::size_t>(pg)];
-    pages_->setItemText(pg, !bad              ? title
-                            : it->second == 1 ? tr("%1  (1 problem)").arg(title)
-                                              : tr("%1  (%2 problems)").arg(title).arg(it->second));
+    pages_->setItemText(pg, !bad     ? title
+                            : n == 1 ? tr("%1  (1 problem)").arg(title)
+                                     : tr("%1  (%2 problems)").arg(title).arg(n));
+    if (pg < static_cast<int>(pageProblems_.size())) {
+      QLabel* label = pageProblems_[static_cast<std::size_t>(pg)];
+      QStringList lines;
+      if (bad)
+        for (const QString& m : it->second) lines << QStringLiteral("• ") + m.toHtmlEscaped();
+      label->setText(lines.join(QStringLiteral("<br>")));
+      // The Summary banner's warning colours, for either palette.
+      label->setStyleSheet(
+          theme::isDark() ? QStringLiteral("background: #43381a; color: #f3dfa6; border: 1px "
+                                           "solid #6e5a23; border-radius: 4px; padding: 4px;")
+                          : QStringLiteral("background: #fff6e0; color: #6b4a00; border: 1px "
+                                           "solid #f0d48a; border-radius: 4px; padding: 4px;"));
+      label->setVisible(bad);
+    }
   }
   return placed;
 }

@@ -165,8 +165,8 @@ void MainWindow::buildUi() {
   auto* lbox = new QVBoxLayout(left);
   editor_ = new DesignEditor(*presets_, left);
   lbox->addWidget(editor_, 1);
-  auto* hint = new QLabel(tr("Every change re-evaluates the design (Ctrl+Z undoes it). A red frame "
-                             "marks a field with a problem: hover it for the message."),
+  auto* hint = new QLabel(tr("Every change re-evaluates the design (Ctrl+Z undoes it). A field in "
+                             "red has a problem: its page says which, and so does its tooltip."),
                           left);
   hint->setObjectName(QStringLiteral("hint"));
   hint->setWordWrap(true);

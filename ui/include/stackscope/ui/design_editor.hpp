@@ -139,6 +139,7 @@ class DesignEditor : public QWidget {
   QPushButton* addLevel_ = nullptr;
   QPushButton* removeLevel_ = nullptr;
   std::vector<QString> pageTitles_;
+  std::vector<QLabel*> pageProblems_;  // per page: its issues in words
   bool refreshing_ = false;
 };
 
