@@ -999,8 +999,7 @@ void DesignEditor::showCustomHardware(const QString& prefix) {
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
   cur_ = base;
-  custom_ = base.hardware;
-  level_ = 0;
+  custom_ = base.hardware;  // the network level selected stays (undo of a level edit)
   refreshing_ = true;
   {
     const QSignalBlocker b1(hardware_), b2(model_);

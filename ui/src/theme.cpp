@@ -11,6 +11,7 @@
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
+#include <QToolTip>
 
 namespace stackscope::ui::theme {
 namespace {
@@ -108,6 +109,8 @@ void apply(Mode mode) {
     case Mode::light: QApplication::setPalette(QApplication::style()->standardPalette()); break;
     case Mode::dark: QApplication::setPalette(darkPalette()); break;
   }
+  // Tooltips keep a palette of their own.
+  QToolTip::setPalette(QApplication::palette());
 }
 
 Mode current() {
