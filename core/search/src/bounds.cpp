@@ -49,21 +49,11 @@ inline double busy(const WorkOp& w, const Inverse& r) {
   return std::max(comp, mem);
 }
 
-// The collectives of one layer kind: an optional overlappable collective (the cheaper of up to
-// two ways to run it, each with its call count) and exposed ones.
-struct LayerComm {
-  struct Way {
-    double time = 0;
-    double calls = 0;
-  };
-  std::array<Way, 2> pair{};
-  int ways = 0;
-  double exposed = 0, exposed_calls = 0;
-};
+using LayerComm = CommWork::Layer;
 
 // One layer of kind `w`: plain operators + launches + the producer paired with its collective.
 double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
-                  const LayerComm* comm) {
+                  const LayerComm* comm, const Schedule* sched) {
   double plain = 0, producer = 0, cand[2] = {0, 0};
   for (int i = 0; i < w.n; ++i) {
     const double t = busy(w.op[static_cast<std::size_t>(i)], inv);
@@ -77,22 +67,36 @@ double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
   producer += std::max(cand[0], cand[1]);
   double t = plain + w.launches * r.launch_s;
   if (!comm) return t + producer;
-  double paired = comm->ways == 0 ? producer : std::numeric_limits<double>::infinity();
-  for (int i = 0; i < comm->ways; ++i) {
-    const auto& way = comm->pair[static_cast<std::size_t>(i)];
-    paired = std::min(paired, std::max(producer, way.time) + way.calls * r.launch_s);
+  // The producer paired with its collective (bounds.hpp Schedule): the cheaper way unless the
+  // schedule fixes it; max(P, c) for any overlap, plus min(P, c) / T with T tiles fixed.
+  auto pair = [&](const CommWork::Way& way) {
+    double x = std::max(producer, way.time);
+    if (sched && sched->overlap != parallel::Overlap::auto_tiles) {
+      const int tiles = sched->overlap == parallel::Overlap::off ? 1 : std::max(1, sched->tiles);
+      x += std::min(producer, way.time) / tiles;
+    }
+    return x + way.calls * r.launch_s;
+  };
+  double paired = producer;
+  if (comm->ways == 1) {
+    paired = pair(comm->pair[0]);
+  } else if (comm->ways == 2) {
+    paired = sched ? pair(comm->pair[sched->sequence_parallel ? 1 : 0])
+                   : std::min(pair(comm->pair[0]), pair(comm->pair[1]));
   }
   return t + paired + comm->exposed + comm->exposed_calls * r.launch_s;
 }
 
 // The slowest stage pass: each layer kind's time once, then every stage's layers of each kind
 // plus the pipeline hop.
-double slowest_stage(const DecodeWork& w, const DecodeRates& r,
-                     const std::array<LayerComm, DecodeWork::kinds>* comm, double hop) {
+double slowest_stage(const DecodeWork& w, const DecodeRates& r, const CommWork* comm,
+                     const Schedule* sched = nullptr) {
   const Inverse inv(r);
   std::array<double, DecodeWork::kinds> lt{};
   for (std::size_t k = 0; k < lt.size(); ++k)
-    if (w.layer[k].n > 0) lt[k] = layer_time(w.layer[k], r, inv, comm ? &(*comm)[k] : nullptr);
+    if (w.layer[k].n > 0)
+      lt[k] = layer_time(w.layer[k], r, inv, comm ? &comm->layer[k] : nullptr, sched);
+  const double hop = comm ? comm->hop_s + comm->hop_calls * r.launch_s : 0.0;
   double worst = 0;
   for (const auto& st : w.stages) {
     double t = hop;
@@ -155,15 +159,17 @@ DecodeRates decode_rates(const perf::Design& d, double kv_page_bytes) noexcept {
   return r;
 }
 
-Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates) noexcept {
+Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates,
+                             const CommWork* comm, const Schedule* schedule) noexcept {
   Optimistic o;
-  decode_rates_of(o, slowest_stage(work, rates, nullptr, 0.0), work.passes, work.batch, work.dp);
+  decode_rates_of(o, slowest_stage(work, rates, comm, comm ? schedule : nullptr), work.passes,
+                  work.batch, work.dp);
   o.dram_peak_C = -std::numeric_limits<double>::infinity();
   return o;
 }
 
 Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net,
-                      DecodeWork* work) noexcept {
+                      DecodeWork* work, CommWork* comm_out) noexcept {
   Optimistic o;
   const auto& m = d.model;
   const auto& w = d.workload;
@@ -273,8 +279,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
 
   struct Phase {
     DecodeWork work;
-    std::array<LayerComm, DecodeWork::kinds> comm{};
-    double hop = 0;  // pipeline hop per stage pass (with its launch)
+    CommWork comm;
   };
   auto phase = [&](bool decode) {
     Phase p;
@@ -332,7 +337,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       n += gemm(a, reduce ? LayerWork::producer : LayerWork::plain, t_attn, h, heads_loc * v_dim);
       a.launches += n;
       if (reduce)
-        tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes, p.comm[DecodeWork::attention]);
+        tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes, p.comm.layer[DecodeWork::attention]);
     }
     // Dense FFN layer (dense_ffn_block).
     {
@@ -340,7 +345,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       if (!m.parallel_attention) norm(f, tp_f > 1 ? t_ffn / tp_f : t_ffn);
       f.launches += ffn(f, LayerWork::plain, tp_f > 1 ? LayerWork::producer : LayerWork::plain,
                         t_ffn, m.ffn_dim, 1.0, tp_f);
-      if (tp_f > 1) tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes, p.comm[DecodeWork::dense]);
+      if (tp_f > 1) tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes, p.comm.layer[DecodeWork::dense]);
     }
     // MoE layer (moe_block): norm, router GEMM and top-k; shared and routed experts are the
     // producer of the dispatch/combine all-to-alls.
@@ -397,7 +402,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       if (e.shared_experts > 0)
         x.launches += ffn(x, LayerWork::producer, LayerWork::producer, t_stage / ep_m,
                           sdim * e.shared_experts, 1.0, tp_m);
-      auto& lc = p.comm[DecodeWork::moe];
+      auto& lc = p.comm.layer[DecodeWork::moe];
       if (t_comm > 0 || n_comm > 0) {
         lc.pair[0] = {t_comm, n_comm};
         lc.ways = 1;
@@ -418,13 +423,14 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
       if (tp_a > 1) {
         const double ag = comm(GroupKind::attention_tp, Collective::all_gather,
                                seqs_dev * static_cast<double>(m.vocab) * 4.0);
-        p.comm[DecodeWork::lm_head].exposed += ag;
-        p.comm[DecodeWork::lm_head].exposed_calls += calls(ag);
+        p.comm.layer[DecodeWork::lm_head].exposed += ag;
+        p.comm.layer[DecodeWork::lm_head].exposed_calls += calls(ag);
       }
     }
     if (pp > 1) {
       const double t = comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
-      p.hop = t + calls(t) * dec_rates.launch_s;
+      p.comm.hop_s = t;
+      p.comm.hop_calls = calls(t);
     }
     // Stage layer counts.
     p.work.stages.resize(static_cast<std::size_t>(pp));
@@ -448,8 +454,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     std::array<double, DecodeWork::kinds> bytes{};
     for (int k = 0; k < DecodeWork::kinds; ++k)
       bytes[static_cast<std::size_t>(k)] = layer_bytes(p.work.layer[static_cast<std::size_t>(k)]);
-    const double t =
-        slowest_stage(p.work, r, with_comm ? &p.comm : nullptr, with_comm ? p.hop : 0.0);
+    const double t = slowest_stage(p.work, r, with_comm ? &p.comm : nullptr);
     for (const auto& st : p.work.stages) {
       double b = 0;
       for (std::size_t k = 0; k < bytes.size(); ++k) b += st.count[k] * bytes[k];
@@ -466,6 +471,7 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   const double dec_passes = std::max(mbs, pp);
   const double pre_passes = mbs + pp - 1.0;
   const double dp = std::max(1, d.parallel.dp);
+  if (comm_out) *comm_out = dec.comm;
   if (work) {
     *work = dec.work;
     work->kv_page_bytes = page_bytes;

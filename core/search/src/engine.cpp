@@ -22,6 +22,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/power_area/area.hpp"
+#include "stackscope/power_area/energy.hpp"
 #include "stackscope/search/bounds.hpp"
 
 namespace stackscope::search {
@@ -135,6 +136,7 @@ struct UnitWork {
   std::size_t batch_digit = 0;
   DecodeWork work;
   perf::MemoryFootprint footprint;  // weights, KV, activations (hardware-independent)
+  std::uint32_t page = 0;           // index of work.kv_page_bytes in Plan::pages
 };
 
 struct Plan {
@@ -142,6 +144,7 @@ struct Plan {
   std::vector<std::pair<std::uint64_t, std::size_t>> system;  // of system axes
   bool regions = false;
   std::vector<std::vector<UnitWork>> classes;  // per device class, group-major
+  std::vector<double> pages;                   // distinct KV page sizes of all units
   std::uint64_t block = 1;                     // hardware points claimed at once
 
   bool inert_twin(std::uint64_t hw) const {
@@ -206,6 +209,9 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
         const int batch = d.workload.batch;
         optimistic(d, batch, nullptr, &u.work);
         u.footprint = perf::memory_footprint(d, batch);
+        auto it = std::find(plan.pages.begin(), plan.pages.end(), u.work.kv_page_bytes);
+        if (it == plan.pages.end()) it = plan.pages.insert(plan.pages.end(), u.work.kv_page_bytes);
+        u.page = static_cast<std::uint32_t>(it - plan.pages.begin());
         units.push_back(std::move(u));
       }
     }
@@ -216,6 +222,7 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
 
 // A (parallel group, batch) unit of a hardware point's inner space.
 struct Unit {
+  std::uint32_t index = 0;  // in Plan::classes[class] (units built from a region)
   std::uint64_t group = 0;
   std::size_t batch_digit = 0;
   int batch = 0;        // the batch the evaluator will use
@@ -228,14 +235,24 @@ struct Unit {
 struct Region {
   std::uint64_t key = std::numeric_limits<std::uint64_t>::max();
   bool infeasible = false;      // the hardware alone fails a check of hardware_ok()
-  std::uint64_t dominated = 0;  // units whose bound `archive` dominated
+  std::uint64_t dominated = 0;  // units whose bound `archive` dominated (or a box removed)
   std::vector<Unit> alive;      // the others that fit memory and may meet the TPOT SLO
-  std::vector<std::pair<double, double>> kv_bw;  // (KV page bytes, bandwidth)
 };
 
-// Bounds every unit of hardware point hw's region against `archive` (null: none dominated).
+// The hardware-only checks of hardware_ok() that hold for every point of a region.
+bool region_feasible(const Constraints& c, const perf::Design& d,
+                     const power_area::AreaBreakdown& a) {
+  const double t_min = dram_peak_floor_C(d.hardware);
+  return a.fits_die() && a.fits_reticle() && !(a.die_mm2 > c.max_die_area_mm2) &&
+         !(d.hardware.energy.static_power_W > c.max_power_W) && !(t_min > c.max_dram_C) &&
+         !(t_min > memory::kDramLimitC);
+}
+
+// Bounds the units `candidates` (indices into the class's units; null: all) of hardware point
+// hw's region against `archive` (null: none dominated).
 void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
-                  const Archive* archive, Region& region) {
+                  const Archive* archive, const std::vector<std::uint32_t>* candidates,
+                  Region& region) {
   const Space& space = cs.space();
   region.infeasible = false;
   region.dominated = 0;
@@ -243,42 +260,34 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   const perf::Design d = cs.hardware_design(hw);
   const auto a = power_area::area(d.hardware);
   const auto& c = space.constraints;
-  // The hardware-only checks of hardware_ok(): equal for every point of the region.
-  const double t_min = dram_peak_floor_C(d.hardware);
-  if (!a.fits_die() || !a.fits_reticle() || a.die_mm2 > c.max_die_area_mm2 ||
-      d.hardware.energy.static_power_W > c.max_power_W || t_min > c.max_dram_C ||
-      t_min > memory::kDramLimitC) {
+  if (!region_feasible(c, d, a)) {
     region.infeasible = true;
     return;
   }
   const auto& units = plan.classes[cs.device_class(hw)];
   if (units.empty()) return;
+  if (candidates) region.dominated = units.size() - candidates->size();
   // Reserved bytes and capacity: the hardware's (memory_footprint's other terms are not).
   const perf::MemoryFootprint hwf = perf::memory_footprint(d, 1);
   const int devices = cs.devices(hw);
-  double page = units.front().work.kv_page_bytes;
-  DecodeRates rates = decode_rates(d, page);
-  region.kv_bw.assign(1, {page, rates.kv_bw_Bps});
+  DecodeRates rates = decode_rates(d, plan.pages.front());
+  std::vector<double> kv(plan.pages.size(), -1.0);
+  kv[0] = rates.kv_bw_Bps;
   const double sign = space.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
   const std::size_t n_obj = space.objectives.size();
-  for (const UnitWork& u : units) {
+  const std::size_t n = candidates ? candidates->size() : units.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const UnitWork& u = units[candidates ? (*candidates)[i] : i];
     perf::MemoryFootprint f = u.footprint;
     f.reserved = hwf.reserved;
     f.capacity = hwf.capacity;
     if (f.total() > f.capacity) continue;  // as Worker::fits()
-    if (u.work.kv_page_bytes != page) {
-      page = u.work.kv_page_bytes;
-      auto it = std::find_if(region.kv_bw.begin(), region.kv_bw.end(),
-                             [&](const auto& e) { return e.first == page; });
-      if (it == region.kv_bw.end()) {
-        region.kv_bw.emplace_back(page, kv_page_bandwidth(d, page));
-        it = region.kv_bw.end() - 1;
-      }
-      rates.kv_bw_Bps = it->second;
-    }
+    if (kv[u.page] < 0) kv[u.page] = kv_page_bandwidth(d, plan.pages[u.page]);
+    rates.kv_bw_Bps = kv[u.page];
     const Optimistic o = decode_optimistic(u.work, rates);
     if (o.tpot_s > c.tpot_slo_s) continue;
     Unit x;
+    x.index = static_cast<std::uint32_t>(candidates ? (*candidates)[i] : i);
     x.group = u.group;
     x.batch_digit = u.batch_digit;
     x.batch = u.work.batch;
@@ -293,6 +302,182 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   }
   std::stable_sort(region.alive.begin(), region.alive.end(),
                    [](const Unit& l, const Unit& r) { return l.key > r.key; });
+}
+
+// Hardware boxes (exhaustive runs with regions): the hardware points sharing the first l axes'
+// digits (index order) form a box, a contiguous range of hardware indices. A box's aggregate
+// is the best any region below it could offer a unit - the largest compute and bandwidth
+// rates, the shortest launch, the smallest die, the most free memory - over the regions that
+// pass the hardware-only checks. Every quantity in the unit bound (decode_optimistic) is
+// monotone in these (time falls as a rate rises; STPS per mm2 rises as the die shrinks), so a
+// unit whose bound at the box aggregate is dominated, over memory or over the TPOT SLO is so on
+// every region of the box; a box with no unit left (or no feasible region) is skipped whole.
+// Workers walk the chain of boxes above each hardware point, narrowing the unit list level by
+// level; the region bound then starts from the deepest box's list.
+struct BoxAgg {
+  bool feasible = false;  // some region below passes the hardware-only checks
+  DecodeRates rates{};    // max rates, min launch
+  std::vector<double> kv;  // max KV-page bandwidth per Plan::pages entry
+  double die_mm2 = std::numeric_limits<double>::infinity();  // min
+  double room = -std::numeric_limits<double>::infinity();    // max capacity - reserved
+
+  void widen(const BoxAgg& o) {
+    if (!o.feasible) return;
+    if (!feasible) {
+      *this = o;
+      return;
+    }
+    rates.mm_flops_per_s = std::max(rates.mm_flops_per_s, o.rates.mm_flops_per_s);
+    rates.attn_flops_per_s = std::max(rates.attn_flops_per_s, o.rates.attn_flops_per_s);
+    rates.vec_flops_per_s = std::max(rates.vec_flops_per_s, o.rates.vec_flops_per_s);
+    rates.bw_Bps = std::max(rates.bw_Bps, o.rates.bw_Bps);
+    rates.launch_s = std::min(rates.launch_s, o.rates.launch_s);
+    for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = std::max(kv[i], o.kv[i]);
+    die_mm2 = std::min(die_mm2, o.die_mm2);
+    room = std::max(room, o.room);
+  }
+};
+
+struct Boxes {
+  bool enabled = false;
+  // Per depth l = 1..depth (index l - 1): hardware points per box (a box's index is hw / width),
+  // the l-th axis's hardware-index stride and radix, whether it is a hardware axis (system and
+  // inert axes leave the aggregate unchanged), and the aggregates, indexed by the digits of
+  // the hardware axes among the first l axes (boxes that differ only in system or inert digits
+  // share one).
+  std::vector<std::uint64_t> width, stride, radix;
+  std::vector<bool> hardware_axis;
+  std::vector<std::vector<BoxAgg>> level;
+  std::vector<std::vector<std::uint32_t>> all_units;  // per class: 0..n-1
+
+  // Index of hw's aggregate at depth `l` (0-based) given the one at depth l - 1.
+  std::uint64_t agg_index(std::size_t l, std::uint64_t parent, std::uint64_t hw) const {
+    if (!hardware_axis[l]) return parent;
+    return parent * radix[l] + hw / stride[l] % radix[l];
+  }
+};
+
+// Boxes of at most this many at the deepest level (memory: ~100 bytes each).
+constexpr std::uint64_t kMaxBoxes = std::uint64_t{1} << 18;
+
+// The aggregate of one region (hardware point `hw` with its system digits at 0 and its inert
+// digits at their first valid value).
+BoxAgg region_agg(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw) {
+  BoxAgg g;
+  const perf::Design d = cs.hardware_design(hw);
+  const auto a = power_area::area(d.hardware);
+  if (!region_feasible(cs.space().constraints, d, a)) return g;
+  // Hardware validation depends on the hardware alone (perf::validate check_hardware).
+  {
+    perf::Design probe = d;
+    cs.apply_inner(probe, hw, 0);
+    probe.workload.batch_auto = true;
+    for (const Issue& i : perf::validate(probe))
+      if (i.path.rfind("/hardware/", 0) == 0) return g;
+  }
+  g.feasible = true;
+  g.rates = decode_rates(d, plan.pages.front());
+  g.kv.resize(plan.pages.size());
+  g.kv[0] = g.rates.kv_bw_Bps;
+  for (std::size_t i = 1; i < plan.pages.size(); ++i) g.kv[i] = kv_page_bandwidth(d, plan.pages[i]);
+  g.die_mm2 = a.die_mm2;
+  const perf::MemoryFootprint f = perf::memory_footprint(d, 1);
+  g.room = f.capacity - f.reserved;
+  return g;
+}
+
+// Builds the box aggregates with `threads` threads; an empty result (enabled false) when the
+// run has no regions, the space is too small to gain from boxes, or `stop` fires.
+Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::stop_token stop) {
+  Boxes b;
+  if (!plan.regions || plan.pages.empty()) return b;
+  const Space& sp = cs.space();
+  const auto order = cs.axis_order();
+  // Depth: as deep as kMaxBoxes allows, and above the last hardware axis (a box must hold
+  // more than one region to save anything).
+  std::size_t last_hw = 0;
+  for (std::size_t l = 0; l < order.size(); ++l) {
+    const Knob* k = cs.knob(order[l]);
+    if (!k || k->effect == KnobEffect::hardware) last_hw = l + 1;
+  }
+  std::size_t depth = 0;
+  while (depth + 1 < last_hw &&
+         cs.hardware_points() / cs.hardware_stride(order[depth]) <= kMaxBoxes)
+    ++depth;
+  if (depth == 0) return b;
+  std::uint64_t deep_aggs = 1;
+  for (std::size_t l = 0; l < depth; ++l) {
+    const Knob* k = cs.knob(order[l]);
+    b.width.push_back(cs.hardware_stride(order[l]));
+    b.stride.push_back(cs.hardware_stride(order[l]));
+    b.radix.push_back(sp.hardware[order[l]].values.size());
+    b.hardware_axis.push_back(!k || k->effect == KnobEffect::hardware);
+    if (b.hardware_axis.back()) deep_aggs *= b.radix.back();
+  }
+  // Regions: every combination of the hardware axes' digits (index order, the last fastest),
+  // system digits 0, inert digits at their first valid value (rates depend on neither).
+  std::vector<std::size_t> base(sp.hardware.size(), 0);
+  std::vector<std::size_t> hw_axes;
+  for (std::size_t a : order) {
+    const Knob* k = cs.knob(a);
+    if (k && k->effect == KnobEffect::inert) {
+      const auto& v = sp.hardware[a].values;
+      std::size_t i = 0;
+      while (i + 1 < v.size() && !(k->valid && k->valid(v[i]))) ++i;
+      base[a] = i;
+    } else if (!k || k->effect == KnobEffect::hardware) {
+      hw_axes.push_back(a);
+    }
+  }
+  std::uint64_t regions = 1;
+  for (std::size_t a : hw_axes) regions *= sp.hardware[a].values.size();
+  // Regions of one deep aggregate are contiguous: `tail` of them each.
+  const std::uint64_t tail = regions / deep_aggs;
+  auto region_hw = [&](std::uint64_t r) {
+    std::vector<std::size_t> digits = base;
+    for (auto it = hw_axes.rbegin(); it != hw_axes.rend(); ++it) {
+      const std::size_t radix = sp.hardware[*it].values.size();
+      digits[*it] = static_cast<std::size_t>(r % radix);
+      r /= radix;
+    }
+    return cs.hardware_index(digits);
+  };
+  std::vector<BoxAgg> deep(deep_aggs);
+  const auto nt = static_cast<std::uint64_t>(std::max(1, threads));
+  std::atomic<bool> stopped{false};
+  {
+    std::vector<std::jthread> pool;
+    for (std::uint64_t t = 0; t < nt; ++t) {
+      pool.emplace_back([&, t] {
+        // Threads take contiguous runs of whole aggregates.
+        for (std::uint64_t g = deep_aggs * t / nt; g < deep_aggs * (t + 1) / nt; ++g) {
+          if (stop.stop_requested()) {
+            stopped = true;
+            return;
+          }
+          for (std::uint64_t r = g * tail; r < (g + 1) * tail; ++r)
+            deep[g].widen(region_agg(cs, plan, region_hw(r)));
+        }
+      });
+    }
+  }
+  if (stopped) return Boxes{};
+  // Shallower levels from deeper ones.
+  std::vector<std::vector<BoxAgg>> levels(depth);
+  levels[depth - 1] = std::move(deep);
+  for (std::size_t l = depth - 1; l-- > 0;) {
+    const std::uint64_t ratio = b.hardware_axis[l + 1] ? b.radix[l + 1] : 1;
+    levels[l].resize(levels[l + 1].size() / ratio);
+    for (std::size_t i = 0; i < levels[l + 1].size(); ++i)
+      levels[l][i / ratio].widen(levels[l + 1][i]);
+  }
+  b.level = std::move(levels);
+  for (const auto& units : plan.classes) {
+    auto& all = b.all_units.emplace_back(units.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint32_t>(i);
+  }
+  b.enabled = true;
+  return b;
 }
 
 struct Shared {
@@ -317,6 +502,7 @@ struct Shared {
   std::atomic<std::size_t> frontier{0};
   std::mutex sink_mutex;
   const Plan plan;
+  Boxes boxes;  // built by run() before the workers start
   // Promising hardware points visited before the others (they fill the archive that prunes
   // the rest), in visiting order and sorted.
   std::vector<std::uint64_t> first, first_sorted;
@@ -360,7 +546,7 @@ std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan,
   for (std::uint64_t i = 0; i < samples; ++i) {
     std::uint64_t hw = (i * m / samples) * n + k;
     if (n == 1) hw = plan.twin(hw);
-    bound_region(cs, plan, hw, nullptr, r);
+    bound_region(cs, plan, hw, nullptr, nullptr, r);
     if (r.infeasible || r.alive.empty()) continue;
     Scored x;
     x.key = plan.region_key(hw);
@@ -501,15 +687,27 @@ class Worker {
   // Network models of the last systems seen (a space has few: device count x link and latency
   // multipliers), for collective bounds; their memoised costs are reused.
   static constexpr std::size_t kNetworkModels = 64;
-  std::vector<std::pair<hw::System, std::unique_ptr<network::NetworkModel>>> nets_;
+  // With each model, the decode collectives of the class's units on that system (CommWork
+  // depends on the system, plan and batch only), filled as units are first bounded there.
+  struct NetEntry {
+    hw::System system;
+    std::unique_ptr<network::NetworkModel> model;
+    std::size_t cls = std::numeric_limits<std::size_t>::max();
+    std::vector<CommWork> comm;
+    std::vector<std::uint8_t> have;
+  };
+  std::vector<NetEntry> nets_;
 
-  network::NetworkModel* network_for(const hw::System& system) {
+  NetEntry* network_for(const hw::System& system) {
     if (system.levels.empty()) return nullptr;
-    for (auto& [sys, model] : nets_)
-      if (network::same_network(sys, system)) return model.get();
+    for (auto& e : nets_)
+      if (network::same_network(e.system, system)) return &e;
     if (nets_.size() >= kNetworkModels) nets_.erase(nets_.begin());
-    nets_.emplace_back(system, std::make_unique<network::NetworkModel>(system));
-    return nets_.back().second.get();
+    NetEntry e;
+    e.system = system;
+    e.model = std::make_unique<network::NetworkModel>(system);
+    nets_.push_back(std::move(e));
+    return &nets_.back();
   }
   std::vector<PointRecord> buf_;
   std::vector<PointRecord> pending_;  // entered local_'s frontier since the last sync()
@@ -635,12 +833,81 @@ class Worker {
   }
 
   Region region_;
+  // Hardware rates of the current hardware point for the unit bounds (KV-page bandwidth of
+  // Plan::pages[rates_page_]) and its static power.
+  DecodeRates rates_{};
+  std::uint32_t rates_page_ = 0;
+  double static_w_ = 0;
+  // The decode-only unit bound decides as much as the full one: no objective or constraint
+  // reads its TTFT or energy bounds.
+  const bool decode_only_ = [this] {
+    if (std::isfinite(space_.constraints.ttft_slo_s)) return false;
+    for (const auto& o : space_.objectives)
+      if (o.metric == Metric::energy_per_token_j || o.metric == Metric::ttft_s) return false;
+    return true;
+  }();
 
-  const Region& region(std::uint64_t hw) {
+  const Region& region(std::uint64_t hw, const std::vector<std::uint32_t>* candidates) {
     const std::uint64_t key = s_.plan.region_key(hw);
-    if (key != region_.key) bound_region(s_.space, s_.plan, hw, &local_, region_);
+    if (key != region_.key) bound_region(s_.space, s_.plan, hw, &local_, candidates, region_);
     region_.key = key;
     return region_;
+  }
+
+  // The chain of boxes above the last hardware point (Boxes): per depth, the box index and the
+  // units left in it.
+  std::vector<std::uint64_t> chain_id_, chain_agg_;
+  std::vector<std::vector<std::uint32_t>> chain_units_;
+
+  // The units left in hw's deepest box, narrowed level by level from the class's units; empty
+  // when a box above hw has none left (or no feasible region): hw is then pruned whole.
+  const std::vector<std::uint32_t>& box_units(std::uint64_t hw) {
+    const Boxes& b = s_.boxes;
+    const std::size_t depth = b.width.size();
+    if (chain_id_.size() != depth) {
+      chain_id_.assign(depth, std::numeric_limits<std::uint64_t>::max());
+      chain_agg_.assign(depth, 0);
+      chain_units_.assign(depth, {});
+    }
+    std::size_t l = 0;
+    while (l < depth && chain_id_[l] == hw / b.width[l]) ++l;
+    if (l == depth) return chain_units_[depth - 1];
+    const std::size_t cls = s_.space.device_class(hw);
+    const auto& units = s_.plan.classes[cls];
+    const int devices = s_.space.devices(hw);
+    const std::size_t n_obj = space_.objectives.size();
+    for (; l < depth; ++l) {
+      chain_id_[l] = hw / b.width[l];
+      chain_agg_[l] = b.agg_index(l, l == 0 ? 0 : chain_agg_[l - 1], hw);
+      const auto& parent = l == 0 ? b.all_units[cls] : chain_units_[l - 1];
+      auto& out = chain_units_[l];
+      out.clear();
+      const BoxAgg& g = b.level[l][chain_agg_[l]];
+      if (parent.empty() || !g.feasible) continue;
+      if (!b.hardware_axis[l] && l > 0) {
+        out = parent;
+        continue;
+      }
+      DecodeRates rates = g.rates;
+      for (const std::uint32_t i : parent) {
+        const UnitWork& u = units[i];
+        const perf::MemoryFootprint& f = u.footprint;
+        // Over memory on every region: more than the most free memory (with rounding slack).
+        if (f.weights + f.kv_cache + f.activations > g.room * (1 + 1e-12)) continue;
+        rates.kv_bw_Bps = g.kv[u.page];
+        const Optimistic o = decode_optimistic(u.work, rates);
+        if (o.tpot_s > space_.constraints.tpot_slo_s) continue;
+        auto v = bound_vector(space_, o, devices, g.die_mm2);
+        // Area varies over the box: its best (smallest) value, or unbounded when maximised.
+        for (std::size_t k = 0; k < n_obj; ++k)
+          if (space_.objectives[k].metric == Metric::area_mm2 &&
+              space_.objectives[k].direction == Direction::maximize)
+            v[k] = std::numeric_limits<double>::infinity();
+        if (local_.dominates({v.data(), n_obj})) continue;
+        out.push_back(i);
+      }
+    }
+    return chain_units_[depth - 1];
   }
 
   void hardware_point(std::uint64_t hw) {
@@ -654,9 +921,17 @@ class Worker {
       schedules(hw, nullptr);
       return;
     }
-    const Region& r = region(hw);
     const std::uint64_t per_batch =
         space_.inner.sequence_parallel.size() * space_.inner.overlap.size();
+    const std::vector<std::uint32_t>* candidates = nullptr;
+    if (s_.boxes.enabled) {
+      candidates = &box_units(hw);
+      if (candidates->empty()) {
+        prune(inner_n, true);
+        return;
+      }
+    }
+    const Region& r = region(hw, candidates);
     if (r.infeasible) {
       prune(inner_n, false);
       return;
@@ -684,7 +959,14 @@ class Worker {
     const int devices = s_.space.devices(hw);
     const double die = power_area::area(hwd.hardware).die_mm2;
     const bool bounds = s_.opt.prune_bounds;
-    network::NetworkModel* net = nullptr;  // built on first use: collective bounds are costly
+    NetEntry* net = nullptr;  // built on first use: collective bounds are costly
+    if (alive && decode_only_) {
+      rates_ = decode_rates(hwd, s_.plan.pages.front());
+      rates_page_ = 0;
+      const auto& nm = hwd.workload.numerics;
+      static_w_ = power_area::energy_rates(hwd.hardware, wider(nm.weights, nm.activations)).static_W *
+                  (1.0 - 1e-9);
+    }
 
     // Units of (group, batch): memory fit and optimistic bounds without collectives (cheap),
     // computed before evaluating; units that survive them get the collective-aware bound.
@@ -739,12 +1021,39 @@ class Worker {
         prune(per_batch, true);
         continue;
       }
+      const DecodeWork* unit_work = nullptr;  // with unit_comm: per-schedule bounds below
+      const CommWork* unit_comm = nullptr;
       if (bounds && !hwd.system.levels.empty()) {
         if (!net) net = network_for(hwd.system);
         s_.space.apply_inner(d, hw,
                              (u.group * in.sequence_parallel.size()) * nb * in.overlap.size() +
                                  u.batch_digit * in.overlap.size());
-        const Optimistic o = optimistic(d, u.batch, net);
+        Optimistic o;
+        if (alive && decode_only_) {
+          // The region's decode work with this system's collectives (cached per unit).
+          const std::size_t cls = s_.space.device_class(hw);
+          const auto& works = s_.plan.classes[cls];
+          if (net->cls != cls) {
+            net->cls = cls;
+            net->comm.assign(works.size(), {});
+            net->have.assign(works.size(), 0);
+          }
+          if (!net->have[u.index]) {
+            optimistic(d, u.batch, net->model.get(), nullptr, &net->comm[u.index]);
+            net->have[u.index] = 1;
+          }
+          const UnitWork& w = works[u.index];
+          if (rates_page_ != w.page) {
+            rates_page_ = w.page;
+            rates_.kv_bw_Bps = kv_page_bandwidth(hwd, s_.plan.pages[w.page]);
+          }
+          unit_work = &w.work;
+          unit_comm = &net->comm[u.index];
+          o = decode_optimistic(w.work, rates_, unit_comm);
+          o.power_w = static_w_;
+        } else {
+          o = optimistic(d, u.batch, net->model.get());
+        }
         if (slo_violated(o)) {
           prune(per_batch, false);
           continue;
@@ -755,16 +1064,61 @@ class Worker {
           continue;
         }
       }
+      // The unit's points (sequence parallelism x overlap). With this system's collectives at
+      // hand each gets the bound of its own schedule, and they are evaluated fastest bound
+      // first: for objectives of one batch and die, the point with the shortest TPOT dominates
+      // the others, so the first evaluation usually prunes the rest.
+      struct Pt {
+        std::uint64_t inner = 0;
+        double tpot = 0;
+        std::array<double, kMaxObjectives> bound{};
+        bool viable = true;
+      };
+      std::array<Pt, 64> pts{};
+      std::size_t n_pts = 0;
+      const std::size_t n_sched = in.sequence_parallel.size() * in.overlap.size();
+      const bool own = unit_comm && n_sched <= pts.size();
       for (std::size_t sp = 0; sp < in.sequence_parallel.size(); ++sp) {
         for (std::size_t ov = 0; ov < in.overlap.size(); ++ov) {
-          if (s_.halted() || !reserve()) return;
-          const std::uint64_t inner =
-              ((u.group * in.sequence_parallel.size() + sp) * nb + u.batch_digit) *
-                  in.overlap.size() +
-              ov;
-          s_.space.apply_inner(d, hw, inner);
-          evaluate(d, {hw, inner});
+          Pt& p = pts[own ? n_pts : 0];
+          p.inner = ((u.group * in.sequence_parallel.size() + sp) * nb + u.batch_digit) *
+                        in.overlap.size() +
+                    ov;
+          if (!own) {
+            if (s_.halted() || !reserve()) return;
+            s_.space.apply_inner(d, hw, p.inner);
+            evaluate(d, {hw, p.inner});
+            continue;
+          }
+          s_.space.apply_inner(d, hw, p.inner);
+          Schedule sch;
+          sch.sequence_parallel = d.parallel.sequence_parallel;
+          sch.overlap = d.parallel.overlap;
+          sch.tiles = d.parallel.overlap_tiles;
+          Optimistic o = decode_optimistic(*unit_work, rates_, unit_comm, &sch);
+          o.power_w = static_w_;
+          p.tpot = o.tpot_s;
+          p.viable = !slo_violated(o);
+          p.bound = bound_vector(space_, o, devices, die);
+          ++n_pts;
         }
+      }
+      std::stable_sort(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n_pts),
+                       [](const Pt& a, const Pt& b) { return a.tpot < b.tpot; });
+      for (std::size_t i = 0; i < n_pts; ++i) {
+        if (s_.halted()) return;
+        const Pt& p = pts[i];
+        if (!p.viable) {
+          prune(1, false);
+          continue;
+        }
+        if (local_.dominates({p.bound.data(), space_.objectives.size()})) {
+          prune(1, true);
+          continue;
+        }
+        if (!reserve()) return;
+        s_.space.apply_inner(d, hw, p.inner);
+        evaluate(d, {hw, p.inner});
       }
     }
   }
@@ -1084,6 +1438,9 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   const auto t0 = Clock::now();
   Shared s(space, opt, sink, stop);
   if (opt.strategy == Strategy::exhaustive) {
+    const int box_threads = opt.threads > 0 ? opt.threads
+                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    s.boxes = make_boxes(space, s.plan, box_threads, stop);
     s.first = promising(space, s.plan, opt.shard);
     s.first_sorted = s.first;
     std::sort(s.first_sorted.begin(), s.first_sorted.end());

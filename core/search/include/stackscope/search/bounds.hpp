@@ -108,6 +108,25 @@ struct DecodeWork {
   double dp = 1;
 };
 
+// The decode collectives of one (plan, batch) on one system, per layer kind: the collective a
+// producer may overlap (the cheaper of up to two ways to run it - all-reduce, or
+// reduce-scatter + all-gather -, each with its number of calls) and the exposed ones, plus the
+// pipeline hop per stage pass. Network seconds and call counts only (a call's launch is the
+// hardware's), so one CommWork serves every hardware point with the same system.
+struct CommWork {
+  struct Way {
+    double time = 0;
+    double calls = 0;
+  };
+  struct Layer {
+    std::array<Way, 2> pair{};
+    int ways = 0;
+    double exposed = 0, exposed_calls = 0;
+  };
+  std::array<Layer, DecodeWork::kinds> layer{};
+  double hop_s = 0, hop_calls = 0;
+};
+
 // The hardware rates DecodeWork is divided by (nominal clock, 50 C, as in optimistic()).
 struct DecodeRates {
   double mm_flops_per_s = 0;    // matrix peak x matmul_efficiency
@@ -122,17 +141,33 @@ struct DecodeRates {
 DecodeRates decode_rates(const perf::Design& design, double kv_page_bytes) noexcept;
 double kv_page_bandwidth(const perf::Design& design, double kv_page_bytes) noexcept;
 
-// Collective-free optimistic TPOT, STPS and UTPS of `work` at `rates` (other fields: the
-// weakest bound, 0 or -inf): equal to optimistic(design, batch, nullptr) in those fields.
-Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates) noexcept;
+// The schedule settings a collective-aware decode bound may be specialised to (one point of a
+// unit instead of all of them): the TP-reduction way (sequence parallelism off: all-reduce, on:
+// reduce-scatter + all-gather) and the overlap mode. With T tiles the evaluator's pair time is
+// >= max(P, c) + min(P, c) / T for producer busy time P and collective time c (its saving is at
+// most min(tc, c)(1 - 1/T) with tc <= P); overlap off (T = 1) pays P + c.
+struct Schedule {
+  bool sequence_parallel = false;
+  parallel::Overlap overlap = parallel::Overlap::auto_tiles;
+  int tiles = 1;  // Overlap::fixed
+};
+
+// Optimistic TPOT, STPS and UTPS of `work` at `rates` (other fields: the weakest bound, 0 or
+// -inf): without `comm`, equal to optimistic(design, batch, nullptr) in those fields; with the
+// CommWork optimistic() returned for a network model, equal to optimistic(design, batch, net);
+// with `comm` and `schedule`, a bound of the points with that schedule only (>= the former).
+Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates,
+                             const CommWork* comm = nullptr,
+                             const Schedule* schedule = nullptr) noexcept;
 
 // `design` has its plan set; `batch` is the batch the evaluator will use (the fixed batch, or
 // perf::max_batch_that_fits() for batch_auto), >= 1. The design must pass perf::validate()
 // apart from the batch fitting memory.
 // `network`: a model of design.system (its memoised costs are reused; not thread-safe), or null
-// to leave collectives out of the bounds. `work`, when given, receives the decode work.
+// to leave collectives out of the bounds. `work`, when given, receives the decode work; `comm`
+// the decode collectives (all zero without a network).
 Optimistic optimistic(const perf::Design& design, int batch,
-                      network::NetworkModel* network = nullptr,
-                      DecodeWork* work = nullptr) noexcept;
+                      network::NetworkModel* network = nullptr, DecodeWork* work = nullptr,
+                      CommWork* comm = nullptr) noexcept;
 
 }  // namespace stackscope::search
