@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/compute/roofline.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
@@ -46,7 +47,7 @@ struct Inverse {
 inline double busy(const WorkOp& w, const Inverse& r) {
   const double comp = w.mm_flops * r.mm + w.attn_flops * r.attn + w.vec_flops * r.vec;
   const double mem = w.bytes * r.bw + w.kv_bytes * r.kv;
-  return std::max(comp, mem);
+  return std::max({comp, mem, w.busy_s});
 }
 
 using LayerComm = CommWork::Layer;
@@ -168,8 +169,12 @@ Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates,
   return o;
 }
 
-Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net,
-                      DecodeWork* work, CommWork* comm_out) noexcept {
+namespace {
+
+// optimistic() and hardware_decode_work(): `exact` costs GEMMs and attention on the design's die
+// (decode phase only).
+Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkModel* net,
+                           DecodeWork* work, CommWork* comm_out, bool exact) noexcept {
   Optimistic o;
   const auto& m = d.model;
   const auto& w = d.workload;
@@ -244,14 +249,23 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     ++lw.n;
   };
   // compute::gemm: nothing (not even a launch) when a dimension is 0.
+  // The evaluator's rates at the nominal clock and 50 C (exact mode).
+  const auto& die = d.hardware.compute;
+  const compute::Rates stream{hw::matrix_peak_flops(die, mm), dec_rates.vec_flops_per_s,
+                              dec_rates.bw_Bps, dec_rates.launch_s};
+  compute::Rates kv_rates = stream;
+  kv_rates.dram_Bps = dec_rates.kv_bw_Bps;
   auto gemm = [&](LayerWork& lw, LayerWork::Role role, double gm, double gn, double gk,
                   double count = 1.0, double b_bytes = -1, double c_bytes = -1) {
     if (gm <= 0 || gn <= 0 || gk <= 0 || count <= 0) return 0.0;
     WorkOp op;
+    const double bb = b_bytes >= 0 ? b_bytes : wb, cb = c_bytes >= 0 ? c_bytes : ab;
     op.mm_flops = 2.0 * gm * gn * gk * count;
-    op.bytes = (gm * gk * ab + gk * gn * (b_bytes >= 0 ? b_bytes : wb) +
-                gm * gn * (c_bytes >= 0 ? c_bytes : ab)) *
-               count;
+    op.bytes = (gm * gk * ab + gk * gn * bb + gm * gn * cb) * count;
+    if (exact) {
+      const compute::OpCost c = compute::gemm(die, stream, gm, gn, gk, {ab, bb, cb}, count);
+      op.busy_s = std::max(c.t_compute, c.t_memory);
+    }
     add(lw, role, op);
     return 1.0;
   };
@@ -328,6 +342,25 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
         const double io = 2.0 * seqs_dev * q_dev * heads_loc * std::max(dims.qk, dims.v) * ab +
                           seqs_dev * kv_len * kvb;
         (absorbed ? op.kv_bytes : op.bytes) = io;
+        if (exact) {
+          compute::AttentionShape sh;
+          sh.sequences = seqs_dev;
+          sh.q_len = q_dev;
+          sh.kv_len = kv_len;
+          sh.heads = heads_loc;
+          sh.qk_dim = dims.qk;
+          sh.v_dim = dims.v;
+          sh.kv_bytes_per_token = kvb;
+          sh.q_bytes = ab;
+          sh.causal = true;
+          if (m.attention != workload::AttentionKind::mla) {
+            const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
+            sh.kv_reads = 1.0 + (group - 1.0) * die.decode_kv_reread_fraction;
+          }
+          const compute::OpCost c = compute::attention(die, absorbed ? kv_rates : stream,
+                                                       die.attention_efficiency, sh);
+          op.busy_s = std::max(c.t_compute, c.t_memory);
+        }
         add(a, LayerWork::plain, op);
         n += 1.0;
       }
@@ -464,10 +497,11 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
     return t;
   };
 
-  const Phase dec = phase(true), pre = phase(false);
+  const Phase dec = phase(true);
+  const Phase pre = exact ? Phase{} : phase(false);
   double dec_energy = 0, pre_energy = 0;
   const double dec_time = bound(dec, dec_rates, &dec_energy);
-  const double pre_time = bound(pre, pre_rates, &pre_energy);
+  const double pre_time = exact ? 0.0 : bound(pre, pre_rates, &pre_energy);
   const double dec_passes = std::max(mbs, pp);
   const double pre_passes = mbs + pp - 1.0;
   const double dp = std::max(1, d.parallel.dp);
@@ -493,6 +527,20 @@ Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* n
   o.power_w = er.static_W * kLow;
   o.dram_peak_C = dram_peak_floor_C(d.hardware);
   return o;
+}
+
+}  // namespace
+
+Optimistic optimistic(const perf::Design& d, int batch, network::NetworkModel* net,
+                      DecodeWork* work, CommWork* comm) noexcept {
+  return optimistic_impl(d, batch, net, work, comm, false);
+}
+
+DecodeWork hardware_decode_work(const perf::Design& d, int batch, network::NetworkModel* net,
+                                CommWork* comm) noexcept {
+  DecodeWork work;
+  optimistic_impl(d, batch, net, &work, comm, true);
+  return work;
 }
 
 double dram_peak_floor_C(const hw::Hardware& h) noexcept {

@@ -833,6 +833,7 @@ class Worker {
   }
 
   Region region_;
+  DecodeWork exact_work_;  // the current unit's decode work on this hardware point
   // Hardware rates of the current hardware point for the unit bounds (KV-page bandwidth of
   // Plan::pages[rates_page_]) and its static power.
   DecodeRates rates_{};
@@ -1047,10 +1048,17 @@ class Worker {
             rates_page_ = w.page;
             rates_.kv_bw_Bps = kv_page_bandwidth(hwd, s_.plan.pages[w.page]);
           }
-          unit_work = &w.work;
           unit_comm = &net->comm[u.index];
           o = decode_optimistic(w.work, rates_, unit_comm);
           o.power_w = static_w_;
+          // Survivors are bounded per schedule below with this die's own GEMM and attention
+          // costs (bounds.hpp hardware_decode_work), several times tighter at small batches.
+          if (!slo_violated(o) &&
+              !local_.dominates({bound_vector(space_, o, devices, die).data(),
+                                 space_.objectives.size()})) {
+            exact_work_ = hardware_decode_work(d, u.batch);
+            unit_work = &exact_work_;
+          }
         } else {
           o = optimistic(d, u.batch, net->model.get());
         }
@@ -1077,7 +1085,7 @@ class Worker {
       std::array<Pt, 64> pts{};
       std::size_t n_pts = 0;
       const std::size_t n_sched = in.sequence_parallel.size() * in.overlap.size();
-      const bool own = unit_comm && n_sched <= pts.size();
+      const bool own = unit_work && unit_comm && n_sched <= pts.size();
       for (std::size_t sp = 0; sp < in.sequence_parallel.size(); ++sp) {
         for (std::size_t ov = 0; ov < in.overlap.size(); ++ov) {
           Pt& p = pts[own ? n_pts : 0];

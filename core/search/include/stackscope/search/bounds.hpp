@@ -75,6 +75,9 @@ struct WorkOp {
   double vec_flops = 0;   // vector-unit FLOPs (vector peak)
   double bytes = 0;       // DRAM bytes read/written in long runs (streaming bandwidth)
   double kv_bytes = 0;    // DRAM bytes of decode attention (KV-page bandwidth)
+  // Hardware work only (hardware_decode_work): the evaluator's own busy time of this operator
+  // at the nominal clock and 50 C, >= the two above; 0 = not known.
+  double busy_s = 0;
 };
 
 // The operators of one layer kind (attention, dense FFN, MoE FFN, LM head) on one device in
@@ -126,6 +129,16 @@ struct CommWork {
   std::array<Layer, DecodeWork::kinds> layer{};
   double hop_s = 0, hop_calls = 0;
 };
+
+// The decode work of `design`'s plan at `batch` with every GEMM and attention costed as the
+// evaluator costs it on this hardware at the nominal clock and 50 C (compute::gemm and
+// compute::attention: tile padding, wave quantisation, blocked re-reads, grouped KV re-reads),
+// which only heat, the power wall and the throttle slow down. Tighter than the
+// hardware-independent work, for this hardware point only; `comm`, when given, receives the
+// decode collectives on `network` as optimistic() does.
+DecodeWork hardware_decode_work(const perf::Design& design, int batch,
+                                network::NetworkModel* network = nullptr,
+                                CommWork* comm = nullptr) noexcept;
 
 // The hardware rates DecodeWork is divided by (nominal clock, 50 C, as in optimistic()).
 struct DecodeRates {
