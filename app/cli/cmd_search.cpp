@@ -44,7 +44,9 @@ std::vector<OptionSpec> search_options() {
        "under mpirun -np N: rank r runs shard r/N, rank 0 gathers and reports the frontier "
        "(--out DIR: each rank logs to DIR/rank-r)"},
       {"--no-bound-pruning", "", "evaluate every feasible point (for checking the pruning)"},
-      {"--json", "", "print space_size, evaluated, pruned, evaluations_per_second, frontier"},
+      {"--json", "",
+       "print space_size, evaluated, pruned, evaluations_per_second, points_per_second, "
+       "evaluations_per_core_second, frontier"},
       {"--help", "", "show this help"},
   };
 }
@@ -274,6 +276,12 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
     j["pruned_by_bound"] = p.pruned_bound;
     j["infeasible"] = p.infeasible;
     j["evaluations_per_second"] = rate;
+    j["points_per_second"] =
+        p.elapsed_s > 0 ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) /
+                              p.elapsed_s
+                        : 0.0;
+    j["evaluations_per_core_second"] =
+        p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0;
     j["elapsed_s"] = p.elapsed_s;
     j["complete"] = sum.complete;
     j["frontier"] = nlohmann::ordered_json::parse(
@@ -290,7 +298,14 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
   out << "\nevaluated    " << p.evaluated << " (" << p.infeasible
       << " infeasible or outside the constraints)\n"
       << "pruned       " << p.pruned << " (" << p.pruned_bound << " by optimistic bounds)\n"
-      << "time         " << fixed(p.elapsed_s, 2) << " s, " << readable(rate) << " evaluations/s\n"
+      << "time         " << fixed(p.elapsed_s, 2) << " s, " << readable(rate) << " evaluations/s ("
+      << readable(p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0)
+      << " per core-second inside the evaluator), "
+      << readable(p.elapsed_s > 0
+                      ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) /
+                            p.elapsed_s
+                      : 0.0)
+      << " points/s decided\n"
       << "status       "
       << (sum.complete       ? "complete: the frontier is exact"
           : sum.stopped      ? "stopped"

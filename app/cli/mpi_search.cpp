@@ -40,6 +40,7 @@ RankCounters counters_of(const search::Summary& s) {
   c.total_hi = static_cast<std::uint64_t>(p.total >> 64);
   c.points = s.archive.size();
   c.elapsed_s = p.elapsed_s;
+  c.evaluator_s = p.evaluator_s;
   c.flags = (s.stopped ? kStopped : 0u) | (s.time_limited ? kTimeLimited : 0u) |
             (s.eval_limited ? kEvalLimited : 0u) | (s.complete ? kComplete : 0u);
   return c;
@@ -61,6 +62,7 @@ search::Summary combine(std::span<const RankCounters> ranks,
     p.resumed += c.resumed;
     p.total += (static_cast<search::Count>(c.total_hi) << 64) | c.total_lo;
     p.elapsed_s = std::max(p.elapsed_s, c.elapsed_s);
+    p.evaluator_s += c.evaluator_s;
     s.stopped = s.stopped || (c.flags & kStopped) != 0;
     s.time_limited = s.time_limited || (c.flags & kTimeLimited) != 0;
     s.eval_limited = s.eval_limited || (c.flags & kEvalLimited) != 0;

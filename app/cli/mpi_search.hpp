@@ -23,6 +23,7 @@ struct RankCounters {
   std::uint64_t total_lo = 0, total_hi = 0;  // search::Count, split in two words
   std::uint64_t points = 0;                  // frontier records that follow
   double elapsed_s = 0;
+  double evaluator_s = 0;   // thread-seconds inside the evaluator
   std::uint32_t flags = 0;  // kStopped | kTimeLimited | kEvalLimited | kComplete
   std::uint32_t padding = 0;
 };

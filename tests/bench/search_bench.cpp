@@ -3,7 +3,12 @@
 // the space pruned, on DeepSeek-V3 decode over 3D-stacked chips (hardware x full parallelism).
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/search.hpp"
+#include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/search/engine.hpp"
 
 namespace {
@@ -73,6 +78,55 @@ void BM_DeepSeekV3_NoBoundPruning(benchmark::State& s) {
 }
 BENCHMARK(BM_DeepSeekV3_Exhaustive)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_DeepSeekV3_NoBoundPruning)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The figure: the whole presets/search/deepseek-v3-deepstack space (1.79e12 points),
+// exhaustive, on all cores of the machine (minutes: run it with
+// --benchmark_filter=Preset).
+void BM_DeepSeekV3_PresetExhaustive(benchmark::State& state) {
+  io::PresetRegistry presets;
+  presets.register_builtins();
+  const CompiledSpace cs(io::resolve_search_project("deepseek-v3-deepstack", presets).space);
+  RunOptions opt;
+  opt.threads = static_cast<int>(state.range(0));
+  NullSink sink;
+  Summary sum;
+  for (auto _ : state) sum = run(cs, opt, sink);
+  const auto& p = sum.progress;
+  const double size = to_double(cs.size());
+  state.counters["space_points"] = size;
+  state.counters["complete"] = sum.complete ? 1 : 0;
+  state.counters["elapsed_s"] = p.elapsed_s;
+  state.counters["evaluated"] = static_cast<double>(p.evaluated);
+  state.counters["pruned_fraction"] = static_cast<double>(p.pruned) / size;
+  state.counters["points_per_s"] = size / p.elapsed_s;
+  state.counters["evals_per_core_s_in_evaluator"] =
+      p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0;
+  state.counters["frontier"] = static_cast<double>(sum.archive.size());
+}
+BENCHMARK(BM_DeepSeekV3_PresetExhaustive)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The evaluator alone on valid points drawn evenly from the preset space (a reused Evaluator,
+// as a search worker uses it): evaluated points per second on one core.
+void BM_DeepSeekV3_PresetEvaluator(benchmark::State& state) {
+  io::PresetRegistry presets;
+  presets.register_builtins();
+  const CompiledSpace cs(io::resolve_search_project("deepseek-v3-deepstack", presets).space);
+  std::vector<perf::Design> designs;
+  for (std::uint64_t k = 0; designs.size() < 512 && k < 200000; ++k) {
+    const PointId id = cs.point_at((Count{k} * 2654435761u * 977u) % cs.size());
+    perf::Design d = cs.decode(id);
+    if (perf::validate(d).empty()) designs.push_back(std::move(d));
+  }
+  perf::Evaluator ev;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ev.evaluate(designs[i]));
+    i = (i + 1) % designs.size();
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["designs"] = static_cast<double>(designs.size());
+}
+BENCHMARK(BM_DeepSeekV3_PresetEvaluator);
 
 }  // namespace
 

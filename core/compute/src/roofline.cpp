@@ -19,7 +19,7 @@ constexpr double kAccBytes = 4.0;
 
 // Largest square-ish output tile (multiple of the MMA tile) whose double-buffered operand
 // panels plus fp32 accumulators fit one core's SRAM.
-void core_tile(const hw::ComputeDie& die, double in_bytes, double* tm, double* tn) {
+void core_tile_search(const hw::ComputeDie& die, double in_bytes, double* tm, double* tn) {
   const double sram = die.sram_per_core_KiB * units::kKiB;
   double m = std::max(1, die.mma_tile_m);
   double n = std::max(1, die.mma_tile_n);
@@ -35,6 +35,30 @@ void core_tile(const hw::ComputeDie& die, double in_bytes, double* tm, double* t
   }
   *tm = m;
   *tn = n;
+}
+
+// core_tile_search() memoised for the last die shape seen on this thread: an evaluation calls
+// gemm() dozens of times with one die and one or two element sizes (a pure function of its
+// inputs, so the memo never changes a result).
+void core_tile(const hw::ComputeDie& die, double in_bytes, double* tm, double* tn) {
+  struct Entry {
+    double sram = -1, in_bytes = -1;
+    int mma_m = -1, mma_n = -1;
+    double tm = 0, tn = 0;
+  };
+  thread_local Entry memo[2];
+  thread_local int next = 0;
+  for (const Entry& e : memo) {
+    if (e.sram == die.sram_per_core_KiB && e.in_bytes == in_bytes && e.mma_m == die.mma_tile_m &&
+        e.mma_n == die.mma_tile_n) {
+      *tm = e.tm;
+      *tn = e.tn;
+      return;
+    }
+  }
+  core_tile_search(die, in_bytes, tm, tn);
+  memo[next] = {die.sram_per_core_KiB, in_bytes, die.mma_tile_m, die.mma_tile_n, *tm, *tn};
+  next ^= 1;
 }
 
 }  // namespace

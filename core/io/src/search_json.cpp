@@ -696,6 +696,15 @@ std::string summary_to_json(const search::CompiledSpace& space, const search::Su
   j["elapsed_s"] = detail::write_value(p.elapsed_s);
   j["evaluations_per_second"] =
       detail::write_value(p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0);
+  // Points decided (evaluated or pruned) per second of wall time, and the evaluator's own rate
+  // per core (evaluations per thread-second spent evaluating).
+  j["points_per_second"] = detail::write_value(
+      p.elapsed_s > 0 ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) /
+                            p.elapsed_s
+                      : 0.0);
+  j["evaluator_seconds"] = detail::write_value(p.evaluator_s);
+  j["evaluations_per_core_second"] = detail::write_value(
+      p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0);
   j["frontier"] = s.archive.size();
   j["complete"] = s.complete;
   j["stopped"] = s.stopped;

@@ -495,6 +495,7 @@ struct Shared {
   std::atomic<std::uint64_t> next{0};
   std::atomic<std::uint64_t> evaluated{0}, reserved{0}, pruned{0}, pruned_bound{0}, infeasible{0},
       resumed{0};
+  std::atomic<std::uint64_t> evaluator_ns{0};  // thread time inside the evaluator
   std::atomic<bool> halt{false};
   std::atomic<bool> eval_limited{false};
   std::mutex archive_mutex;
@@ -804,7 +805,13 @@ class Worker {
   }
 
   PointRecord evaluate(const perf::Design& d, PointId id) {
+    const auto t0 = Clock::now();
     const perf::Result r = ev_.evaluate(d);
+    s_.evaluator_ns.fetch_add(static_cast<std::uint64_t>(
+                                  std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      Clock::now() - t0)
+                                      .count()),
+                              std::memory_order_relaxed);
     PointRecord rec = make_record(s_.space, id, d, r);
     rec.unit = unit_;
     s_.evaluated.fetch_add(1, std::memory_order_relaxed);
@@ -1482,6 +1489,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     p.resumed = s.resumed.load();
     p.total = sum.progress.total;
     p.elapsed_s = seconds_since(t0);
+    p.evaluator_s = static_cast<double>(s.evaluator_ns.load()) * 1e-9;
     const double done = static_cast<double>(p.evaluated + p.pruned);
     p.rate_per_s = p.elapsed_s > 0 ? done / p.elapsed_s : 0.0;
     const double left = to_double(p.total) - done - static_cast<double>(p.resumed);

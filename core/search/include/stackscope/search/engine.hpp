@@ -110,6 +110,9 @@ struct Progress {
   Count total = 0;                 // points of this run (shard of the space, or samples)
   std::uint64_t resumed = 0;       // points of units an earlier run finished (skipped)
   double rate_per_s = 0;           // (evaluated + pruned) per second
+  // Thread-seconds spent inside the evaluator (perf::Evaluator::evaluate), summed over
+  // threads: evaluated / evaluator_s is the evaluator's rate per core during the run.
+  double evaluator_s = 0;
   double eta_s = 0;                // at the current rate; 0 when unknown
   double elapsed_s = 0;
   std::size_t frontier = 0;  // current frontier size (merged archive, may lag)
