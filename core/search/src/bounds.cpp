@@ -370,7 +370,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
       n += gemm(a, reduce ? LayerWork::producer : LayerWork::plain, t_attn, h, heads_loc * v_dim);
       a.launches += n;
       if (reduce)
-        tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes, p.comm.layer[DecodeWork::attention]);
+        tp_reduce(GroupKind::attention_tp, t_attn * h * comm_bytes,
+                  p.comm.layer[DecodeWork::attention]);
     }
     // Dense FFN layer (dense_ffn_block).
     {
@@ -378,7 +379,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
       if (!m.parallel_attention) norm(f, tp_f > 1 ? t_ffn / tp_f : t_ffn);
       f.launches += ffn(f, LayerWork::plain, tp_f > 1 ? LayerWork::producer : LayerWork::plain,
                         t_ffn, m.ffn_dim, 1.0, tp_f);
-      if (tp_f > 1) tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes, p.comm.layer[DecodeWork::dense]);
+      if (tp_f > 1)
+        tp_reduce(GroupKind::ffn_tp, t_ffn * h * comm_bytes, p.comm.layer[DecodeWork::dense]);
     }
     // MoE layer (moe_block): norm, router GEMM and top-k; shared and routed experts are the
     // producer of the dispatch/combine all-to-alls.
@@ -441,7 +443,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
         lc.ways = 1;
       }
       if (tp_a > 1) {
-        const double ag = comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
+        const double ag =
+            comm(GroupKind::attention_tp, Collective::all_gather, t_attn * h * comm_bytes);
         lc.exposed += ag;
         lc.exposed_calls += calls(ag);
       }
@@ -461,7 +464,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
       }
     }
     if (pp > 1) {
-      const double t = comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
+      const double t =
+          comm(GroupKind::pp_next, Collective::point_to_point, t_attn * h * comm_bytes);
       p.comm.hop_s = t;
       p.comm.hop_calls = calls(t);
     }

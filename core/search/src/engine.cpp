@@ -840,6 +840,14 @@ class Worker {
   }
 
   Region region_;
+  // One point of a unit with the bound of its own schedule (schedules()).
+  struct SchedulePoint {
+    std::uint64_t inner = 0;
+    double tpot = 0;
+    std::array<double, kMaxObjectives> bound;
+    bool viable = true;
+  };
+  std::vector<SchedulePoint> pts_;
   DecodeWork exact_work_;  // the current unit's decode work on this hardware point
   // Hardware rates of the current hardware point for the unit bounds (KV-page bandwidth of
   // Plan::pages[rates_page_]) and its static power.
@@ -972,8 +980,8 @@ class Worker {
       rates_ = decode_rates(hwd, s_.plan.pages.front());
       rates_page_ = 0;
       const auto& nm = hwd.workload.numerics;
-      static_w_ = power_area::energy_rates(hwd.hardware, wider(nm.weights, nm.activations)).static_W *
-                  (1.0 - 1e-9);
+      const Precision mm = wider(nm.weights, nm.activations);
+      static_w_ = power_area::energy_rates(hwd.hardware, mm).static_W * (1.0 - 1e-9);
     }
 
     // Units of (group, batch): memory fit and optimistic bounds without collectives (cheap),
@@ -1083,19 +1091,13 @@ class Worker {
       // hand each gets the bound of its own schedule, and they are evaluated fastest bound
       // first: for objectives of one batch and die, the point with the shortest TPOT dominates
       // the others, so the first evaluation usually prunes the rest.
-      struct Pt {
-        std::uint64_t inner = 0;
-        double tpot = 0;
-        std::array<double, kMaxObjectives> bound{};
-        bool viable = true;
-      };
-      std::array<Pt, 64> pts{};
+      const bool own = unit_work && unit_comm;
+      std::vector<SchedulePoint>& pts = pts_;
+      pts.resize(own ? in.sequence_parallel.size() * in.overlap.size() : 1);
       std::size_t n_pts = 0;
-      const std::size_t n_sched = in.sequence_parallel.size() * in.overlap.size();
-      const bool own = unit_work && unit_comm && n_sched <= pts.size();
       for (std::size_t sp = 0; sp < in.sequence_parallel.size(); ++sp) {
         for (std::size_t ov = 0; ov < in.overlap.size(); ++ov) {
-          Pt& p = pts[own ? n_pts : 0];
+          SchedulePoint& p = pts[own ? n_pts : 0];
           p.inner = ((u.group * in.sequence_parallel.size() + sp) * nb + u.batch_digit) *
                         in.overlap.size() +
                     ov;
@@ -1119,10 +1121,12 @@ class Worker {
         }
       }
       std::stable_sort(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n_pts),
-                       [](const Pt& a, const Pt& b) { return a.tpot < b.tpot; });
+                       [](const SchedulePoint& a, const SchedulePoint& b) {
+                         return a.tpot < b.tpot;
+                       });
       for (std::size_t i = 0; i < n_pts; ++i) {
         if (s_.halted()) return;
-        const Pt& p = pts[i];
+        const SchedulePoint& p = pts[i];
         if (!p.viable) {
           prune(1, false);
           continue;
@@ -1453,8 +1457,9 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   const auto t0 = Clock::now();
   Shared s(space, opt, sink, stop);
   if (opt.strategy == Strategy::exhaustive) {
-    const int box_threads = opt.threads > 0 ? opt.threads
-                                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int box_threads =
+        opt.threads > 0 ? opt.threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     s.boxes = make_boxes(space, s.plan, box_threads, stop);
     s.first = promising(space, s.plan, opt.shard);
     s.first_sorted = s.first;
