@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <deque>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -697,7 +698,8 @@ class Worker {
     std::vector<CommWork> comm;
     std::vector<std::uint8_t> have;
   };
-  std::vector<NetEntry> nets_;
+  // A deque: entries stay where they are when others are added or the oldest is evicted.
+  std::deque<NetEntry> nets_;
 
   NetEntry* network_for(const hw::System& system) {
     if (system.levels.empty()) return nullptr;
@@ -865,9 +867,107 @@ class Worker {
 
   const Region& region(std::uint64_t hw, const std::vector<std::uint32_t>* candidates) {
     const std::uint64_t key = s_.plan.region_key(hw);
-    if (key != region_.key) bound_region(s_.space, s_.plan, hw, &local_, candidates, region_);
+    if (key != region_.key) {
+      bound_region(s_.space, s_.plan, hw, &local_, candidates, region_);
+      if (decode_only_ && !region_.infeasible && !region_.alive.empty()) narrow_region(hw);
+    }
     region_.key = key;
     return region_;
+  }
+
+  // Collective-aware region bound: each unit left with the component-wise least collectives
+  // over the region's systems (every combination of the system axes' values; a layer's time is
+  // monotone in every CommWork field), so units that no system can save are dropped before
+  // any of the region's hardware points looks at them.
+  std::vector<NetEntry*> members_;
+  perf::Design scratch_;
+  void narrow_region(std::uint64_t hw) {
+    const perf::Design d = s_.space.hardware_design(hw);
+    if (d.system.levels.empty()) return;
+    // The region's systems: its hardware points over every combination of system digits.
+    members_.clear();
+    std::uint64_t combos = 1;
+    for (const auto& ax : s_.plan.system) combos *= ax.second;
+    const std::uint64_t key = s_.plan.region_key(hw);
+    for (std::uint64_t c = 0; c < combos; ++c) {
+      std::uint64_t member = key, rest = c;
+      for (const auto& [stride, radix] : s_.plan.system) {
+        member += rest % radix * stride;
+        rest /= radix;
+      }
+      NetEntry* e = network_for(member == hw ? d.system : s_.space.hardware_design(member).system);
+      if (!e) return;
+      if (std::find(members_.begin(), members_.end(), e) == members_.end()) members_.push_back(e);
+    }
+    scratch_ = d;
+    const std::size_t cls = s_.space.device_class(hw);
+    const auto& works = s_.plan.classes[cls];
+    for (NetEntry* e : members_) {
+      if (e->cls != cls) {
+        e->cls = cls;
+        e->comm.assign(works.size(), {});
+        e->have.assign(works.size(), 0);
+      }
+    }
+    const int devices = s_.space.devices(hw);
+    const double die = power_area::area(d.hardware).die_mm2;
+    DecodeRates rates = decode_rates(d, s_.plan.pages.front());
+    std::vector<double> kv(s_.plan.pages.size(), -1.0);
+    kv[0] = rates.kv_bw_Bps;
+    const auto& in = space_.inner;
+    const std::size_t nb = s_.space.batch_count();
+    const std::size_t n_obj = space_.objectives.size();
+    std::size_t kept = 0;
+    for (const Unit& u : region_.alive) {
+      CommWork least;
+      bool first = true;
+      for (std::size_t m = 0; m < members_.size(); ++m) {
+        NetEntry* e = members_[m];
+        if (!e->have[u.index]) {
+          scratch_.system = e->system;
+          s_.space.apply_inner(scratch_, hw,
+                               (u.group * in.sequence_parallel.size()) * nb * in.overlap.size() +
+                                   u.batch_digit * in.overlap.size());
+          optimistic(scratch_, u.batch, e->model.get(), nullptr, &e->comm[u.index]);
+          e->have[u.index] = 1;
+        }
+        const CommWork& c = e->comm[u.index];
+        if (first) {
+          least = c;
+          first = false;
+          continue;
+        }
+        for (std::size_t k = 0; k < least.layer.size(); ++k) {
+          auto& l = least.layer[k];
+          const auto& x = c.layer[k];
+          if (l.ways != x.ways) l.ways = 0;  // no pairing: the producer alone, a lower bound
+          for (int w = 0; w < l.ways; ++w) {
+            const auto wi = static_cast<std::size_t>(w);
+            l.pair[wi].time = std::min(l.pair[wi].time, x.pair[wi].time);
+            l.pair[wi].calls = std::min(l.pair[wi].calls, x.pair[wi].calls);
+          }
+          l.exposed = std::min(l.exposed, x.exposed);
+          l.exposed_calls = std::min(l.exposed_calls, x.exposed_calls);
+        }
+        least.hop_s = std::min(least.hop_s, c.hop_s);
+        least.hop_calls = std::min(least.hop_calls, c.hop_calls);
+      }
+      const UnitWork& w = works[u.index];
+      if (kv[w.page] < 0) kv[w.page] = kv_page_bandwidth(d, s_.plan.pages[w.page]);
+      rates.kv_bw_Bps = kv[w.page];
+      Optimistic o = decode_optimistic(w.work, rates, &least);
+      if (o.tpot_s > space_.constraints.tpot_slo_s) {
+        ++region_.dominated;
+        continue;
+      }
+      const auto v = bound_vector(space_, o, devices, die);
+      if (local_.dominates({v.data(), n_obj})) {
+        ++region_.dominated;
+        continue;
+      }
+      region_.alive[kept++] = u;
+    }
+    region_.alive.resize(kept);
   }
 
   // The chain of boxes above the last hardware point (Boxes): per depth, the box index and the
