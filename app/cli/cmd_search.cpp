@@ -152,8 +152,8 @@ void print_frontier(const search::CompiledSpace& space, const search::Archive& a
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t k = 0; k < values.size(); ++k) {
       if (space.space().hardware[k].knob == "devices") continue;
-      if (space.space().hardware[k].knob == "variant") {
-        row.push_back(space.space().variants[static_cast<std::size_t>(values[k])].name);
+      if (auto name = search::axis_value_name(space.space(), k, values[k]); !name.empty()) {
+        row.push_back(std::move(name));
         continue;
       }
       char buf[32];

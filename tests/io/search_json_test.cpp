@@ -84,6 +84,43 @@ TEST(SearchJson, ParsesAxesRangesConstraintsAndObjectives) {
   EXPECT_NO_THROW(parse_project(project_with("{}"), presets()));
 }
 
+// A model axis takes model presets (or objects); workload lengths are plain numeric axes. Both
+// are class axes: they lead the hardware index, and the frontier names the model by its id.
+TEST(SearchJson, ModelAndWorkloadAxes) {
+  const auto sp = parse_search_project(project_with(R"({
+      "hardware": [{"knob": "memory.layers_total", "values": [4, 8]},
+                   {"knob": "model", "values": ["llama-3-8b", "mixtral-8x7b"]},
+                   {"knob": "workload.output_len", "values": [64, 256]}],
+      "parallel": {"tp": [1, 2, 4, 8]}, "batch": [1, 8]})"),
+                                       presets());
+  ASSERT_EQ(sp.space.models.size(), 2u);
+  EXPECT_EQ(sp.space.models[1].id, "mixtral-8x7b");
+  const search::CompiledSpace cs(sp.space);
+  EXPECT_EQ(cs.device_classes(), 4u);
+  EXPECT_EQ(search::axis_value_name(cs.space(), 1, 1.0), "mixtral-8x7b");
+  // Hardware point 3 x 2 - 1 = the last one: Mixtral, 256 output tokens, 8 layers.
+  const perf::Design last = cs.hardware_design(cs.hardware_points() - 1);
+  EXPECT_EQ(last.model.id, "mixtral-8x7b");
+  EXPECT_EQ(last.workload.output_len, 256);
+  EXPECT_EQ(last.hardware.memory.layers_total, 8);
+  // Unknown model ids and out-of-range lengths are reported at their element.
+  const auto issues = issues_of(project_with(R"({
+      "hardware": [{"knob": "model", "values": ["llama-3-8b", "no-such-model"]},
+                   {"knob": "workload.input_len", "values": [0, 128]}]})"));
+  EXPECT_TRUE(has_path(issues, "/search/hardware/0/values/1")) << issues.size();
+  // A length below 1 is refused when the space is compiled (the knob's allowed range).
+  const auto zero = parse_search_project(project_with(R"({
+      "hardware": [{"knob": "workload.input_len", "values": [0, 128]}]})"),
+                                        presets());
+  std::vector<Issue> lengths;
+  try {
+    const search::CompiledSpace bad(zero.space);
+  } catch (const ConfigError& e) {
+    lengths = e.issues();
+  }
+  EXPECT_TRUE(has_path(lengths, "/search/hardware/0/values/0")) << lengths.size();
+}
+
 TEST(SearchJson, ReportsEachProblemWithItsPath) {
   const auto issues = issues_of(project_with(R"({
       "hardware": [{"knob": "memory.layers_total", "min": 8, "max": 4, "step": 1},

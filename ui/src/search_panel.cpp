@@ -552,8 +552,9 @@ QString SearchPanel::colourName(double key) const {
   if (by == -2) return tr("batch %1").arg(key);
   const auto& axis = space_->space().hardware[static_cast<std::size_t>(by)];
   const double v = axis.values[static_cast<std::size_t>(key)];
-  if (axis.knob == "variant")
-    return QString::fromStdString(space_->space().variants[static_cast<std::size_t>(v)].name);
+  if (const auto name = search::axis_value_name(space_->space(), static_cast<std::size_t>(by), v);
+      !name.empty())
+    return QString::fromStdString(name);
   const auto dot = axis.knob.rfind('.');
   const std::string shortName = dot == std::string::npos ? axis.knob : axis.knob.substr(dot + 1);
   return QStringLiteral("%1 %2").arg(QString::fromStdString(shortName)).arg(v);
@@ -585,10 +586,8 @@ QString SearchPanel::describe(const search::PointRecord& p) const {
   const auto values = space_->hardware_values(p.id.hw);
   for (std::size_t k = 0; k < values.size(); ++k) {
     const auto& knob = space_->space().hardware[k].knob;
-    const QString v = knob == "variant"
-                          ? QString::fromStdString(
-                                space_->space().variants[static_cast<std::size_t>(values[k])].name)
-                          : QString::number(values[k], 'g', 6);
+    const auto name = search::axis_value_name(space_->space(), k, values[k]);
+    const QString v = !name.empty() ? QString::fromStdString(name) : QString::number(values[k], 'g', 6);
     s += QStringLiteral("%1 = %2<br>").arg(QString::fromStdString(knob), v);
   }
   const auto& pl = d.parallel;

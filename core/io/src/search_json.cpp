@@ -228,6 +228,32 @@ void read_variants(const Json& a, const std::string& apath, search::Space& space
   }
 }
 
+// {"knob": "model", "values": [id | object | {"base", ...}, ...]}: the axis takes every model,
+// in order (presets/models ids, or model objects as in a project's "model").
+void read_models(const Json& a, const std::string& apath, search::Space& space,
+                 search::HardwareAxis& axis, const PresetRegistry& presets, Issues& issues) {
+  unknown_keys(a, apath, {"knob", "values"}, issues);
+  const std::string vpath = child_path(apath, "values");
+  auto it = a.find("values");
+  if (it == a.end() || !it->is_array() || it->empty()) {
+    issues.push_back({vpath, "a model axis needs a non-empty 'values' list of models",
+                      it == a.end() ? "" : value_text(*it),
+                      "[model preset id or model object, ...]"});
+    return;
+  }
+  if (!space.models.empty()) {
+    issues.push_back({apath, "only one model axis is allowed", "", "one model axis"});
+    return;
+  }
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const std::string p = child_path(vpath, i);
+    if (auto m = detail::resolve_section((*it)[i], PresetKind::model, p, presets, issues)) {
+      axis.values.push_back(static_cast<double>(space.models.size()));
+      space.models.push_back(detail::read_model(*m, p, issues));
+    }
+  }
+}
+
 void read_search(const Json& s, search::Space& space, search::RunOptions& run,
                  const PresetRegistry& presets, Issues& issues) {
   const std::string root = "/search";
@@ -258,6 +284,8 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
         detail::read_value(a["knob"], child_path(apath, "knob"), axis.knob, issues);
         if (axis.knob == "variant") {
           read_variants(a, apath, space, axis, presets, issues);
+        } else if (axis.knob == "model") {
+          read_models(a, apath, space, axis, presets, issues);
         } else if (a.contains("values")) {
           unknown_keys(a, apath, {"knob", "values"}, issues);
           axis.values = read_values(a["values"], child_path(apath, "values"), issues);
@@ -537,8 +565,8 @@ std::string frontier_to_json(const search::CompiledSpace& space, const search::A
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t a = 0; a < values.size(); ++a) {
       const auto& knob = space.space().hardware[a].knob;
-      if (knob == "variant")
-        knobs[knob] = space.space().variants[static_cast<std::size_t>(values[a])].name;
+      if (const auto name = search::axis_value_name(space.space(), a, values[a]); !name.empty())
+        knobs[knob] = name;
       else
         knobs[knob] = detail::write_value(values[a]);
     }
@@ -660,8 +688,8 @@ std::string points_to_csv(const search::CompiledSpace& space,
     const auto values = space.hardware_values(p.id.hw);
     for (std::size_t k = 0; k < values.size(); ++k) {
       const auto& knob = space.space().hardware[k].knob;
-      if (knob == "variant")
-        out += "," + space.space().variants[static_cast<std::size_t>(values[k])].name;
+      if (const auto name = search::axis_value_name(space.space(), k, values[k]); !name.empty())
+        out += "," + name;
       else if (knob != "devices")
         num(values[k]);
     }

@@ -973,6 +973,7 @@ class Worker {
   // The chain of boxes above the last hardware point (Boxes): per depth, the box index and the
   // units left in it.
   std::vector<std::uint64_t> chain_id_, chain_agg_;
+  std::size_t chain_cls_ = 0;
   std::vector<std::vector<std::uint32_t>> chain_units_;
 
   // The units left in hw's deepest box, narrowed level by level from the class's units; empty
@@ -980,15 +981,17 @@ class Worker {
   const std::vector<std::uint32_t>& box_units(std::uint64_t hw) {
     const Boxes& b = s_.boxes;
     const std::size_t depth = b.width.size();
-    if (chain_id_.size() != depth) {
+    const std::size_t cls = s_.space.device_class(hw);
+    // Unit lists are per class (indices into its units): a new class starts a new chain.
+    if (chain_id_.size() != depth || cls != chain_cls_) {
       chain_id_.assign(depth, std::numeric_limits<std::uint64_t>::max());
       chain_agg_.assign(depth, 0);
       chain_units_.assign(depth, {});
+      chain_cls_ = cls;
     }
     std::size_t l = 0;
     while (l < depth && chain_id_[l] == hw / b.width[l]) ++l;
     if (l == depth) return chain_units_[depth - 1];
-    const std::size_t cls = s_.space.device_class(hw);
     const auto& units = s_.plan.classes[cls];
     const int devices = s_.space.devices(hw);
     const std::size_t n_obj = space_.objectives.size();

@@ -91,7 +91,26 @@ const Knob kKnobs[] = {
     // Index into Space::variants; applied first (whole hardware and system), then the other
     // knobs. CompiledSpace applies it (a knob cannot see the Space).
     {"variant", "index into the space's hardware/system variants", "index", true, 0, nullptr},
+    // Index into Space::models (CompiledSpace applies it, before the other knobs).
+    {"model", "index into the space's models", "index", true, 0, nullptr, KnobEffect::workload},
+    {"workload.input_len", "prompt tokens per request", "tokens", true, 1,
+     [](perf::Design& d, double v) { d.workload.input_len = as_int(v); }, KnobEffect::workload},
+    {"workload.output_len", "generated tokens per request", "tokens", true, 1,
+     [](perf::Design& d, double v) { d.workload.output_len = as_int(v); }, KnobEffect::workload},
 };
+
+}  // namespace
+
+std::string axis_value_name(const Space& space, std::size_t axis, double value) {
+  const std::string& knob = space.hardware.at(axis).knob;
+  const auto i = static_cast<std::size_t>(value);
+  if (knob == "variant" && i < space.variants.size()) return space.variants[i].name;
+  if (knob == "model" && i < space.models.size())
+    return space.models[i].id.empty() ? space.models[i].name : space.models[i].id;
+  return {};
+}
+
+namespace {
 
 Issue issue(std::string path, std::string message, std::string value, std::string allowed) {
   return {std::move(path), std::move(message), std::move(value), std::move(allowed)};
@@ -245,6 +264,25 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       }
       continue;
     }
+    if (k->name == "model") {
+      if (model_axis_ >= 0)
+        issues.push_back(issue(p + "/knob", "the model axis is given twice", axis.knob,
+                               "at most one model axis"));
+      model_axis_ = static_cast<int>(a);
+      for (std::size_t i = 0; i < axis.values.size(); ++i) {
+        const double v = axis.values[i];
+        if (!(v >= 0 && v < static_cast<double>(sp.models.size())) || v != std::floor(v))
+          issues.push_back(issue(p + "/values/" + std::to_string(i), "no such model", num(v),
+                                 "0.." + std::to_string(sp.models.size()) + " (exclusive)"));
+      }
+      if (!axis.values.empty()) {
+        if (hw_points_ > kMaxHw / axis.values.size())
+          issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
+        else
+          hw_points_ *= axis.values.size();
+      }
+      continue;
+    }
     if (k->name == "devices") {
       if (devices_axis_ >= 0)
         issues.push_back(issue(p + "/knob", "the devices axis is given twice", axis.knob,
@@ -279,9 +317,14 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
         hw_points_ *= axis.values.size();
     }
   }
-  if (devices_axis_ >= 0) order_.push_back(static_cast<std::size_t>(devices_axis_));
+  // Class axes first (devices, then model and workload axes as given), then the others.
+  if (devices_axis_ >= 0) class_axes_.push_back(static_cast<std::size_t>(devices_axis_));
   for (std::size_t a = 0; a < sp.hardware.size(); ++a)
-    if (static_cast<int>(a) != devices_axis_) order_.push_back(a);
+    if (knob_[a] && knob_[a]->effect == KnobEffect::workload) class_axes_.push_back(a);
+  order_ = class_axes_;
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a)
+    if (std::find(class_axes_.begin(), class_axes_.end(), a) == class_axes_.end())
+      order_.push_back(a);
   stride_.assign(sp.hardware.size(), 1);
   {
     std::uint64_t w = 1;
@@ -326,12 +369,9 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   batches_ = in.batch.empty() ? std::vector<int>{0} : in.batch;
   per_group_ = in.sequence_parallel.size() * batches_.size() * in.overlap.size();
 
-  // Valid parallel groups per device count.
-  std::vector<int> device_values;
-  if (devices_axis_ >= 0) {
-    for (double v : sp.hardware[static_cast<std::size_t>(devices_axis_)].values)
-      device_values.push_back(as_int(v));
-  } else if (variant_axis_ >= 0) {
+  // Valid parallel groups per class (device count x model x workload).
+  int fixed_devices = sp.base.system.devices;
+  if (devices_axis_ < 0 && variant_axis_ >= 0) {
     // Without a devices axis every variant keeps its system: they must agree on the count.
     const int n = sp.variants.front().system.devices;
     for (const auto& v : sp.variants)
@@ -340,21 +380,41 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
                                  "variants have different device counts (" + std::to_string(n) +
                                      " and " + std::to_string(v.system.devices) + ")",
                                  v.name, "equal device counts, or a devices axis")});
-    device_values.push_back(n);
-  } else {
-    device_values.push_back(sp.base.system.devices);
+    fixed_devices = n;
   }
-  hw_per_class_ = hw_points_ / device_values.size();
+  std::uint64_t n_classes = 1;
+  for (std::size_t a : class_axes_) n_classes *= sp.hardware[a].values.size();
+  hw_per_class_ = hw_points_ / n_classes;
   const std::vector<int> at_list =
       in.attention_tp.empty() ? std::vector<int>{sp.base.parallel.attention.tp} : in.attention_tp;
   const std::vector<int> me_list =
       in.moe_ep.empty() ? std::vector<int>{sp.base.parallel.moe.ep} : in.moe_ep;
-  for (int n : device_values) {
+  for (std::uint64_t c = 0; c < n_classes; ++c) {
     DeviceClass dc;
-    dc.devices = n;
+    dc.devices = fixed_devices;
     perf::Design probe = sp.base;
-    if (devices_axis_ >= 0) set_devices(probe, n);
+    // The class's digits (mixed radix over class_axes_, the last fastest); the model first.
+    std::vector<std::size_t> digit(sp.hardware.size(), 0);
+    {
+      std::uint64_t rest = c;
+      for (std::size_t i = class_axes_.size(); i-- > 0;) {
+        const std::size_t a = class_axes_[i];
+        digit[a] = static_cast<std::size_t>(rest % sp.hardware[a].values.size());
+        rest /= sp.hardware[a].values.size();
+      }
+    }
+    if (model_axis_ >= 0) {
+      const auto a = static_cast<std::size_t>(model_axis_);
+      probe.model = sp.models[static_cast<std::size_t>(sp.hardware[a].values[digit[a]])];
+    }
+    for (std::size_t a : class_axes_) {
+      if (static_cast<int>(a) == model_axis_) continue;
+      const double v = sp.hardware[a].values[digit[a]];
+      knob_[a]->apply(probe, v);
+      if (static_cast<int>(a) == devices_axis_) dc.devices = as_int(v);
+    }
     probe.workload.batch_auto = true;  // batch fit is a per-point feasibility check
+    const int n = dc.devices;
     for (int tp : in.tp)
       for (int pp : in.pp)
         for (int ep : in.ep)
@@ -379,7 +439,7 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
 }
 
 std::size_t CompiledSpace::class_of(std::uint64_t hw) const {
-  return devices_axis_ >= 0 ? static_cast<std::size_t>(hw / hw_per_class_) : 0;
+  return static_cast<std::size_t>(hw / hw_per_class_);
 }
 
 Count CompiledSpace::points_in_shard(std::uint64_t index, std::uint64_t count) const {
@@ -401,7 +461,7 @@ std::span<const ParallelGroup> CompiledSpace::groups(std::uint64_t hw) const {
 }
 
 int CompiledSpace::devices(std::uint64_t hw) const {
-  return devices_axis_ >= 0 ? classes_[class_of(hw)].devices : space_.base.system.devices;
+  return classes_[class_of(hw)].devices;
 }
 
 std::vector<std::size_t> CompiledSpace::hardware_digits(std::uint64_t hw) const {
@@ -433,8 +493,12 @@ perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
     d.hardware = v.hardware;
     d.system = v.system;
   }
+  if (model_axis_ >= 0) {
+    const auto a = static_cast<std::size_t>(model_axis_);
+    d.model = space_.models[static_cast<std::size_t>(space_.hardware[a].values[digit[a]])];
+  }
   for (std::size_t a = 0; a < space_.hardware.size(); ++a)
-    if (static_cast<int>(a) != variant_axis_)
+    if (static_cast<int>(a) != variant_axis_ && static_cast<int>(a) != model_axis_)
       knob_[a]->apply(d, space_.hardware[a].values[digit[a]]);
   return d;
 }

@@ -60,6 +60,24 @@ TEST(SearchEngine, MlaFrontierEqualsBruteForce) {
   brute_force_equality(mla_space());
 }
 
+// Model and workload axes define classes: each class has its own parallel groups (Mixtral's 8
+// experts allow ep 8, Llama's dense FFN only ep 1) and decode work.
+TEST(SearchEngine, ModelAndWorkloadAxesEqualBruteForce) {
+  const Space space = workload_space();
+  const CompiledSpace cs(space);
+  EXPECT_EQ(cs.device_classes(), 8u);  // devices x model x input length
+  // Classes lead the index: a class's hardware points are contiguous and share the model.
+  for (std::size_t c = 0; c < cs.device_classes(); ++c) {
+    const std::uint64_t first = cs.class_hardware(c);
+    const std::uint64_t last = first + cs.hardware_points() / cs.device_classes() - 1;
+    EXPECT_EQ(cs.hardware_design(first).model.id, cs.hardware_design(last).model.id);
+    EXPECT_EQ(cs.hardware_design(first).workload.input_len,
+              cs.hardware_design(last).workload.input_len);
+  }
+  EXPECT_NE(cs.groups(cs.class_hardware(0)).size(), cs.groups(cs.class_hardware(2)).size());
+  brute_force_equality(space);
+}
+
 TEST(SearchEngine, DeepSeekV3FrontierEqualsBruteForce) {
   brute_force_equality(deepseek_space(false));
 }

@@ -90,6 +90,28 @@ inline Space moe_space() {
   return s;
 }
 
+// Model and workload axes (class axes, like devices): a dense and an MoE model, two prompt
+// lengths, on 3D-stacked chips with a stack axis and a network multiplier between them.
+inline Space workload_space() {
+  Space s;
+  s.base = base("deepstack-3d", "llama-3-8b", 8);
+  s.models = {presets().model("llama-3-8b"), presets().model("mixtral-8x7b")};
+  s.hardware = {{"devices", {4, 8}},
+                {"memory.layers_connected", {2, 4}},
+                {"model", {0, 1}},
+                {"system.link_bw_scale", {0.5, 2}},
+                {"workload.input_len", {512, 4096}},
+                {"compute.clock_GHz", {1.0, 1.4}}};
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.pp = {1, 2};
+  s.inner.ep = {1, 2, 4, 8};
+  s.inner.dp = {1, 2};
+  s.inner.batch = {1, 8, 32, 128};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps)};
+  return s;
+}
+
 // DeepSeek-V2-Lite (MLA, shared experts) on 3D-stacked chips: bandwidth/latency multipliers,
 // vertical pitch, power and temperature constraints, STPS vs TTFT vs area.
 inline Space mla_space() {

@@ -6,8 +6,8 @@
 // lives in core/io.
 //
 // Indexing: a point is (hardware index, inner index). Hardware points are a mixed-radix number
-// over the hardware axes (the `devices` axis, when present, is the most significant digit,
-// then the other axes in the order given, the last varying fastest). The inner space of a
+// over the hardware axes (the class axes - `devices`, then the model and workload axes - are the
+// most significant digits, then the other axes in the order given, the last varying fastest). The inner space of a
 // hardware point depends only on its device count: the valid parallel groups (tp, pp, ep, dp,
 // cp, attention tp, MoE ep) in a fixed order, times sequence_parallel x batch x overlap, the
 // group being the most significant digit, overlap the least. The same index always decodes to
@@ -42,8 +42,12 @@ double to_double(Count n);       // for display and rates
 //    identical results. noc.link_GBps and noc.hop_latency_ns are inert because the evaluator
 //    (core/perf, core/power_area, core/thermal) uses only the mesh shape, not its link speed
 //    (tests/core/search/engine_test.cpp checks it). A model that starts reading one of them
-//    must change its effect here.
-enum class KnobEffect { hardware, system, inert };
+//    must change its effect here;
+//  - workload: the model or the workload (Design::model, input/output lengths), never the
+//    hardware or the system. Like `devices` it defines a class of hardware points: the valid
+//    parallel groups, the memory footprint and the decode work depend on it, so class axes
+//    (devices, then the workload axes in the order given) are the most significant digits.
+enum class KnobEffect { hardware, system, inert, workload };
 
 struct Knob {
   std::string_view name;
@@ -134,11 +138,16 @@ struct Variant {
 struct Space {
   perf::Design base;
   std::vector<Variant> variants;
+  std::vector<workload::Model> models;  // chosen by the "model" axis (values = indices)
   std::vector<HardwareAxis> hardware;
   InnerAxes inner;
   Constraints constraints;
   std::vector<Objective> objectives{objective(Metric::stps), objective(Metric::utps)};
 };
+
+// The name of an index-valued axis value: the variant's name ("variant" axis), the model's id
+// ("model" axis); empty for numeric axes (format the number).
+std::string axis_value_name(const Space& space, std::size_t axis, double value);
 
 // One parallel combination of the inner space.
 struct ParallelGroup {
@@ -197,8 +206,9 @@ class CompiledSpace {
   std::size_t batch_count() const { return batches_.size(); }
   perf::Design decode(PointId id) const;
 
-  // Device classes (one per value of the devices axis, or one): hardware points of a class
-  // share the device count and the parallel groups.
+  // Device classes (one per combination of the class axes' values - devices, model,
+  // workload -, or one): hardware points of a class share the device count, the model and
+  // workload, and the parallel groups.
   std::size_t device_classes() const { return classes_.size(); }
   std::size_t device_class(std::uint64_t hw) const { return class_of(hw); }
   // The first hardware point of class `c`.
@@ -230,6 +240,8 @@ class CompiledSpace {
   std::vector<DeviceClass> classes_;   // per value of the devices axis (or one)
   int devices_axis_ = -1;
   int variant_axis_ = -1;
+  int model_axis_ = -1;
+  std::vector<std::size_t> class_axes_;  // devices, then workload axes (index order)
   std::uint64_t hw_points_ = 1;
   std::uint64_t hw_per_class_ = 1;  // hardware points sharing one devices value
   std::uint64_t per_group_ = 1;
