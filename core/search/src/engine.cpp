@@ -358,8 +358,10 @@ struct Boxes {
   }
 };
 
-// Boxes of at most this many at the deepest level (memory: ~100 bytes each).
+// Boxes of at most this many at the deepest level (memory: ~100 bytes each), built from at most
+// this many regions (each costs a design and its rates, ~5 us: seconds up front at most).
 constexpr std::uint64_t kMaxBoxes = std::uint64_t{1} << 18;
+constexpr std::uint64_t kMaxBoxRegions = std::uint64_t{1} << 22;
 
 // The aggregate of one region (hardware point `hw` with its system digits at 0 and its inert
 // digits at their first valid value).
@@ -388,8 +390,11 @@ BoxAgg region_agg(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw) {
 }
 
 // Builds the box aggregates with `threads` threads; an empty result (enabled false) when the
-// run has no regions, the space is too small to gain from boxes, or `stop` fires.
-Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::stop_token stop) {
+// run has no regions, the space is too small to gain from boxes or has too many regions, or
+// `stop` fires or `time_limit_s` (0 = none) passes while building.
+Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::stop_token stop,
+                 double time_limit_s) {
+  const auto t0 = Clock::now();
   Boxes b;
   if (!plan.regions || plan.pages.empty()) return b;
   const Space& sp = cs.space();
@@ -432,6 +437,7 @@ Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::st
   }
   std::uint64_t regions = 1;
   for (std::size_t a : hw_axes) regions *= sp.hardware[a].values.size();
+  if (regions > kMaxBoxRegions) return Boxes{};
   // Regions of one deep aggregate are contiguous: `tail` of them each.
   const std::uint64_t tail = regions / deep_aggs;
   auto region_hw = [&](std::uint64_t r) {
@@ -452,7 +458,8 @@ Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::st
       pool.emplace_back([&, t] {
         // Threads take contiguous runs of whole aggregates.
         for (std::uint64_t g = deep_aggs * t / nt; g < deep_aggs * (t + 1) / nt; ++g) {
-          if (stop.stop_requested()) {
+          if (stop.stop_requested() || stopped ||
+              (time_limit_s > 0 && seconds_since(t0) >= time_limit_s)) {
             stopped = true;
             return;
           }
@@ -527,9 +534,11 @@ struct Shared {
 
 // Hardware points to visit first: of up to kSamples regions spread evenly over the shard, the
 // kPerObjective with the best collective-free bound in each objective; all their points that
-// are in the shard and not inert twins. Deterministic.
-std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan,
-                                     const Shard& shard) {
+// are in the shard and not inert twins. Deterministic (a stop or the time limit cuts the
+// sampling short: the run is then incomplete anyway).
+std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard,
+                                     std::stop_token stop, double time_limit_s) {
+  const auto t0 = Clock::now();
   std::vector<std::uint64_t> out;
   if (!plan.regions) return out;
   constexpr std::uint64_t kSamples = 2048;
@@ -546,6 +555,7 @@ std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan,
   std::vector<Scored> scored;
   Region r;
   for (std::uint64_t i = 0; i < samples; ++i) {
+    if (stop.stop_requested() || (time_limit_s > 0 && seconds_since(t0) >= time_limit_s)) break;
     std::uint64_t hw = (i * m / samples) * n + k;
     if (n == 1) hw = plan.twin(hw);
     bound_region(cs, plan, hw, nullptr, nullptr, r);
@@ -1563,8 +1573,11 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     const int box_threads =
         opt.threads > 0 ? opt.threads
                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    s.boxes = make_boxes(space, s.plan, box_threads, stop);
-    s.first = promising(space, s.plan, opt.shard);
+    s.boxes = make_boxes(space, s.plan, box_threads, stop, opt.time_limit_s);
+    // Boxes that the time limit cut short are off; the run ends at the limit anyway.
+    const double left = opt.time_limit_s > 0 ? std::max(1e-3, opt.time_limit_s - seconds_since(t0))
+                                             : 0.0;
+    s.first = promising(space, s.plan, opt.shard, stop, left);
     s.first_sorted = s.first;
     std::sort(s.first_sorted.begin(), s.first_sorted.end());
   }
