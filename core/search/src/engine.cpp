@@ -341,12 +341,12 @@ struct BoxAgg {
 
 struct Boxes {
   bool enabled = false;
-  // Per depth l = 1..depth (index l - 1): hardware points per box (a box's index is hw / width),
-  // the l-th axis's hardware-index stride and radix, whether it is a hardware axis (system and
-  // inert axes leave the aggregate unchanged), and the aggregates, indexed by the digits of
-  // the hardware axes among the first l axes (boxes that differ only in system or inert digits
-  // share one).
-  std::vector<std::uint64_t> width, stride, radix;
+  // Per depth l = 1..depth (index l - 1): hardware points per box (a box's index is hw / width;
+  // also the l-th axis's stride in the hardware index), the l-th axis's radix, whether it is a
+  // hardware axis (system, inert and workload axes leave the aggregate unchanged), and the
+  // aggregates, indexed by the digits of the hardware axes among the first l axes (boxes that
+  // differ only in other digits share one).
+  std::vector<std::uint64_t> width, radix;
   std::vector<bool> hardware_axis;
   std::vector<std::vector<BoxAgg>> level;
   std::vector<std::vector<std::uint32_t>> all_units;  // per class: 0..n-1
@@ -354,7 +354,7 @@ struct Boxes {
   // Index of hw's aggregate at depth `l` (0-based) given the one at depth l - 1.
   std::uint64_t agg_index(std::size_t l, std::uint64_t parent, std::uint64_t hw) const {
     if (!hardware_axis[l]) return parent;
-    return parent * radix[l] + hw / stride[l] % radix[l];
+    return parent * radix[l] + hw / width[l] % radix[l];
   }
 };
 
@@ -415,7 +415,6 @@ Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::st
   for (std::size_t l = 0; l < depth; ++l) {
     const Knob* k = cs.knob(order[l]);
     b.width.push_back(cs.hardware_stride(order[l]));
-    b.stride.push_back(cs.hardware_stride(order[l]));
     b.radix.push_back(sp.hardware[order[l]].values.size());
     b.hardware_axis.push_back(!k || k->effect == KnobEffect::hardware);
     if (b.hardware_axis.back()) deep_aggs *= b.radix.back();
