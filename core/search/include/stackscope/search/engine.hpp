@@ -20,10 +20,19 @@
 //     - inert twins: a hardware point with a non-first value on an inert axis (KnobEffect::inert,
 //       a field no model reads) has a twin with the first value, a lower PointId and identical
 //       results, which the archive keeps instead; skipped when the first value is valid;
+//     - boxes: hardware points sharing their leading axes' digits form a box whose aggregate is
+//       the best any design below offers (largest rates, shortest launch, smallest die, most
+//       free memory); the unit list narrows box by box down the hierarchy and a box with no
+//       unit left is skipped whole;
 //     - regions: hardware points that differ only in system axes (KnobEffect::system) share the
 //       collective-free bound of every unit, computed once from hardware-independent decode work
-//       (bounds.hpp DecodeWork) and a few hardware rates; units that region bound proves
-//       dominated, over memory or over the TPOT SLO are skipped on every point of the region.
+//       (bounds.hpp DecodeWork) and a few hardware rates, then the bound with the least
+//       collectives of any of the region's systems (bounds.hpp CommWork, cached per system and
+//       unit); units that region bound proves dominated, over memory or over the TPOT SLO are
+//       skipped on every point of the region.
+//  4. per point: a unit that survives its hardware point's collective-aware bound is bounded
+//     per schedule (sequence parallelism, overlap mode) with this die's own GEMM and attention
+//     costs (bounds.hpp hardware_decode_work); its points are evaluated fastest bound first.
 // Hardware points of the most promising sampled regions (best collective-free bound per
 // objective) are visited first; inside a hardware point, units are visited best bound (first
 // objective) first. Both fill the archive early.
