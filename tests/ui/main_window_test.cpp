@@ -481,12 +481,14 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 12 views, the 6 editor pages (and the Stack page of a 3D-stacked preset, the default
-    // device having none), the window and the four self-drawn views in the dark palette.
-    QCOMPARE(files.size(), 24);
+    // 12 views and the MoE expert placement of the link view, the 6 editor pages (and the Stack
+    // page of a 3D-stacked preset, the default device having none), the window and the four
+    // self-drawn views in the dark palette.
+    QCOMPARE(files.size(), 25);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-stack-3d.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("main-window-dark.png"))));
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("links-moe.png"))));
   }
 };
 

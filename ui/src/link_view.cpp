@@ -19,6 +19,8 @@
 #include <cmath>
 #include <map>
 
+#include "stackscope/parallel/sharding.hpp"
+#include "stackscope/perf/expert_map.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -48,6 +50,49 @@ QColor heat(double u) {
                 mix(stops[i].blue(), stops[i + 1].blue()));
 }
 
+// Share of the busiest device's routed tokens 0..1 -> colour: pale to deep violet.
+QColor share_colour(double t) {
+  const QColor a(0xE8, 0xE4, 0xF2), b(0x4B, 0x1D, 0x8F);
+  const double f = std::clamp(t, 0.0, 1.0);
+  auto mix = [&](int x, int y) { return static_cast<int>(x + (y - x) * f); };
+  return QColor(mix(a.red(), b.red()), mix(a.green(), b.green()), mix(a.blue(), b.blue()));
+}
+
+// Distinct colours for expert-parallel groups (Tableau 10), cycled.
+QColor group_colour(int g) {
+  static const QColor c[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B),
+                             QColor(0x59, 0xA1, 0x4F), QColor(0xE1, 0x57, 0x59),
+                             QColor(0x76, 0xB7, 0xB2), QColor(0xED, 0xC9, 0x48),
+                             QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7),
+                             QColor(0x9C, 0x75, 0x5F), QColor(0xBA, 0xB0, 0xAC)};
+  return c[static_cast<std::size_t>(std::max(0, g)) % std::size(c)];
+}
+
+// The routing and redundancy the expert placement was computed with, for the stats line.
+std::string describe_routing(const perf::Design& d) {
+  const auto& r = d.workload.routing;
+  std::string s;
+  switch (r.kind) {
+    case workload::RoutingKind::uniform: s = "uniform routing"; break;
+    case workload::RoutingKind::zipf:
+      s = "Zipf routing (s = " + QString::number(r.zipf_s, 'g', 3).toStdString() + ")";
+      break;
+    case workload::RoutingKind::dirichlet:
+      s = "Dirichlet routing (alpha = " + QString::number(r.dirichlet_alpha, 'g', 3).toStdString() +
+          ")";
+      break;
+    case workload::RoutingKind::trace: s = "traced routing (first MoE layer)"; break;
+  }
+  const int red = d.parallel.redundant_experts_per_rank;
+  if (red > 0) s += ", " + std::to_string(red) + " redundant expert slot(s) per EP rank";
+  return s;
+}
+
+// Text (black or white) readable on `fill`.
+QColor text_on(const QColor& fill) {
+  return fill.lightnessF() > 0.5 ? QColor(Qt::black) : QColor(Qt::white);
+}
+
 }  // namespace
 
 // The computed picture: node positions in layout units and undirected links with both
@@ -67,8 +112,55 @@ struct LinkView::Computed {
   std::vector<std::string> level_names;
   QRectF bounds;
   int devices = 0;
-  double step_s[2] = {};  // decode step, prefill pass
+  double step_s[2] = {};    // decode step, prefill pass
+  perf::ExpertMap experts;  // moe == false for dense models
+  std::string routing;      // how tokens are routed, for the legend
+  // Devices whose routed tokens are the busiest, when the load is not balanced.
+  bool imbalanced() const {
+    double lo = 1e300;
+    for (const auto& d : experts.devices) lo = std::min(lo, d.tokens);
+    return experts.moe && experts.busiest_tokens > lo * (1.0 + 1e-9);
+  }
+  const perf::DeviceExperts* device(int d) const {
+    if (!experts.moe || d < 0 || d >= devices || d >= static_cast<int>(experts.devices.size()))
+      return nullptr;
+    return &experts.devices[static_cast<std::size_t>(d)];
+  }
 };
+
+namespace {
+
+QString device_tooltip(const LinkView::Computed& c, int d) {
+  const QString name = d < static_cast<int>(c.names.size())
+                           ? QString::fromStdString(c.names[static_cast<std::size_t>(d)])
+                           : QString::number(d);
+  const perf::DeviceExperts* x = c.device(d);
+  if (!x) return LinkView::tr("<b>Device %1</b> (%2)").arg(d).arg(name);
+  const double share = c.experts.busiest_tokens > 0 ? x->tokens / c.experts.busiest_tokens : 0;
+  return LinkView::tr(
+             "<b>Device %1</b> (%2)<br>stage %3 · TP rank %4 · EP rank %5"
+             "<br>expert-parallel group %6, rank %7 of %8 (expert shard %9 of %10)"
+             "<br>routed experts hosted: %11 (%12 redundant)"
+             "<br>expected tokens per decode step and MoE layer: %13"
+             "<br>%14 % of the busiest device (%15)")
+      .arg(d)
+      .arg(name)
+      .arg(x->stage)
+      .arg(x->tp)
+      .arg(x->ep)
+      .arg(x->ep_group)
+      .arg(x->ep_rank)
+      .arg(c.experts.moe_ep)
+      .arg(x->moe_tp_rank + 1)
+      .arg(c.experts.moe_tp)
+      .arg(x->experts)
+      .arg(x->replicas)
+      .arg(QString::number(x->tokens, 'f', 1))
+      .arg(QString::number(100 * share, 'f', 1))
+      .arg(QString::number(c.experts.busiest_tokens, 'f', 1));
+}
+
+}  // namespace
 
 class LinkCanvas : public QWidget {
  public:
@@ -78,22 +170,67 @@ class LinkCanvas : public QWidget {
   }
   std::shared_ptr<LinkView::Computed> data;
   int phase = 0;
+  int colour = LinkView::kNone;
+  bool colouring() const { return colour != LinkView::kNone && data && data->experts.moe; }
 
  protected:
   // Pixels per layout unit (one device cell), and the layout -> widget mapping.
   double scale() const {
     const QRectF b = data->bounds;
-    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, -40);
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -72 : -40);
     return std::min(area.width() / std::max(1e-9, b.width()),
                     area.height() / std::max(1e-9, b.height()));
   }
   QPointF map(const QPointF& p) const {
     const QRectF b = data->bounds;
-    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, -40);
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -72 : -40);
     const double s = scale();
     const double ox = area.left() + 0.5 * (area.width() - s * b.width());
     const double oy = area.top() + 0.5 * (area.height() - s * b.height());
     return {ox + (p.x() - b.left()) * s, oy + (p.y() - b.top()) * s};
+  }
+  double radius() const { return std::clamp(0.22 * scale(), 2.0, 9.0); }
+  // The device colour key, a row above the link key.
+  void drawDeviceKey(QPainter& p) const {
+    const auto& x = data->experts;
+    const double y = rect().bottom() - 58;
+    p.setPen(palette().color(QPalette::Text));
+    if (colour == LinkView::kExperts) {
+      const QRectF key(rect().left() + 24, y, 220, 10);
+      QLinearGradient g(key.topLeft(), key.topRight());
+      for (int i = 0; i <= 10; ++i) g.setColorAt(i / 10.0, share_colour(i / 10.0));
+      p.setPen(Qt::NoPen);
+      p.setBrush(g);
+      p.drawRect(key);
+      p.setPen(palette().color(QPalette::Text));
+      p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
+      p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
+      p.drawText(QPointF(key.right() + 10, key.bottom()),
+                 tr("device fill: expected routed tokens, % of the busiest device (%1 tokens "
+                    "per decode step and MoE layer)")
+                     .arg(QString::number(x.busiest_tokens, 'f', 1)));
+      p.drawText(QPointF(key.right() + 10, key.bottom() + 15),
+                 tr("number = routed experts hosted; %1")
+                     .arg(data->imbalanced() ? tr("red outline = busiest device")
+                                             : tr("all devices equally loaded")));
+      return;
+    }
+    double left = rect().left() + 24;
+    const int shown = std::min(x.ep_groups, 8);
+    for (int g = 0; g < shown; ++g) {
+      p.setPen(QPen(theme::ink(), 1.0));
+      p.setBrush(group_colour(g));
+      p.drawRect(QRectF(left, y, 12, 12));
+      p.setPen(palette().color(QPalette::Text));
+      const QString label = tr("EP group %1").arg(g);
+      p.drawText(QPointF(left + 16, y + 10), label);
+      left += 16 + p.fontMetrics().horizontalAdvance(label) + 12;
+    }
+    p.drawText(QPointF(left, y + 10),
+               tr("%1%2 expert-parallel groups of %3 devices; number = EP rank in the group")
+                   .arg(x.ep_groups > shown ? QStringLiteral("… ") : QString())
+                   .arg(x.ep_groups)
+                   .arg(x.moe_ep));
   }
   // A wrap-around link (torus, ring) is drawn as two short stubs leaving the grid at both ends.
   QPainterPath edgePath(const LinkView::Computed::Edge& e) const {
@@ -135,19 +272,45 @@ class LinkCanvas : public QWidget {
       p.setBrush(Qt::NoBrush);
       p.drawPath(edgePath(data->edges[i]));
     }
-    const double r = std::clamp(0.22 * scale(), 2.0, 9.0);
+    const double r = radius();
+    const bool coloured = colouring();
+    const bool highlight = coloured && colour == LinkView::kExperts && data->imbalanced();
+    QFont small = font();
+    small.setPixelSize(std::max(7, static_cast<int>(r * 1.1)));
     for (std::size_t n = 0; n < data->pos.size(); ++n) {
       const QPointF c = map(data->pos[n]);
       if (data->is_switch[n]) {
         p.setPen(QPen(theme::ink(), 1.2));
         p.setBrush(palette().color(QPalette::Button));
         p.drawEllipse(c, r * 1.3, r * 1.3);
-      } else {
+        continue;
+      }
+      const QRectF sq(c.x() - r, c.y() - r, 2 * r, 2 * r);
+      const perf::DeviceExperts* x = coloured ? data->device(static_cast<int>(n)) : nullptr;
+      if (!x) {
         p.setPen(QPen(theme::ink(), 1.0));
         p.setBrush(theme::ink());
-        p.drawRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r));
+        p.drawRect(sq);
+        continue;
+      }
+      const double busiest = data->experts.busiest_tokens;
+      const QColor fill = colour == LinkView::kExperts
+                              ? share_colour(busiest > 0 ? x->tokens / busiest : 0.0)
+                              : group_colour(x->ep_group);
+      const bool top = highlight && x->tokens >= busiest * (1.0 - 1e-9);
+      p.setPen(top ? QPen(QColor(0xD6, 0x27, 0x28), 3.0) : QPen(theme::ink(), 1.0));
+      p.setBrush(fill);
+      p.drawRect(sq);
+      // Experts hosted (or the EP rank) inside the square when it is big enough to read.
+      if (r >= 6) {
+        p.setFont(small);
+        p.setPen(text_on(fill));
+        p.drawText(sq, Qt::AlignCenter,
+                   QString::number(colour == LinkView::kExperts ? x->experts : x->ep_rank));
       }
     }
+    p.setFont(font());
+    if (coloured) drawDeviceKey(p);
     // Colour key.
     const QRectF key(rect().left() + 24, rect().bottom() - 26, 220, 10);
     QLinearGradient g(key.topLeft(), key.topRight());
@@ -165,6 +328,15 @@ class LinkCanvas : public QWidget {
   void mouseMoveEvent(QMouseEvent* e) override {
     if (!data) return;
     const QPointF m = e->position();
+    // A device square under the pointer first.
+    const double r = radius();
+    for (int d = 0; d < data->devices && d < static_cast<int>(data->pos.size()); ++d) {
+      const QPointF c = map(data->pos[static_cast<std::size_t>(d)]);
+      if (std::abs(c.x() - m.x()) <= r && std::abs(c.y() - m.y()) <= r) {
+        QToolTip::showText(e->globalPosition().toPoint(), device_tooltip(*data, d), this);
+        return;
+      }
+    }
     // Nearest link within 6 px.
     double best = 36;
     const LinkView::Computed::Edge* hit = nullptr;
@@ -212,11 +384,18 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   phase_->setObjectName(QStringLiteral("linkPhase"));
   phase_->addItems({tr("Decode step"), tr("Prefill pass")});
   top->addWidget(phase_);
+  top->addWidget(new QLabel(tr("Colour devices by:"), this));
+  colour_ = new QComboBox(this);
+  colour_->setObjectName(QStringLiteral("linkDeviceColour"));
+  colour_->addItems({tr("none"), tr("experts hosted"), tr("expert-parallel group")});
+  top->addWidget(colour_);
   box->addLayout(top);
   stats_ = new QLabel(this);
   stats_->setObjectName(QStringLiteral("linkStats"));
+  stats_->setWordWrap(true);
   box->addWidget(stats_);
   canvas_ = new LinkCanvas(this);
+  canvas_->setObjectName(QStringLiteral("linkCanvas"));
   box->addWidget(canvas_, 1);
   attachExportMenu(canvas_, QStringLiteral("links"));
   note_ = new QLabel(this);
@@ -225,6 +404,10 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   box->addWidget(note_);
   connect(phase_, &QComboBox::currentIndexChanged, this, [this](int i) {
     canvas_->phase = std::max(0, i);
+    redraw();
+  });
+  connect(colour_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    canvas_->colour = std::max(0, i);
     redraw();
   });
   connect(&watcher_, &QFutureWatcher<std::shared_ptr<Computed>>::finished, this,
@@ -246,12 +429,21 @@ void LinkView::clear() {
 
 void LinkView::showDesign(const perf::Design& design) {
   pending_ = ++generation_;
+  const bool moe = parallel::is_moe(design.model);
+  colour_->setEnabled(moe);
+  colour_->setToolTip(moe ? tr("Colour each device by the routed experts it hosts and its "
+                               "expected share of the routed tokens, or by its expert-parallel "
+                               "group")
+                          : tr("%1 is a dense model: no routed experts to place")
+                                .arg(QString::fromStdString(design.model.name)));
   stats_->setText(tr("Routing every collective of the design…"));
   auto job = [design]() {
     auto c = std::make_shared<Computed>();
     if (design.system.levels.empty() || design.system.devices <= 1) return c;
     const network::Topology topo(design.system);
     const auto rep = perf::network_report(design, false);
+    c->experts = perf::expert_map(design);
+    c->routing = describe_routing(design);
     c->devices = topo.devices();
     c->pos.assign(static_cast<std::size_t>(topo.nodes()), {});
     c->is_switch.assign(static_cast<std::size_t>(topo.nodes()), false);
@@ -374,6 +566,27 @@ void LinkView::onFinished() {
   redraw();
 }
 
+void LinkView::setDeviceColouring(int mode) {
+  colour_->setCurrentIndex(std::clamp(mode, 0, colour_->count() - 1));
+}
+
+int LinkView::deviceColouring() const {
+  return colour_->currentIndex();
+}
+
+bool LinkView::deviceColouringAvailable() const {
+  return colour_->isEnabled();
+}
+
+int LinkView::expertsOnDevice(int device) const {
+  const perf::DeviceExperts* x = computed_ ? computed_->device(device) : nullptr;
+  return x ? x->experts : -1;
+}
+
+QString LinkView::deviceToolTip(int device) const {
+  return computed_ ? device_tooltip(*computed_, device) : QString();
+}
+
 int LinkView::linkCount() const {
   return computed_ ? static_cast<int>(computed_->edges.size()) : 0;
 }
@@ -403,6 +616,20 @@ void LinkView::redraw() {
                       .arg(loaded)
                       .arg(QString::number(100 * busiest(), 'f', 1))
                       .arg(canvas_->phase == 0 ? tr("decode step") : tr("prefill pass")));
+  if (canvas_->colouring()) {
+    const auto& x = computed_->experts;
+    stats_->setText(
+        stats_->text() +
+        tr("<br>%1 routed experts (top-%2) in %3 expert-parallel group(s) of %4 ranks, each "
+           "expert split over %5 device(s); %6; batch %7 tokens per decode step")
+            .arg(x.routed_experts)
+            .arg(x.top_k)
+            .arg(x.ep_groups)
+            .arg(x.moe_ep)
+            .arg(x.moe_tp)
+            .arg(QString::fromStdString(computed_->routing))
+            .arg(x.step_tokens, 0, 'f', 0));
+  }
   QStringList levels;
   for (std::size_t l = 0; l < computed_->level_names.size(); ++l)
     levels << tr("level %1: %2").arg(l).arg(QString::fromStdString(computed_->level_names[l]));

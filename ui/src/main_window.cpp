@@ -768,6 +768,25 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     if (!grabTab(QStringLiteral("thermal"), thermal_, [this] { thermal_->waitForIdle(); }) ||
         !grabTab(QStringLiteral("links"), links_, [this] { links_->waitForIdle(); }))
       return {};
+    // Expert placement: the DeepSeek-V3 preset with Zipf routing and one redundant expert per
+    // EP rank, so the token share differs between devices; in a view of its own, large enough
+    // for the numbers in the device squares to be drawn.
+    try {
+      perf::Design moe = presets_->project("deepseek-v3-deepstack");
+      moe.workload.routing.kind = workload::RoutingKind::zipf;
+      moe.parallel.redundant_experts_per_rank = 1;
+      LinkView view(this);  // a child window: it keeps the window's style sheet
+      view.setWindowFlags(Qt::Window);
+      view.setAttribute(Qt::WA_DontShowOnScreen);
+      view.resize(1100, 760);
+      view.show();
+      view.showDesign(moe);
+      view.setDeviceColouring(LinkView::kExperts);
+      view.waitForIdle();
+      if (!grab(QStringLiteral("links-moe"), &view)) return {};
+    } catch (const std::exception&) {
+      // no such preset: the list just lacks that picture
+    }
     // The current design next to the same design at half its batch.
     const auto fillCompare = [this] {
       if (compare_->count() > 0) return;

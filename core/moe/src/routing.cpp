@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/moe/routing.hpp"
 
+#include "stackscope/moe/ep_placement.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -221,7 +223,12 @@ RankLoad busiest_rank(const double* f, int experts, int ep, double tokens) noexc
   return best;
 }
 
-EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundant) noexcept {
+namespace {
+
+// The placement both ep_load() and ep_ranks() report: per rank, expected tokens, experts in use
+// and slots filled (originals + replicas). Ranks beyond ep are untouched; returns clamped ep.
+int place_experts(const double* f, int experts, int ep, double tokens, int redundant, double* load,
+                  double* active, int* hosted, int* replicas) noexcept {
   redundant = std::max(0, redundant);
   ep = std::clamp(ep, 1, std::max(1, experts));
   const int n = std::clamp(experts, 1, kMaxExperts);
@@ -238,11 +245,13 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
   // Originals stay in their contiguous home ranks; replicas go, heaviest first, to the rank
   // with the least load that still has a free slot.
   constexpr int kMaxRanks = kMaxExperts;
-  double load[kMaxRanks] = {};
-  double active[kMaxRanks] = {};
   int free_slots[kMaxRanks];
   const int per_rank = std::max(1, n / ep);
-  for (int r = 0; r < ep; ++r) free_slots[r] = redundant;
+  for (int r = 0; r < ep; ++r) {
+    free_slots[r] = redundant;
+    load[r] = active[r] = 0.0;
+    hosted[r] = replicas[r] = 0;
+  }
   // Synthetic uniform routing gives every expert the same share: reuse the last value.
   double last_share = -1.0, last_use = 0.0;
   auto use = [&](double share) {
@@ -256,6 +265,7 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
     const int home = std::min(ep - 1, i / per_rank);
     load[home] += tokens * f[i] / copies[i];
     active[home] += use(f[i] / copies[i]);
+    ++hosted[home];
   }
   for (int pass = 0; pass < n; ++pass) {
     // Next heaviest replicated expert with copies left to place.
@@ -272,9 +282,20 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
       --free_slots[r_best];
       load[r_best] += tokens * share;
       active[r_best] += use(share);
+      ++hosted[r_best];
+      ++replicas[r_best];
     }
     copies[e] = 1;  // placed
   }
+  return ep;
+}
+
+}  // namespace
+
+EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundant) noexcept {
+  double load[kMaxExperts], active[kMaxExperts];
+  int hosted[kMaxExperts], replicas[kMaxExperts];
+  ep = place_experts(f, experts, ep, tokens, redundant, load, active, hosted, replicas);
   EpLoad out;
   for (int r = 0; r < ep; ++r) {
     const RankLoad here{load[r], active[r]};
@@ -288,6 +309,15 @@ EpLoad ep_load(const double* f, int experts, int ep, double tokens, int redundan
       e = here;
   }
   return out;
+}
+
+int ep_ranks(const double* f, int experts, int ep, double tokens, int redundant,
+             RankShare* out) noexcept {
+  double load[kMaxExperts], active[kMaxExperts];
+  int hosted[kMaxExperts], replicas[kMaxExperts];
+  ep = place_experts(f, experts, ep, tokens, redundant, load, active, hosted, replicas);
+  for (int r = 0; r < ep; ++r) out[r] = {hosted[r], replicas[r], load[r], active[r]};
+  return ep;
 }
 
 double imbalance(const double* f, int experts, int ep) noexcept {

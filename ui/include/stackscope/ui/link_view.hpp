@@ -4,7 +4,9 @@
 // by level (a package's mesh inside the torus of packages, a node's devices under their
 // switches) — with every link coloured and sized by its utilisation in one decode step or
 // prefill pass (perf::network_report, computed off the UI thread), and the bytes and utilisation
-// of both directions on hover.
+// of both directions on hover. For MoE designs the devices can be coloured by the routed experts
+// they host and their expected share of the routed tokens, or by expert-parallel group
+// (perf::expert_map: the placement the evaluator costs), with coordinates and loads on hover.
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
@@ -31,6 +33,16 @@ class LinkView : public QWidget {
   // Links drawn (undirected pairs) and the busiest utilisation of the shown phase (tests).
   int linkCount() const;
   double busiest() const;
+  // Device colouring: 0 none, 1 experts hosted (token share), 2 expert-parallel group. Only MoE
+  // designs offer it; for dense models the selector is disabled with a tooltip saying why.
+  enum DeviceColour { kNone = 0, kExperts = 1, kEpGroup = 2 };
+  void setDeviceColouring(int mode);
+  int deviceColouring() const;
+  bool deviceColouringAvailable() const;
+  // Routed expert slots on `device` (originals + replicas), -1 if unknown (tests).
+  int expertsOnDevice(int device) const;
+  // The hover text of a device square.
+  QString deviceToolTip(int device) const;
 
   struct Computed;  // the laid-out network and its loads (defined in link_view.cpp)
 
@@ -39,6 +51,7 @@ class LinkView : public QWidget {
   void redraw();
 
   QComboBox* phase_ = nullptr;
+  QComboBox* colour_ = nullptr;
   QLabel* stats_ = nullptr;
   QLabel* note_ = nullptr;
   LinkCanvas* canvas_ = nullptr;
