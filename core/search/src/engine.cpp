@@ -707,19 +707,33 @@ class Worker {
     std::vector<CommWork> comm;
     std::vector<std::uint8_t> have;
   };
-  // A deque: entries stay where they are when others are added or the oldest is evicted.
   std::deque<NetEntry> nets_;
+  std::vector<NetEntry*> members_;  // the systems of the region narrow_region() bounds
 
+  std::size_t victim_ = 0;  // next slot to reuse once kNetworkModels are held
+
+  // The entry of `system`, built on first use. Entries never move (a deque, only appended to):
+  // when full, a slot round-robin that the current region (members_) does not use is rebuilt
+  // in place, so pointers held by narrow_region() stay valid.
   NetEntry* network_for(const hw::System& system) {
     if (system.levels.empty()) return nullptr;
     for (auto& e : nets_)
       if (network::same_network(e.system, system)) return &e;
-    if (nets_.size() >= kNetworkModels) nets_.erase(nets_.begin());
-    NetEntry e;
-    e.system = system;
-    e.model = std::make_unique<network::NetworkModel>(system);
-    nets_.push_back(std::move(e));
-    return &nets_.back();
+    NetEntry* slot = nullptr;
+    for (std::size_t i = 0; nets_.size() >= kNetworkModels && i < nets_.size() && !slot; ++i) {
+      NetEntry& e = nets_[(victim_ + i) % nets_.size()];
+      if (std::find(members_.begin(), members_.end(), &e) == members_.end()) {
+        slot = &e;
+        victim_ = (victim_ + i + 1) % nets_.size();
+      }
+    }
+    if (!slot) slot = &nets_.emplace_back();
+    slot->system = system;
+    slot->model = std::make_unique<network::NetworkModel>(system);
+    slot->cls = std::numeric_limits<std::size_t>::max();
+    slot->comm.clear();
+    slot->have.clear();
+    return slot;
   }
   std::vector<PointRecord> buf_;
   std::vector<PointRecord> pending_;  // entered local_'s frontier since the last sync()
@@ -888,7 +902,6 @@ class Worker {
   // over the region's systems (every combination of the system axes' values; a layer's time is
   // monotone in every CommWork field), so units that no system can save are dropped before
   // any of the region's hardware points looks at them.
-  std::vector<NetEntry*> members_;
   perf::Design scratch_;
   void narrow_region(std::uint64_t hw) {
     const perf::Design d = s_.space.hardware_design(hw);

@@ -78,6 +78,24 @@ TEST(SearchEngine, ModelAndWorkloadAxesEqualBruteForce) {
   brute_force_equality(space);
 }
 
+// More systems (device counts x link and latency multipliers) than a worker keeps network models
+// for (64): models are rebuilt in place while regions hold theirs.
+TEST(SearchEngine, ManySystemsEqualBruteForce) {
+  Space s;
+  s.base = base("deepstack-3d", "llama-3-8b", 4);
+  s.hardware = {{"devices", {4, 8}},
+                {"memory.layers_connected", {2, 8}},
+                {"system.link_bw_scale", {0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 6}},
+                {"system.latency_scale", {0.25, 0.5, 1, 2, 4, 8, 16, 32}}};
+  s.inner.tp = {1, 2, 4, 8};
+  s.inner.dp = {1, 2, 4, 8};
+  s.inner.batch = {1, 16, 128};
+  s.inner.sequence_parallel = {0, 1};
+  s.inner.overlap = {parallel::Overlap::off, parallel::Overlap::auto_tiles};
+  s.objectives = {objective(Metric::stps_per_mm2), objective(Metric::utps)};
+  brute_force_equality(s);
+}
+
 TEST(SearchEngine, DeepSeekV3FrontierEqualsBruteForce) {
   brute_force_equality(deepseek_space(false));
 }
