@@ -112,6 +112,8 @@ void BM_DeepSeekV3_PresetEvaluator(benchmark::State& state) {
   presets.register_builtins();
   const CompiledSpace cs(io::resolve_search_project("deepseek-v3-deepstack", presets).space);
   std::vector<perf::Design> designs;
+  // Ranks spread over the whole space: k times Knuth's multiplicative-hash constant
+  // (2^32 / golden ratio, TAOCP vol. 3 §6.4) times a prime, modulo the size.
   for (std::uint64_t k = 0; designs.size() < 512 && k < 200000; ++k) {
     const PointId id = cs.point_at((Count{k} * 2654435761u * 977u) % cs.size());
     perf::Design d = cs.decode(id);

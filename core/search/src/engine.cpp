@@ -238,11 +238,28 @@ struct Region {
   bool infeasible = false;      // the hardware alone fails a check of hardware_ok()
   std::uint64_t dominated = 0;  // units whose bound `archive` dominated (or a box removed)
   std::vector<Unit> alive;      // the others that fit memory and may meet the TPOT SLO
+  // The design of the hardware point the region was bounded from, and what every point of the
+  // region shares with it (system axes change none of it): unit-bound rates, die area, static
+  // power (relaxed like bounds.hpp's), KV-page bandwidth per Plan::pages entry (< 0: not yet).
+  perf::Design design;
+  DecodeRates rates{};
+  double die_mm2 = 0, static_w = 0;
+  std::vector<double> kv;
+
+  // The unit-bound rates for KV pages of Plan::pages[page].
+  const DecodeRates& rates_for(const Plan& plan, std::uint32_t page) {
+    if (kv[page] < 0) kv[page] = kv_page_bandwidth(design, plan.pages[page]);
+    rates.kv_bw_Bps = kv[page];
+    return rates;
+  }
 };
 
 // The hardware-only checks of hardware_ok() that hold for every point of a region.
+// The hardware-only checks of Worker::hardware_ok(): they hold for every point of a region.
 bool region_feasible(const Constraints& c, const perf::Design& d,
                      const power_area::AreaBreakdown& a) {
+  // Mean power >= static power; DRAM peak >= ambient + static power x resistance, checked
+  // against the constraint and the evaluator's limit (bounds.hpp).
   const double t_min = dram_peak_floor_C(d.hardware);
   return a.fits_die() && a.fits_reticle() && !(a.die_mm2 > c.max_die_area_mm2) &&
          !(d.hardware.energy.static_power_W > c.max_power_W) && !(t_min > c.max_dram_C) &&
@@ -258,7 +275,8 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   region.infeasible = false;
   region.dominated = 0;
   region.alive.clear();
-  const perf::Design d = cs.hardware_design(hw);
+  region.design = cs.hardware_design(hw);
+  const perf::Design& d = region.design;
   const auto a = power_area::area(d.hardware);
   const auto& c = space.constraints;
   if (!region_feasible(c, d, a)) {
@@ -268,12 +286,16 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   const auto& units = plan.classes[cs.device_class(hw)];
   if (units.empty()) return;
   if (candidates) region.dominated = units.size() - candidates->size();
+  region.die_mm2 = a.die_mm2;
+  const auto& nm = d.workload.numerics;
+  region.static_w = power_area::energy_rates(d.hardware, wider(nm.weights, nm.activations)).static_W *
+                    (1.0 - 1e-9);
+  region.rates = decode_rates(d, plan.pages.front());
+  region.kv.assign(plan.pages.size(), -1.0);
+  region.kv[0] = region.rates.kv_bw_Bps;
   // Reserved bytes and capacity: the hardware's (memory_footprint's other terms are not).
   const perf::MemoryFootprint hwf = perf::memory_footprint(d, 1);
   const int devices = cs.devices(hw);
-  DecodeRates rates = decode_rates(d, plan.pages.front());
-  std::vector<double> kv(plan.pages.size(), -1.0);
-  kv[0] = rates.kv_bw_Bps;
   const double sign = space.objectives[0].direction == Direction::maximize ? 1.0 : -1.0;
   const std::size_t n_obj = space.objectives.size();
   const std::size_t n = candidates ? candidates->size() : units.size();
@@ -283,9 +305,7 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
     f.reserved = hwf.reserved;
     f.capacity = hwf.capacity;
     if (f.total() > f.capacity) continue;  // as Worker::fits()
-    if (kv[u.page] < 0) kv[u.page] = kv_page_bandwidth(d, plan.pages[u.page]);
-    rates.kv_bw_Bps = kv[u.page];
-    const Optimistic o = decode_optimistic(u.work, rates);
+    const Optimistic o = decode_optimistic(u.work, region.rates_for(plan, u.page));
     if (o.tpot_s > c.tpot_slo_s) continue;
     Unit x;
     x.index = static_cast<std::uint32_t>(candidates ? (*candidates)[i] : i);
@@ -293,7 +313,7 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
     x.batch_digit = u.batch_digit;
     x.batch = u.work.batch;
     x.viable = true;
-    x.bound = bound_vector(space, o, devices, a.die_mm2);
+    x.bound = bound_vector(space, o, devices, region.die_mm2);
     if (archive && archive->dominates({x.bound.data(), n_obj})) {
       ++region.dominated;
       continue;
@@ -798,17 +818,7 @@ class Worker {
     s_.space.apply_inner(probe, hw, 0);
     probe.workload.batch_auto = true;  // batch fit is checked per batch
     if (!perf::validate(probe).empty()) return false;
-    const auto a = power_area::area(hwd.hardware);
-    if (!a.fits_die() || !a.fits_reticle()) return false;
-    const auto& c = space_.constraints;
-    if (a.die_mm2 > c.max_die_area_mm2) return false;
-    // Mean power >= static power (bounds.hpp).
-    const double p_min = hwd.hardware.energy.static_power_W;
-    if (p_min > c.max_power_W) return false;
-    // DRAM peak >= ambient + static power x resistance (bounds.hpp), against the evaluator's limit.
-    const double t_min = dram_peak_floor_C(hwd.hardware);
-    if (t_min > c.max_dram_C || t_min > memory::kDramLimitC) return false;
-    return true;
+    return region_feasible(space_.constraints, hwd, power_area::area(hwd.hardware));
   }
 
   void prune(std::uint64_t n, bool by_bound) {
@@ -874,11 +884,6 @@ class Worker {
   };
   std::vector<SchedulePoint> pts_;
   DecodeWork exact_work_;  // the current unit's decode work on this hardware point
-  // Hardware rates of the current hardware point for the unit bounds (KV-page bandwidth of
-  // Plan::pages[rates_page_]) and its static power.
-  DecodeRates rates_{};
-  std::uint32_t rates_page_ = 0;
-  double static_w_ = 0;
   // The decode-only unit bound decides as much as the full one: no objective or constraint
   // reads its TTFT or energy bounds.
   const bool decode_only_ = [this] {
@@ -904,7 +909,7 @@ class Worker {
   // any of the region's hardware points looks at them.
   perf::Design scratch_;
   void narrow_region(std::uint64_t hw) {
-    const perf::Design d = s_.space.hardware_design(hw);
+    const perf::Design& d = region_.design;  // hw's own design (bound_region just built it)
     if (d.system.levels.empty()) return;
     // The region's systems: its hardware points over every combination of system digits.
     members_.clear();
@@ -932,10 +937,6 @@ class Worker {
       }
     }
     const int devices = s_.space.devices(hw);
-    const double die = power_area::area(d.hardware).die_mm2;
-    DecodeRates rates = decode_rates(d, s_.plan.pages.front());
-    std::vector<double> kv(s_.plan.pages.size(), -1.0);
-    kv[0] = rates.kv_bw_Bps;
     const auto& in = space_.inner;
     const std::size_t nb = s_.space.batch_count();
     const std::size_t n_obj = space_.objectives.size();
@@ -975,14 +976,13 @@ class Worker {
         least.hop_calls = std::min(least.hop_calls, c.hop_calls);
       }
       const UnitWork& w = works[u.index];
-      if (kv[w.page] < 0) kv[w.page] = kv_page_bandwidth(d, s_.plan.pages[w.page]);
-      rates.kv_bw_Bps = kv[w.page];
-      Optimistic o = decode_optimistic(w.work, rates, &least);
+      Optimistic o = decode_optimistic(w.work, region_.rates_for(s_.plan, w.page), &least);
+      o.power_w = region_.static_w;
       if (o.tpot_s > space_.constraints.tpot_slo_s) {
         ++region_.dominated;
         continue;
       }
-      const auto v = bound_vector(space_, o, devices, die);
+      const auto v = bound_vector(space_, o, devices, region_.die_mm2);
       if (local_.dominates({v.data(), n_obj})) {
         ++region_.dominated;
         continue;
@@ -1101,13 +1101,6 @@ class Worker {
     const double die = power_area::area(hwd.hardware).die_mm2;
     const bool bounds = s_.opt.prune_bounds;
     NetEntry* net = nullptr;  // built on first use: collective bounds are costly
-    if (alive && decode_only_) {
-      rates_ = decode_rates(hwd, s_.plan.pages.front());
-      rates_page_ = 0;
-      const auto& nm = hwd.workload.numerics;
-      const Precision mm = wider(nm.weights, nm.activations);
-      static_w_ = power_area::energy_rates(hwd.hardware, mm).static_W * (1.0 - 1e-9);
-    }
 
     // Units of (group, batch): memory fit and optimistic bounds without collectives (cheap),
     // computed before evaluating; units that survive them get the collective-aware bound.
@@ -1164,6 +1157,7 @@ class Worker {
       }
       const DecodeWork* unit_work = nullptr;  // with unit_comm: per-schedule bounds below
       const CommWork* unit_comm = nullptr;
+      DecodeRates unit_rates{};
       if (bounds && !hwd.system.levels.empty()) {
         if (!net) net = network_for(hwd.system);
         s_.space.apply_inner(d, hw,
@@ -1183,14 +1177,12 @@ class Worker {
             optimistic(d, u.batch, net->model.get(), nullptr, &net->comm[u.index]);
             net->have[u.index] = 1;
           }
+          // `alive` came from region_: its rates and static power are this hardware point's.
           const UnitWork& w = works[u.index];
-          if (rates_page_ != w.page) {
-            rates_page_ = w.page;
-            rates_.kv_bw_Bps = kv_page_bandwidth(hwd, s_.plan.pages[w.page]);
-          }
+          unit_rates = region_.rates_for(s_.plan, w.page);
           unit_comm = &net->comm[u.index];
-          o = decode_optimistic(w.work, rates_, unit_comm);
-          o.power_w = static_w_;
+          o = decode_optimistic(w.work, unit_rates, unit_comm);
+          o.power_w = region_.static_w;
           // Survivors are bounded per schedule below with this die's own GEMM and attention
           // costs (bounds.hpp hardware_decode_work), several times tighter at small batches.
           if (!slo_violated(o) &&
@@ -1237,8 +1229,8 @@ class Worker {
           sch.sequence_parallel = d.parallel.sequence_parallel;
           sch.overlap = d.parallel.overlap;
           sch.tiles = d.parallel.overlap_tiles;
-          Optimistic o = decode_optimistic(*unit_work, rates_, unit_comm, &sch);
-          o.power_w = static_w_;
+          Optimistic o = decode_optimistic(*unit_work, unit_rates, unit_comm, &sch);
+          o.power_w = region_.static_w;
           p.tpot = o.tpot_s;
           p.viable = !slo_violated(o);
           p.bound = bound_vector(space_, o, devices, die);

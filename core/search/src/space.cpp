@@ -230,6 +230,14 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
 
   // Hardware axes.
   constexpr std::uint64_t kMaxHw = std::uint64_t{1} << 62;
+  // hw_points_ *= the axis's size (hardware indices are 64-bit; 2^62 leaves room for strides).
+  auto count_axis = [&](const HardwareAxis& axis, const std::string& p) {
+    if (axis.values.empty()) return;
+    if (hw_points_ > kMaxHw / axis.values.size())
+      issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
+    else
+      hw_points_ *= axis.values.size();
+  };
   for (std::size_t a = 0; a < sp.hardware.size(); ++a) {
     const auto& axis = sp.hardware[a];
     const std::string p = "/search/hardware/" + std::to_string(a);
@@ -242,45 +250,27 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     if (axis.values.empty())
       issues.push_back(
           issue(p + "/values", "an axis needs at least one value", "[]", "one or more values"));
-    if (k->name == "variant") {
-      if (variant_axis_ >= 0)
-        issues.push_back(issue(p + "/knob", "the variant axis is given twice", axis.knob,
-                               "at most one variant axis"));
-      variant_axis_ = static_cast<int>(a);
-      if (sp.variants.empty())
+    // Index-valued axes (whole variants, models): given once, every value an index into the
+    // Space's list; applied by CompiledSpace itself (a knob cannot see the Space).
+    if (k->name == "variant" || k->name == "model") {
+      const bool variant = k->name == "variant";
+      int& slot = variant ? variant_axis_ : model_axis_;
+      const std::size_t n = variant ? sp.variants.size() : sp.models.size();
+      const std::string what(k->name);
+      if (slot >= 0)
+        issues.push_back(issue(p + "/knob", "the " + what + " axis is given twice", axis.knob,
+                               "at most one " + what + " axis"));
+      slot = static_cast<int>(a);
+      if (variant && sp.variants.empty())
         issues.push_back(issue(p + "/variants", "a variant axis needs variants", "[]",
                                "one or more {hardware, system} variants"));
       for (std::size_t i = 0; i < axis.values.size(); ++i) {
         const double v = axis.values[i];
-        if (!(v >= 0 && v < static_cast<double>(sp.variants.size())) || v != std::floor(v))
-          issues.push_back(issue(p + "/values/" + std::to_string(i), "no such variant", num(v),
-                                 "0.." + std::to_string(sp.variants.size()) + " (exclusive)"));
+        if (!(v >= 0 && v < static_cast<double>(n)) || v != std::floor(v))
+          issues.push_back(issue(p + "/values/" + std::to_string(i), "no such " + what, num(v),
+                                 "0.." + std::to_string(n) + " (exclusive)"));
       }
-      if (!axis.values.empty()) {
-        if (hw_points_ > kMaxHw / axis.values.size())
-          issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
-        else
-          hw_points_ *= axis.values.size();
-      }
-      continue;
-    }
-    if (k->name == "model") {
-      if (model_axis_ >= 0)
-        issues.push_back(issue(p + "/knob", "the model axis is given twice", axis.knob,
-                               "at most one model axis"));
-      model_axis_ = static_cast<int>(a);
-      for (std::size_t i = 0; i < axis.values.size(); ++i) {
-        const double v = axis.values[i];
-        if (!(v >= 0 && v < static_cast<double>(sp.models.size())) || v != std::floor(v))
-          issues.push_back(issue(p + "/values/" + std::to_string(i), "no such model", num(v),
-                                 "0.." + std::to_string(sp.models.size()) + " (exclusive)"));
-      }
-      if (!axis.values.empty()) {
-        if (hw_points_ > kMaxHw / axis.values.size())
-          issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
-        else
-          hw_points_ *= axis.values.size();
-      }
+      count_axis(axis, p);
       continue;
     }
     if (k->name == "devices") {
@@ -310,12 +300,7 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
         issues.push_back(issue(vp, e.what(), num(v), std::string(k->description)));
       }
     }
-    if (!axis.values.empty()) {
-      if (hw_points_ > kMaxHw / axis.values.size())
-        issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
-      else
-        hw_points_ *= axis.values.size();
-    }
+    count_axis(axis, p);
   }
   // Class axes first (devices, then model and workload axes as given), then the others.
   if (devices_axis_ >= 0) class_axes_.push_back(static_cast<std::size_t>(devices_axis_));
