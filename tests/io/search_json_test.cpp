@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stackscope/io/search.hpp"
+#include "stackscope/io/search_writer.hpp"
 
 namespace stackscope::io {
 namespace {
@@ -291,6 +292,147 @@ TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   for (std::string line; std::getline(f, line);) points += line.find("\"hw\"") != std::string::npos;
   EXPECT_EQ(points, 4);
   std::filesystem::remove_all(dir);
+}
+
+// Field-by-field equality of two parsed search projects (the structs have no operator==; the
+// designs compare through their complete JSON).
+void expect_same(const SearchProject& a, const SearchProject& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto &x = a.space, &y = b.space;
+  EXPECT_EQ(project_to_json(x.base), project_to_json(y.base));
+  ASSERT_EQ(x.variants.size(), y.variants.size());
+  for (std::size_t i = 0; i < x.variants.size(); ++i) {
+    EXPECT_EQ(x.variants[i].name, y.variants[i].name);
+    EXPECT_EQ(hardware_to_json(x.variants[i].hardware), hardware_to_json(y.variants[i].hardware));
+    EXPECT_EQ(system_to_json(x.variants[i].system), system_to_json(y.variants[i].system));
+  }
+  ASSERT_EQ(x.models.size(), y.models.size());
+  for (std::size_t i = 0; i < x.models.size(); ++i)
+    EXPECT_EQ(model_to_json(x.models[i]), model_to_json(y.models[i]));
+  ASSERT_EQ(x.hardware.size(), y.hardware.size());
+  for (std::size_t i = 0; i < x.hardware.size(); ++i) {
+    EXPECT_EQ(x.hardware[i].knob, y.hardware[i].knob);
+    EXPECT_EQ(x.hardware[i].values, y.hardware[i].values) << x.hardware[i].knob;
+  }
+  const auto &p = x.inner, &q = y.inner;
+  EXPECT_EQ(p.tp, q.tp);
+  EXPECT_EQ(p.pp, q.pp);
+  EXPECT_EQ(p.ep, q.ep);
+  EXPECT_EQ(p.dp, q.dp);
+  EXPECT_EQ(p.cp, q.cp);
+  EXPECT_EQ(p.sequence_parallel, q.sequence_parallel);
+  EXPECT_EQ(p.batch, q.batch);
+  EXPECT_EQ(p.overlap, q.overlap);
+  EXPECT_EQ(p.attention_tp, q.attention_tp);
+  EXPECT_EQ(p.moe_ep, q.moe_ep);
+  const auto &c = x.constraints, &d = y.constraints;
+  EXPECT_EQ(c.max_power_W, d.max_power_W);
+  EXPECT_EQ(c.max_die_area_mm2, d.max_die_area_mm2);
+  EXPECT_EQ(c.max_dram_C, d.max_dram_C);
+  EXPECT_EQ(c.ttft_slo_s, d.ttft_slo_s);
+  EXPECT_EQ(c.tpot_slo_s, d.tpot_slo_s);
+  ASSERT_EQ(x.objectives.size(), y.objectives.size());
+  for (std::size_t i = 0; i < x.objectives.size(); ++i) {
+    EXPECT_EQ(x.objectives[i].metric, y.objectives[i].metric);
+    EXPECT_EQ(x.objectives[i].direction, y.objectives[i].direction);
+  }
+  EXPECT_EQ(a.run.strategy, b.run.strategy);
+  EXPECT_EQ(a.run.seed, b.run.seed);
+  EXPECT_EQ(a.run.samples, b.run.samples);
+  EXPECT_EQ(a.run.population, b.run.population);
+  EXPECT_EQ(a.run.generations, b.run.generations);
+}
+
+TEST(SearchWriter, EveryPresetRoundTrips) {
+  const auto list = presets().list(PresetKind::search);
+  ASSERT_FALSE(list.empty());
+  for (const auto& info : list) {
+    const std::string& text = presets().json_text(PresetKind::search, info.id);
+    const SearchProject x = parse_search_project(text, presets());
+    // Self-contained (presets inlined) and in place (the preset's own keys kept).
+    const std::string whole = search_project_to_json(x.space, x.run);
+    expect_same(x, parse_search_project(whole, presets()), info.id + " (self-contained)");
+    const std::string in_place = replace_search_section(text, x.space, x.run, presets());
+    expect_same(x, parse_search_project(in_place, presets()), info.id + " (in place)");
+    // Writing is a fixed point: the text of what was read back is the same text.
+    const SearchProject y = parse_search_project(in_place, presets());
+    EXPECT_EQ(replace_search_section(in_place, y.space, y.run, presets()), in_place) << info.id;
+    EXPECT_EQ(search::CompiledSpace(x.space).size(), search::CompiledSpace(y.space).size())
+        << info.id;
+  }
+}
+
+TEST(SearchWriter, KeepsPresetIdsAndWritesRangesCompactly) {
+  const std::string& text = presets().json_text(PresetKind::search, "llama-3-70b-gpu-vs-stacked");
+  const SearchProject x = parse_search_project(text, presets());
+  const std::string out = replace_search_section(text, x.space, x.run, presets());
+  // The variants still name their presets; the base design is still "hardware": "h100-sxm".
+  EXPECT_NE(out.find(R"({"name": "H100", "hardware": "h100-sxm", "system": "h100-sxm-x64-ib"})"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("hardware": "h100-sxm",)"), std::string::npos);
+  EXPECT_NE(out.find(R"("batch": {"min": 1, "max": 1024, "factor": 2})"), std::string::npos);
+  EXPECT_NE(out.find(R"("objectives": ["stps_per_mm2", "utps", "energy_per_token_j"])"),
+            std::string::npos);
+  EXPECT_NE(out.find(R"("constraints": {"tpot_slo_s": 0.05})"), std::string::npos);
+  // A variant list that changed is written inline.
+  search::Space y = x.space;
+  y.variants[1].name = "stacked";
+  const std::string changed = replace_search_section(text, y, x.run, presets());
+  EXPECT_EQ(changed.find(R"({"name": "H100", "hardware": "h100-sxm")"), std::string::npos);
+  EXPECT_EQ(parse_search_project(changed, presets()).space.variants[1].name, "stacked");
+}
+
+TEST(SearchWriter, EditedSpacesRoundTrip) {
+  SearchProject x = parse_search_project(
+      presets().json_text(PresetKind::search, "mixtral-hdmoe-mesh"), presets());
+  auto& s = x.space;
+  s.hardware.push_back({"compute.die_area_mm2", {500, 612.5, 700.25}});
+  s.hardware.push_back({"memory.vertical.pitch_um", {0.5, 0.6, 0.7, 0.8, 0.9}});
+  s.hardware.push_back({"noc.link_GBps", {76.8, 153.6, 307.2, 614.4}});
+  s.inner.sequence_parallel = {0, 1};
+  s.inner.overlap = {parallel::Overlap::fixed};
+  s.inner.batch = {3, 5, 7, 9, 11};
+  s.constraints.max_power_W = 450.5;
+  s.constraints.tpot_slo_s = 0.05;
+  s.constraints.ttft_slo_s = 1.25;
+  s.objectives = {search::objective(search::Metric::stps_per_W),
+                  {search::Metric::utps, search::Direction::minimize},
+                  search::objective(search::Metric::tpot_s)};
+  x.run.strategy = search::Strategy::random;
+  x.run.seed = 42;
+  x.run.samples = 123;
+  const std::string text = search_project_to_json(s, x.run);
+  expect_same(x, parse_search_project(text, presets()), "edited");
+  EXPECT_NE(text.find(R"("knob": "memory.vertical.pitch_um", "min": 0.5, "max": 0.9, "step": 0.1})"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"("knob": "noc.link_GBps", "min": 76.8, "max": 614.4, "factor": 2})"),
+            std::string::npos);
+  EXPECT_NE(text.find(R"("batch": {"min": 3, "max": 11, "step": 2})"), std::string::npos);
+  EXPECT_NE(text.find(R"({"metric": "utps", "direction": "minimize"})"), std::string::npos);
+  for (const char* key : {R"("strategy": "random")", R"("seed": 42)", R"("samples": 123)"})
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+}
+
+TEST(SearchWriter, RangesAreFoundOnlyWhenTheyExpandExactly) {
+  const std::vector<double> geo{1, 2, 4, 8, 16};
+  ASSERT_TRUE(as_range(geo));
+  EXPECT_EQ(*as_range(geo), (ValueRange{1, 16, 0, 2}));
+  const std::vector<double> lin{2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(*as_range(lin), (ValueRange{2, 7, 1, 0}));
+  // 0.8 + 2 x 0.2 is not 1.2 in doubles: only a 17-digit step would reproduce the list.
+  EXPECT_FALSE(as_range(std::vector<double>{0.8, 1.0, 1.2, 1.4}));
+  // A range typed as 0.8 to 1.4 step 0.2 comes back as typed.
+  const auto typed = expand(ValueRange{0.8, 1.4, 0.2, 0});
+  ASSERT_EQ(typed.size(), 4u);
+  EXPECT_EQ(*as_range(typed), (ValueRange{0.8, 1.4, 0.2, 0}));
+  EXPECT_FALSE(as_range(std::vector<double>{4, 8, 12}));      // short lists stay lists
+  EXPECT_FALSE(as_range(std::vector<double>{1, 2, 4, 9}));    // irregular
+  EXPECT_FALSE(as_range(std::vector<double>{8, 4, 2, 1}));    // descending
+  EXPECT_FALSE(as_range(std::vector<double>{1, 1, 1, 1}));    // no step
+  EXPECT_THROW(expand(ValueRange{1, 8, 0, 1}), std::invalid_argument);
+  EXPECT_THROW(expand(ValueRange{1, 8, -1, 0}), std::invalid_argument);
 }
 
 }  // namespace
