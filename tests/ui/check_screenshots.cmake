@@ -10,8 +10,8 @@ if(NOT rc EQUAL 0)
 endif()
 foreach(view main-window main-window-dark summary editor breakdown breakdown-ms breakdown-power
              breakdown-area throughput thermal links links-moe compare search editor-model editor-parallel
-             editor-stack editor-compute editor-mesh editor-system thermal-dark links-dark
-             compare-dark search-dark)
+             editor-stack editor-compute editor-mesh editor-system editor-power editor-stack-3d
+             editor-power-3d editor-model-moe thermal-dark links-dark compare-dark search-dark)
   set(png "${OUT}/${view}.png")
   if(NOT EXISTS "${png}")
     message(FATAL_ERROR "missing screenshot ${png}")

@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -115,15 +116,162 @@ class EditorsTest : public QObject {
     QCOMPARE(density->text(), d0);
   }
 
-  // An HBM device has no stack: the page is disabled and says why.
-  void hbmDeviceDisablesTheStackPage() {
+  // An HBM device has DRAM but no 3D stack: its organisation and timings are editable, the
+  // vertical links are disabled and the page says why; an SRAM-only device has no DRAM fields.
+  void hbmDeviceEditsDramButNotTheStack() {
     MainWindow w;
     QVERIFY(w.openPreset(QStringLiteral("default")));  // H100 SXM, HBM3
+    QVERIFY(field<QWidget>(w, "dramFields")->isEnabled());
+    QVERIFY(field<QDoubleSpinBox>(w, "tFAWSpin")->isEnabled());
     QVERIFY(!field<QWidget>(w, "stackFields")->isEnabled());
     QVERIFY(field<QLabel>(w, "stackNote")->text().contains(QStringLiteral("HBM")));
+    QVERIFY(field<QTableWidget>(w, "layerTable")->isHidden());
     auto* hardware = field<QComboBox>(w, "hardwareCombo");
     hardware->setCurrentIndex(hardware->findData(QStringLiteral("deepstack-3d")));
     QVERIFY(field<QWidget>(w, "stackFields")->isEnabled());
+    QVERIFY(!field<QTableWidget>(w, "layerTable")->isHidden());
+    field<QComboBox>(w, "memoryKindCombo")->setCurrentIndex(2);  // SRAM only
+    QCOMPARE(w.document().design().hardware.memory.kind, stackscope::hw::MemoryKind::sram_only);
+    QVERIFY(!field<QWidget>(w, "dramFields")->isEnabled());
+    QVERIFY(field<QDoubleSpinBox>(w, "reservedSpin")->isEnabled());
+  }
+
+  // DRAM timings: a longer four-activation window caps the activation rate, so the derived
+  // effective bandwidth falls and decode (weight streaming) slows; undo restores both. A
+  // refresh cycle longer than the refresh interval is an issue on the tRFC field.
+  void dramTimingsChangeBandwidthAndUndoRestores() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPreset(QStringLiteral("default")));
+    auto* tfaw = field<QDoubleSpinBox>(w, "tFAWSpin");
+    auto* info = field<QLabel>(w, "dramInfo");
+    QVERIFY(tfaw->suffix().contains(QStringLiteral("ns")));
+    QVERIFY(tfaw->toolTip().contains(QStringLiteral("hardware.memory.timing.tFAW_ns")));
+    const QString info0 = info->text();
+    QVERIFY(info0.contains(QStringLiteral("GB/s")));
+    const double tfaw0 = w.design().hardware.memory.timing.tFAW_ns;
+    const double tpot0 = w.result()->metrics.tpot_s;
+    tfaw->setValue(tfaw0 * 10);
+    tfaw->setValue(tfaw0 * 20);  // one field edited twice: one undo step
+    QCOMPARE(w.document().design().hardware.memory.timing.tFAW_ns, tfaw0 * 20);
+    QVERIFY(info->text() != info0);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.tpot_s > tpot0 * 1.05, 2000);
+    QCOMPARE(w.document().undoStack()->count(), 1);
+    w.document().undoStack()->undo();
+    QCOMPARE(tfaw->value(), tfaw0);
+    QCOMPARE(info->text(), info0);
+    QTRY_COMPARE_WITH_TIMEOUT(w.result()->metrics.tpot_s, tpot0, 2000);
+
+    auto* trfc = field<QDoubleSpinBox>(w, "tRFCSpin");
+    auto* trefi = field<QDoubleSpinBox>(w, "tREFISpin");
+    trfc->setValue(trefi->value() + 100);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.result().has_value(), 2000);
+    QVERIFY(trfc->property("invalid").toBool());
+    QVERIFY(!trefi->property("invalid").toBool());
+    QVERIFY(trfc->toolTip().contains(QStringLiteral("/hardware/memory/timing/tRFC_ns")));
+    auto* pages = field<QToolBox>(w, "editorPages");
+    QVERIFY(pages->itemText(DesignEditor::kStackPage).contains(QStringLiteral("problem")));
+    auto* hardware = field<QComboBox>(w, "hardwareCombo");
+    QVERIFY(!hardware->property("invalid").toBool());  // the field owns it, not the device
+  }
+
+  // MoE routing: a dense model disables the section and says why; on an MoE preset a skewed
+  // routing loads the busiest expert-parallel rank, so decode slows; undo restores it.
+  void moeRoutingIsEditableForMoeModels() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPreset(QStringLiteral("default")));  // a dense model
+    auto* kind = field<QComboBox>(w, "routingKindCombo");
+    auto* info = field<QLabel>(w, "routingInfo");
+    QVERIFY(!kind->isEnabled());
+    QVERIFY(info->text().contains(QStringLiteral("Dense")));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    QVERIFY(kind->isEnabled());
+    QCOMPARE(w.design().workload.routing.kind, stackscope::workload::RoutingKind::uniform);
+    auto* zipf = field<QDoubleSpinBox>(w, "zipfSpin");
+    QVERIFY(!zipf->isEnabled());
+    const QString info0 = info->text();
+    QVERIFY(info0.contains(QStringLiteral("EP ranks")));
+    const double tpot0 = w.result()->metrics.tpot_s;
+    kind->setCurrentIndex(1);  // Zipf
+    QCOMPARE(w.document().design().workload.routing.kind, stackscope::workload::RoutingKind::zipf);
+    QVERIFY(zipf->isEnabled());
+    QVERIFY(field<QSpinBox>(w, "routingSeedSpin")->isEnabled());
+    QVERIFY(info->text() != info0);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.tpot_s > tpot0, 2000);
+    const double tpotZipf = w.result()->metrics.tpot_s;
+    zipf->setValue(0.2);  // milder skew: faster than s = 1
+    QCOMPARE(w.document().design().workload.routing.zipf_s, 0.2);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.tpot_s < tpotZipf, 2000);
+    field<QSpinBox>(w, "routingSeedSpin")->setValue(7);
+    QCOMPARE(w.document().design().workload.routing.seed, 7u);
+    QCOMPARE(w.document().undoStack()->count(), 3);
+    for (int i = 0; i < 3; ++i) w.document().undoStack()->undo();
+    QCOMPARE(kind->currentIndex(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(w.result()->metrics.tpot_s, tpot0, 2000);
+    QCOMPARE(info->text(), info0);
+
+    // A trace that cannot be read: the routing kind says so and the trace field has the issue.
+    kind->setCurrentIndex(3);
+    auto* trace = field<QLineEdit>(w, "traceEdit");
+    QVERIFY(trace->isEnabled());
+    trace->setText(QStringLiteral("/nonexistent/trace.json"));
+    Q_EMIT trace->editingFinished();
+    QCOMPARE(w.document().design().workload.routing.trace, std::string("/nonexistent/trace.json"));
+    QVERIFY(info->text().contains(QStringLiteral("not loaded")));
+    QTRY_VERIFY_WITH_TIMEOUT(trace->property("invalid").toBool(), 2000);
+  }
+
+  // Power, area & thermal: a low TDP puts the device on the power wall (clocks scaled down);
+  // raising it lifts the design again; undo restores. Area and thermal fields reach the design
+  // and the derived text.
+  void powerAreaThermalFieldsEditTheDesign() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPreset(QStringLiteral("default")));
+    auto* tdp = field<QDoubleSpinBox>(w, "tdpSpin");
+    QVERIFY(tdp->suffix().contains(QStringLiteral("W")));
+    const double tdp0 = tdp->value();
+    QCOMPARE(w.result()->clock_scale, 1.0);
+    tdp->setValue(w.design().hardware.energy.static_power_W + 50);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->clock_scale < 1.0, 2000);
+    const double ttftWalled = w.result()->metrics.ttft_s;
+    auto* idle = field<QDoubleSpinBox>(w, "staticPowerSpin");
+    idle->setValue(idle->value() + 25);  // less of the TDP left for work: deeper under the wall
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.ttft_s > ttftWalled, 2000);
+    tdp->setValue(5000);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->clock_scale == 1.0, 2000);
+    QVERIFY(w.result()->metrics.ttft_s < ttftWalled);
+    QCOMPARE(w.document().undoStack()->count(), 3);  // TDP, static power, TDP again
+    w.document().undoStack()->undo();
+    w.document().undoStack()->undo();
+    w.document().undoStack()->undo();
+    QCOMPARE(tdp->value(), tdp0);
+    QTRY_COMPARE_WITH_TIMEOUT(w.result()->clock_scale, 1.0, 2000);
+
+    auto* areaInfo = field<QLabel>(w, "areaInfo");
+    const QString area0 = areaInfo->text();
+    auto* other = field<QDoubleSpinBox>(w, "otherAreaSpin");
+    other->setValue(other->value() + 100);
+    QCOMPARE(w.document().design().hardware.area.other_mm2, other->value());
+    QVERIFY(areaInfo->text() != area0);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->area.other > 0, 2000);
+
+    // Thermal package: a 3D stack only; more resistance per layer makes it hotter.
+    QVERIFY(!field<QDoubleSpinBox>(w, "ambientSpin")->isEnabled());  // HBM: not modelled
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    auto* ambient = field<QDoubleSpinBox>(w, "ambientSpin");
+    QVERIFY(ambient->isEnabled());
+    QVERIFY(ambient->suffix().contains(QStringLiteral("°C")));
+    const double temp0 = w.result()->thermal.dram_peak_C;
+    ambient->setValue(ambient->value() + 5);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.dram_peak_C > temp0, 2000);
+    auto* compact = field<QComboBox>(w, "compactCombo");
+    compact->setCurrentIndex(0);  // fixed: r_base / r_layer apply
+    QVERIFY(field<QDoubleSpinBox>(w, "rLayerSpin")->isEnabled());
+    compact->setCurrentIndex(1);  // geometry: fitted, the given values are unused
+    QVERIFY(!field<QDoubleSpinBox>(w, "rLayerSpin")->isEnabled());
+    QVERIFY(field<QLabel>(w, "thermalInfo")->text().contains(QStringLiteral("K/W")));
   }
 
   // More connected layers than layers: the issue (/hardware/memory/layers_connected) marks the
@@ -213,6 +361,17 @@ class EditorsTest : public QObject {
     w.document().undoStack()->undo();
     QCOMPARE(w.document().design().system.levels[0].link_GBps, bw);
     QCOMPARE(link->value(), bw);
+
+    // The level's name: in the design and the table; undo brings the old one back.
+    auto* name = field<QLineEdit>(w, "levelNameEdit");
+    const QString name0 = table->item(0, 0)->text();
+    name->setText(QStringLiteral("scale-up switch"));
+    Q_EMIT name->editingFinished();
+    QCOMPARE(w.document().design().system.levels[0].name, std::string("scale-up switch"));
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("scale-up switch"));
+    w.document().undoStack()->undo();
+    QCOMPARE(table->item(0, 0)->text(), name0);
+    QCOMPARE(name->text().isEmpty() ? table->item(0, 0)->text() : name->text(), name0);
   }
 
   // Every form field has a tooltip naming its project key; number fields carry a unit or are
@@ -227,7 +386,7 @@ class EditorsTest : public QObject {
       ++fields;
       QVERIFY2(!f->toolTip().isEmpty(), qPrintable(f->objectName()));
     }
-    QVERIFY(fields >= 50);
+    QVERIFY(fields >= 100);
     QCOMPARE(field<QSpinBox>(w, "tpSpin")->minimum(), 1);
     QCOMPARE(field<QSpinBox>(w, "overlapTilesSpin")->maximum(), 1024);
     QCOMPARE(field<QDoubleSpinBox>(w, "matmulEffSpin")->maximum(), 1.0);

@@ -445,10 +445,11 @@ class MainWindowTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.stps != stps0, 2000);
     QCOMPARE(w.design().hardware.memory.layers_total, 12);
     QVERIFY(w.result()->thermal.dram_peak_C != temp0);
-    // An HBM device has no stack to edit.
+    // An HBM device has dies per stack but no vertical links to edit.
     auto* hardware = w.findChild<QComboBox*>(QStringLiteral("hardwareCombo"));
     hardware->setCurrentIndex(hardware->findData(QStringLiteral("h100-sxm")));
-    QVERIFY(!layers->isEnabled());
+    QVERIFY(layers->isEnabled());
+    QVERIFY(!w.findChild<QWidget*>(QStringLiteral("pitchSpin"))->isEnabled());
   }
 
   // An impossible plan marks the field it comes from, with the message as tooltip; fixing it
@@ -475,16 +476,36 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.design().model.id, std::string("mixtral-8x7b"));  // unchanged
   }
 
+  // The default window is as wide as asked (1440 px): no page of the view tabs (a tab stack is
+  // as wide as its widest page, shown or not) and no editor page needs more than it gets.
+  void defaultWindowIs1440Wide() {
+    MainWindow w;
+    w.show();
+    QApplication::processEvents();
+    QCOMPARE(w.width(), 1440);
+    QVERIFY(w.minimumSizeHint().width() <= 1440);
+    auto* views = w.findChild<QTabWidget*>(QStringLiteral("views"));
+    QVERIFY(views);
+    for (int i = 0; i < views->count(); ++i)
+      QVERIFY2(views->widget(i)->minimumSizeHint().width() <= views->width(),
+               qPrintable(views->tabText(i)));
+  }
+
   void screenshotsWriteEveryView() {
     MainWindow w;
     QTemporaryDir dir;
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 12 views and the MoE expert placement of the link view, the 6 editor pages (and the Stack
-    // page of a 3D-stacked preset, the default device having none), the window and the four
-    // self-drawn views in the dark palette.
-    QCOMPARE(files.size(), 25);
+    // 12 views and the MoE expert placement of the link view, the 7 editor pages (and the
+    // Memory and Power pages of a 3D-stacked preset and the Model page of an MoE preset, the
+    // default design having neither), the window and the four self-drawn views in the dark
+    // palette.
+    QCOMPARE(files.size(), 28);
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-model-moe.png"))));
+    // The window is grabbed at its default width (no view's minimum widens it).
+    QCOMPARE(QImage(QDir(dir.path()).filePath(QStringLiteral("main-window.png"))).width(), 1440);
     for (const QString& f : files) QVERIFY2(QFileInfo(f).size() > 5000, qPrintable(f));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-stack-3d.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("main-window-dark.png"))));

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,14 +20,20 @@
 #include <QToolBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
+#include "stackscope/moe/routing.hpp"
+#include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/power_area/area.hpp"
+#include "stackscope/power_area/energy.hpp"
+#include "stackscope/thermal/compact.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -83,21 +90,44 @@ QString plainLabel(QString label) {
 
 // A page: a column holding a form of fields, then any wrapped text (kept out of the form:
 // QFormLayout underestimates the height of word-wrapped rows, which a scroll area trusts).
-QFormLayout* newForm(QWidget* page) {
-  auto* column = new QVBoxLayout(page);
-  column->setContentsMargins(6, 6, 6, 6);
+QVBoxLayout* column(QWidget* page) {
+  return qobject_cast<QVBoxLayout*>(page->layout());
+}
+
+// Another form below what the page's column holds so far (a section with its own wrapped
+// text after it); alignFormLabels() lines its labels up with the page's other forms.
+QFormLayout* appendForm(QWidget* page, const char* name = "") {
   auto* fields = new QWidget(page);
+  if (*name) fields->setObjectName(QString::fromLatin1(name));
   auto* form = new QFormLayout(fields);
   form->setContentsMargins(0, 0, 0, 0);
   form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   form->setRowWrapPolicy(QFormLayout::DontWrapRows);
-  column->addWidget(fields);
+  column(page)->addWidget(fields);
   return form;
 }
 
-QVBoxLayout* column(QWidget* page) {
-  return qobject_cast<QVBoxLayout*>(page->layout());
+QFormLayout* newForm(QWidget* page) {
+  auto* col = new QVBoxLayout(page);
+  col->setContentsMargins(6, 6, 6, 6);
+  return appendForm(page);
+}
+
+// One label column for all forms of a page: each label as wide as the widest.
+void alignFormLabels(QWidget* page) {
+  const auto forms = page->findChildren<QFormLayout*>();
+  int width = 0;
+  std::vector<QWidget*> labels;
+  for (QFormLayout* form : forms)
+    for (int r = 0; r < form->rowCount(); ++r)
+      if (QLayoutItem* item = form->itemAt(r, QFormLayout::LabelRole))
+        if (QWidget* label = item->widget()) {
+          label->setMinimumWidth(0);
+          width = std::max(width, label->sizeHint().width());
+          labels.push_back(label);
+        }
+  for (QWidget* label : labels) label->setMinimumWidth(width);
 }
 
 QLabel* derivedLabel(QWidget* parent, const char* name) {
@@ -154,10 +184,11 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   const std::pair<QString, QWidget* (DesignEditor::*)()> pages[] = {
       {tr("Model && workload"), &DesignEditor::buildModelPage},
       {tr("Parallelism && batch"), &DesignEditor::buildParallelPage},
-      {tr("Stack (3D DRAM)"), &DesignEditor::buildStackPage},
+      {tr("Memory (DRAM, 3D stack)"), &DesignEditor::buildStackPage},
       {tr("Compute die"), &DesignEditor::buildComputePage},
       {tr("On-die mesh (NoC)"), &DesignEditor::buildMeshPage},
-      {tr("System network"), &DesignEditor::buildSystemPage}};
+      {tr("System network"), &DesignEditor::buildSystemPage},
+      {tr("Power, area && thermal"), &DesignEditor::buildPowerPage}};
   for (const auto& [title, build] : pages) {
     page_ = static_cast<int>(pageTitles_.size());
     QWidget* page = (this->*build)();
@@ -174,6 +205,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     }
     pageTitles_.push_back(title);  // "&&" shows one "&" (a lone one marks a shortcut)
     addPage(page, title);
+    alignFormLabels(page);
   }
 
   connect(hardware_, &QComboBox::currentIndexChanged, this, [this] {
@@ -198,8 +230,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
       return;
     }
     // Same rules as the CLI's --model: expert statistics and EP belong to the old model.
-    if (cur_.workload.routing.kind != workload::RoutingKind::trace)
-      cur_.workload.routing.expert_frequency.clear();
+    loadRoutingTrace();
     if (cur_.model.moe.experts == 0) {
       cur_.parallel.ep = 1;
       cur_.parallel.moe = {};
@@ -209,6 +240,13 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     refreshAll();
     commit(-1, tr("model"));
   });
+}
+
+void DesignEditor::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::StyleChange || event->type() == QEvent::FontChange)
+    for (int i = 0; i < static_cast<int>(pageTitles_.size()); ++i)
+      alignFormLabels(pages_->widget(i));
 }
 
 int DesignEditor::bind(const QString& path, QWidget* w, std::function<void()> refresh) {
@@ -335,8 +373,6 @@ QWidget* DesignEditor::buildModelPage() {
   model_->setToolTip(tr("Model preset (architecture from its published config)"));
   form->addRow(tr("&Model:"), model_);
   bind(QStringLiteral("/model"), model_, [] {});
-  modelInfo_ = derivedLabel(page, "modelInfo");
-  column(page)->addWidget(modelInfo_);
   QStringList names;
   for (Precision p : kPrecisions) names << qs(to_string(p));
   const auto precisionIndex = [](Precision p) {
@@ -382,7 +418,88 @@ QWidget* DesignEditor::buildModelPage() {
              "the context grow to input + output"),
           {}},
          [](perf::Design& d) { return &d.workload.output_len; });
+  modelInfo_ = derivedLabel(page, "modelInfo");
+  column(page)->addWidget(modelInfo_);
+
+  // MoE routing (workload.routing): how tokens spread over the routed experts.
+  auto* routing = appendForm(page, "routingFields");
+  routing->addRow(sectionLabel(tr("MoE routing"), page));
+  using workload::RoutingKind;
+  addCombo(
+      routing, tr("&Routing:"), "routingKindCombo", "/workload/routing/kind",
+      tr("How tokens spread over the routed experts (MODEL.md §4): the busiest expert-parallel "
+         "rank sets an MoE layer's time. Uniform = perfectly balanced; Zipf and Dirichlet are "
+         "seeded skews; trace = recorded per-layer frequencies from a file."),
+      {tr("uniform"), tr("Zipf (power law)"), tr("Dirichlet (random)"), tr("trace file")},
+      [](perf::Design& d) { return static_cast<int>(d.workload.routing.kind); },
+      [this](perf::Design& d, int i) {
+        d.workload.routing.kind = static_cast<RoutingKind>(i);
+        loadRoutingTrace();
+      });
+  addDouble(routing, tr("Zipf exponent s:"),
+            {"zipfSpin", "/workload/routing/zipf_s", 0.01, 10, 2, QString(),
+             tr("Skew of Zipf routing: the expert of rank r gets a share ∝ 1 / r^s (0 → uniform, "
+                "1 = classic Zipf, larger = hotter hot experts)")},
+            [](perf::Design& d) { return &d.workload.routing.zipf_s; });
+  addDouble(routing, tr("Dirichlet α:"),
+            {"dirichletSpin", "/workload/routing/dirichlet_alpha", 0.001, 1000, 3, QString(),
+             tr("Concentration of Dirichlet routing: expert shares drawn from Dirichlet(α); "
+                "small α = a few hot experts, large α → uniform")},
+            [](perf::Design& d) { return &d.workload.routing.dirichlet_alpha; });
+  addInt(routing, tr("Seed:"),
+         {"routingSeedSpin",
+          "/workload/routing/seed",
+          0,
+          INT_MAX,
+          QString(),
+          tr("Random seed of the Zipf rank permutation and the Dirichlet draw (results are "
+             "deterministic for a seed)"),
+          {}},
+         [this](perf::Design& d) {
+           // The spin edits a copy (the design holds a 64-bit seed); commit() applies it.
+           seedEdit_ = static_cast<int>(std::min<std::uint64_t>(d.workload.routing.seed, INT_MAX));
+           return &seedEdit_;
+         });
+  auto* trace = new QLineEdit(page);
+  trace->setObjectName(QStringLiteral("traceEdit"));
+  trace->setPlaceholderText(tr("path to a routing trace"));
+  trace->setToolTip(fieldTip(
+      tr("Recorded expert frequencies per MoE layer (reference/moe-traces format), used when "
+         "the routing is 'trace file'. A relative path resolves against the project file's "
+         "folder."),
+      QString(), tr("a readable trace file with one row of experts per MoE layer"),
+      QStringLiteral("/workload/routing/trace")));
+  routing->addRow(tr("&Trace file:"), trace);
+  const int traceIndex = bind(QStringLiteral("/workload/routing/trace"), trace, [this, trace] {
+    trace->setText(QString::fromStdString(cur_.workload.routing.trace));
+  });
+  connect(trace, &QLineEdit::editingFinished, this, [this, trace, traceIndex] {
+    const std::string text = trace->text().trimmed().toStdString();
+    if (refreshing_ || text == cur_.workload.routing.trace) return;
+    cur_.workload.routing.trace = text;
+    loadRoutingTrace();
+    commit(traceIndex, tr("routing trace"));
+  });
+  routingInfo_ = derivedLabel(page, "routingInfo");
+  column(page)->addWidget(routingInfo_);
   return page;
+}
+
+void DesignEditor::loadRoutingTrace() {
+  auto& r = cur_.workload.routing;
+  traceError_.clear();
+  if (r.kind != workload::RoutingKind::trace || cur_.model.moe.experts <= 0) {
+    r.expert_frequency.clear();  // generated from kind and seed
+    return;
+  }
+  r.expert_frequency.clear();
+  if (r.trace.empty()) return;  // validate() asks for a file
+  try {
+    io::load_routing_trace(r, cur_.model.moe.experts, projectDir_.toStdString());
+  } catch (const std::exception& e) {
+    r.expert_frequency.clear();
+    traceError_ = QString::fromUtf8(e.what());
+  }
 }
 
 QWidget* DesignEditor::buildParallelPage() {
@@ -538,21 +655,45 @@ QWidget* DesignEditor::buildStackPage() {
   stackNote_->setProperty("hint", true);
   stackNote_->setContentsMargins(6, 6, 6, 0);
   outer->addWidget(stackNote_);
-  stackFields_ = new QWidget(page);
-  stackFields_->setObjectName(QStringLiteral("stackFields"));
-  outer->addWidget(stackFields_);
-  auto* form = newForm(stackFields_);
   using M = hw::Memory;
   const auto mem = [](perf::Design& d) -> M& { return d.hardware.memory; };
+
+  // What every kind of memory has (SRAM-only devices too).
+  memoryKindForm_ = new QWidget(page);
+  memoryKindForm_->setObjectName(QStringLiteral("memoryKindFields"));
+  outer->addWidget(memoryKindForm_);
+  auto* top = newForm(memoryKindForm_);
+  addCombo(
+      top, tr("Memory &kind:"), "memoryKindCombo", "/hardware/memory/kind",
+      tr("HBM stacks beside the die on an interposer (2.5D), DRAM stacked on the logic die "
+         "(3D, vertical links), or no DRAM at all (on-die SRAM only, e.g. wafer-scale)"),
+      {tr("HBM (2.5D)"), tr("3D stacked on the logic die"), tr("SRAM only (no DRAM)")},
+      [](perf::Design& d) { return static_cast<int>(d.hardware.memory.kind); },
+      [](perf::Design& d, int i) { d.hardware.memory.kind = static_cast<hw::MemoryKind>(i); });
+  addDouble(top, tr("Reserved memory:"),
+            {"reservedSpin", "/hardware/memory/reserved_GiB", 0, 1e6, 2, tr(" GiB"),
+             tr("Device memory the model cannot use (firmware, ECC, driver)")},
+            [=](perf::Design& d) { return &mem(d).reserved_GiB; });
+  addDouble(top, tr("Runtime reserve:"),
+            {"runtimeReservedSpin", "/hardware/runtime_reserved_GiB", 0, 1e6, 2, tr(" GiB"),
+             tr("Framework / runtime workspace per device (CUDA context, allocator slack)")},
+            [](perf::Design& d) { return &d.hardware.runtime_reserved_GiB; });
+
+  // DRAM organisation and timings: HBM and 3D stacks alike.
+  dramFields_ = new QWidget(page);
+  dramFields_->setObjectName(QStringLiteral("dramFields"));
+  outer->addWidget(dramFields_);
+  auto* form = newForm(dramFields_);
+  form->addRow(sectionLabel(tr("DRAM organisation"), dramFields_));
   addInt(form, tr("DRAM &layers:"),
          {"layersSpin",
           "/hardware/memory/layers_total",
           1,
           64,
           tr(" dies"),
-          tr("DRAM dies stacked on the logic die. More layers: more capacity and, with more "
-             "layers per vertical connection, row recharge hidden; more thermal resistance "
-             "(DeepStack, MODEL.md §2, §9)."),
+          tr("DRAM dies per stack (an 8-high HBM stack has 8). 3D: more layers, more capacity "
+             "and, with more layers per vertical connection, row recharge hidden; more thermal "
+             "resistance (DeepStack, MODEL.md §2, §9)."),
           {}},
          [=](perf::Design& d) { return &mem(d).layers_total; });
   addInt(form, tr("&Connected layers:"),
@@ -561,9 +702,9 @@ QWidget* DesignEditor::buildStackPage() {
           1,
           64,
           tr(" dies"),
-          tr("DRAM dies with active vertical links (at most the stacked dies). Peak bandwidth "
-             "scales with them; DeepStack's rule: up to half the layers, recharge hides "
-             "behind the others."),
+          tr("DRAM dies with active vertical links (3D) or carrying channels (HBM), at most the "
+             "stacked dies. Peak bandwidth scales with them; DeepStack's rule: up to half the "
+             "layers, recharge hides behind the others."),
           {}},
          [=](perf::Design& d) { return &mem(d).layers_connected; });
   addInt(form, tr("Stacks:"),
@@ -572,7 +713,8 @@ QWidget* DesignEditor::buildStackPage() {
           1,
           64,
           QString(),
-          tr("DRAM stacks per device (one for DRAM bonded over the whole logic die)"),
+          tr("DRAM stacks per device (HBM sites on the interposer; one for DRAM bonded over the "
+             "whole logic die)"),
           {}},
          [=](perf::Design& d) { return &mem(d).stacks; });
   addInt(form, tr("Channels / layer:"),
@@ -580,11 +722,29 @@ QWidget* DesignEditor::buildStackPage() {
           "/hardware/memory/channels_per_layer",
           1,
           4096,
-          QString(),
-          tr("Independent channels per connected die; each carries bytes per transfer × 2 "
-             "transfers per DRAM clock"),
+          tr(" ch"),
+          tr("Independent (pseudo-)channels per connected die; each carries bytes per transfer × "
+             "transfers per clock × clock"),
           {}},
          [=](perf::Design& d) { return &mem(d).channels_per_layer; });
+  addInt(form, tr("Banks / channel:"),
+         {"banksSpin",
+          "/hardware/memory/banks_per_channel",
+          1,
+          1024,
+          tr(" banks"),
+          tr("Banks per channel: more banks overlap more row cycles (row-cycle efficiency, "
+             "MODEL.md §2)"),
+          {}},
+         [=](perf::Design& d) { return &mem(d).banks_per_channel; });
+  addDouble(form, tr("Channel width:"),
+            {"busBytesSpin", "/hardware/memory/bytes_per_transfer", 0.125, 1024, 3, tr(" B"),
+             tr("Data bytes a channel moves per transfer (HBM3 pseudo-channel: 32 bit = 4 B)")},
+            [=](perf::Design& d) { return &mem(d).bytes_per_transfer; });
+  addDouble(form, tr("Transfers / clock:"),
+            {"transfersSpin", "/hardware/memory/transfers_per_clock", 0.5, 16, 1, tr(" T/clk"),
+             tr("Data transfers per DRAM clock (DDR: 2)")},
+            [=](perf::Design& d) { return &mem(d).transfers_per_clock; });
   addDouble(form, tr("DRAM clock:"),
             {"dramClockSpin", "/hardware/memory/clock_MHz", 1, 100'000, 0, tr(" MHz"),
              tr("DRAM I/O clock; DDR moves two transfers per clock (preset: Ramulator2 "
@@ -594,16 +754,84 @@ QWidget* DesignEditor::buildStackPage() {
       form, tr("Capacity / layer:"),
       {"layerCapacitySpin", "/hardware/memory/capacity_per_layer_GiB", 0.01, 4096, 2, tr(" GiB"),
        tr("Capacity of one DRAM die of one stack; derived from the bit density instead "
-          "when that is set")},
+          "when that is set (3D)")},
       [=](perf::Design& d) { return &mem(d).capacity_per_layer_GiB; });
   addDouble(form, tr("Bit density:"),
             {"bitDensitySpin", "/hardware/memory/bit_density_Gb_per_mm2", 0, 100, 3, tr(" Gb/mm²"),
-             tr("DRAM bits per mm² of a layer; > 0 derives a layer's capacity from the die "
-                "area left after the vertical-link field (MODEL.md §8). 0 = use Capacity / "
+             tr("3D stacks: DRAM bits per mm² of a layer; > 0 derives a layer's capacity from the "
+                "die area left after the vertical-link field (MODEL.md §8). 0 = use Capacity / "
                 "layer."),
              tr("off (use capacity)")},
             [=](perf::Design& d) { return &mem(d).bit_density_Gb_per_mm2; });
-  form->addRow(sectionLabel(tr("Vertical links"), stackFields_));
+  form->addRow(sectionLabel(tr("Access and efficiency"), dramFields_));
+  addDouble(form, tr("Row (page) size:"),
+            {"rowBytesSpin", "/hardware/memory/row_bytes", 1, 1e6, 0, tr(" B"),
+             tr("Bytes one row activation opens per channel; a stream reads a whole row per "
+                "activation")},
+            [=](perf::Design& d) { return &mem(d).row_bytes; });
+  addDouble(form, tr("Sector size:"),
+            {"sectorBytesSpin", "/hardware/memory/sector_bytes", 1, 1e6, 0, tr(" B"),
+             tr("Minimum access granularity (one burst); at most a row")},
+            [=](perf::Design& d) { return &mem(d).sector_bytes; });
+  addDouble(form, tr("Cycles / sector:"),
+            {"cyclesSectorSpin", "/hardware/memory/cycles_per_sector", 0.25, 1024, 2, tr(" clk"),
+             tr("DRAM clock cycles to transfer one sector on a channel")},
+            [=](perf::Design& d) { return &mem(d).cycles_per_sector; });
+  addDouble(form, tr("Round-trip latency:"),
+            {"roundTripSpin", "/hardware/memory/round_trip_latency_ns", 0, 1e5, 0, tr(" ns"),
+             tr("Load-to-use latency seen by a core: with the on-die buffers it caps bandwidth "
+                "by Little's law (buffer / latency)")},
+            [=](perf::Design& d) { return &mem(d).round_trip_latency_ns; });
+  addDouble(form, tr("Utilisation cap:"),
+            {"utilCapSpin", "/hardware/memory/utilisation_cap", 0.01, 1, 2, QString(),
+             tr("Achievable fraction of peak for ideal streams (controller and protocol "
+                "overheads)")},
+            [=](perf::Design& d) { return &mem(d).utilisation_cap; });
+  addDouble(form, tr("DRAM energy:"),
+            {"dramEnergySpin", "/hardware/memory/energy_pJ_per_bit", 0, 1000, 2, tr(" pJ/b"),
+             tr("DRAM core + I/O energy per bit read or written (3D adds the vertical link's)")},
+            [=](perf::Design& d) { return &mem(d).energy_pJ_per_bit; });
+  form->addRow(sectionLabel(tr("Timings (reference/dram-timings.md)"), dramFields_));
+  const auto timing = [&](const QString& label, const char* object, const char* path, double min,
+                          double max, const QString& tip, double hw::DramTiming::*member) {
+    addDouble(form, label, {object, path, min, max, 1, tr(" ns"), tip},
+              [=](perf::Design& d) { return &(mem(d).timing.*member); });
+  };
+  timing(tr("tRCD:"), "tRCDSpin", "/hardware/memory/timing/tRCD_ns", 0.1, 1e4,
+         tr("Activate to read/write: row open time before the first column access"),
+         &hw::DramTiming::tRCD_ns);
+  timing(tr("tRP:"), "tRPSpin", "/hardware/memory/timing/tRP_ns", 0.1, 1e4,
+         tr("Precharge: closing a row before the bank can open another"), &hw::DramTiming::tRP_ns);
+  timing(tr("tRAS:"), "tRASSpin", "/hardware/memory/timing/tRAS_ns", 0.1, 1e4,
+         tr("Activate to precharge: minimum time a row stays open (tRAS + tRP = row cycle)"),
+         &hw::DramTiming::tRAS_ns);
+  timing(tr("tRRD:"), "tRRDSpin", "/hardware/memory/timing/tRRD_ns", 0.1, 1e4,
+         tr("Activate to activate in different banks of a channel (activation-rate cap)"),
+         &hw::DramTiming::tRRD_ns);
+  timing(tr("tFAW:"), "tFAWSpin", "/hardware/memory/timing/tFAW_ns", 0.1, 1e5,
+         tr("Four-activation window: at most four activates per channel in this time (caps "
+            "bandwidth when few bytes are read per activation)"),
+         &hw::DramTiming::tFAW_ns);
+  timing(tr("tREFI:"), "tREFISpin", "/hardware/memory/timing/tREFI_ns", 1, 1e6,
+         tr("Refresh interval; halved above 85 °C (JEDEC extended temperature range)"),
+         &hw::DramTiming::tREFI_ns);
+  timing(tr("tRFC:"), "tRFCSpin", "/hardware/memory/timing/tRFC_ns", 0, 1e6,
+         tr("Refresh cycle time: the channel is busy this long every tREFI (overhead tRFC / "
+            "tREFI); must stay below tREFI"),
+         &hw::DramTiming::tRFC_ns);
+  timing(tr("tWTR:"), "tWTRSpin", "/hardware/memory/timing/tWTR_ns", 0, 1e4,
+         tr("Write-to-read turnaround (read/write mixes)"), &hw::DramTiming::tWTR_ns);
+  timing(tr("tCCD:"), "tCCDSpin", "/hardware/memory/timing/tCCD_ns", 0, 1e4,
+         tr("Column-to-column delay within a bank group"), &hw::DramTiming::tCCD_ns);
+  dramInfo_ = derivedLabel(dramFields_, "dramInfo");
+  column(dramFields_)->addWidget(dramInfo_);
+
+  // Only DRAM stacked on the logic die has vertical links and per-layer rows.
+  stackFields_ = new QWidget(page);
+  stackFields_->setObjectName(QStringLiteral("stackFields"));
+  outer->addWidget(stackFields_);
+  form = newForm(stackFields_);
+  form->addRow(sectionLabel(tr("Vertical links (3D stack)"), stackFields_));
   addCombo(
       form, tr("Link &kind:"), "verticalKindCombo", "/hardware/memory/vertical/kind",
       tr("Through-silicon vias (each blocks a keep-out zone) or Cu-Cu hybrid bonds (one "
@@ -640,7 +868,8 @@ QWidget* DesignEditor::buildStackPage() {
   density_ = derivedLabel(stackFields_, "verticalDensity");
   QVBoxLayout* col = column(stackFields_);
   col->addWidget(density_);
-  col->addWidget(sectionLabel(tr("Layers (derived by the model)"), stackFields_));
+  layerTitle_ = sectionLabel(tr("Layers (derived by the model)"), stackFields_);
+  col->addWidget(layerTitle_);
   layerTable_ = new QTableWidget(stackFields_);
   layerTable_->setObjectName(QStringLiteral("layerTable"));
   layerTable_->setColumnCount(4);
@@ -739,15 +968,31 @@ QWidget* DesignEditor::buildComputePage() {
             {"launchSpin", "/hardware/compute/kernel_launch_us", 0, 10'000, 2, tr(" µs"),
              tr("Fixed time per operator (launch + sync)")},
             [=](perf::Design& d) { return &die(d).kernel_launch_us; });
-  form->addRow(sectionLabel(tr("Power"), page));
-  addDouble(form, tr("TDP:"),
-            {"tdpSpin", "/hardware/energy/tdp_W", 1, 100'000, 0, tr(" W"),
-             tr("Thermal design power: above it clocks scale down (cubic law)")},
-            [](perf::Design& d) { return &d.hardware.energy.tdp_W; });
-  addDouble(form, tr("Static power:"),
-            {"staticPowerSpin", "/hardware/energy/static_power_W", 0, 100'000, 0, tr(" W"),
-             tr("Leakage and idle power (must stay below the TDP)")},
-            [](perf::Design& d) { return &d.hardware.energy.static_power_W; });
+  addInt(form, tr("MMA tile rows:"),
+         {"mmaTileMSpin",
+          "/hardware/compute/mma_tile_m",
+          1,
+          65536,
+          tr(" rows"),
+          tr("Output rows of the smallest matrix-instruction tile a core computes; smaller "
+             "GEMMs are padded to it (tile quantisation)"),
+          {}},
+         [=](perf::Design& d) { return &die(d).mma_tile_m; });
+  addInt(form, tr("MMA tile columns:"),
+         {"mmaTileNSpin",
+          "/hardware/compute/mma_tile_n",
+          1,
+          65536,
+          tr(" cols"),
+          tr("Output columns of the smallest matrix-instruction tile"),
+          {}},
+         [=](perf::Design& d) { return &die(d).mma_tile_n; });
+  addDouble(form, tr("KV re-read share:"),
+            {"kvRereadSpin", "/hardware/compute/decode_kv_reread_fraction", 0, 1, 2, QString(),
+             tr("Decode attention without GQA packing: the share of a KV head's re-reads (one per "
+                "query head of its group) that miss the on-die cache. 0 = one read per group "
+                "(XQA / FlashDecoding), 1 = every query head re-reads from DRAM.")},
+            [=](perf::Design& d) { return &die(d).decode_kv_reread_fraction; });
   computeInfo_ = derivedLabel(page, "computeInfo");
   column(page)->addWidget(computeInfo_);
   return page;
@@ -758,8 +1003,12 @@ QWidget* DesignEditor::buildMeshPage() {
   page->setObjectName(QStringLiteral("meshPage"));
   auto* form = newForm(page);
   auto* note =
-      new QLabel(tr("The mesh sets router area, NoC energy and the thermal floorplan; link "
-                    "bandwidth and hop latency do not yet limit time."),
+      new QLabel(tr("The mesh carries each operator's on-die traffic: GEMM activation panels "
+                    "multicast along rows and partial sums reduced along columns, attention "
+                    "queries/outputs re-laid out, and on HBM devices the DRAM bytes from the "
+                    "die edges. Its busiest link is a third roofline term beside compute and "
+                    "DRAM; each operator also waits for the mesh fill (diameter × hop latency). "
+                    "The Links tab shows the per-link loads."),
                  page);
   note->setObjectName(QStringLiteral("hint"));
   note->setWordWrap(true);
@@ -784,13 +1033,14 @@ QWidget* DesignEditor::buildMeshPage() {
          [](perf::Design& d) { return &d.hardware.noc.mesh_y; });
   addDouble(form, tr("&Link bandwidth:"),
             {"nocLinkSpin", "/hardware/noc/link_GBps", 0.1, 1e6, 1, tr(" GB/s"),
-             tr("Per mesh link and direction (bytes per cycle × clock). Recorded with the "
-                "device; the evaluator does not yet time on-die traffic.")},
+             tr("Per mesh link and direction (bytes per cycle × clock; scales with the logic "
+                "clock under the power wall or thermal throttle). An operator needs at least "
+                "its busiest link's bytes / this bandwidth.")},
             [](perf::Design& d) { return &d.hardware.noc.link_GBps; });
   addDouble(form, tr("&Hop latency:"),
             {"nocHopSpin", "/hardware/noc/hop_latency_ns", 0, 1e4, 2, tr(" ns"),
-             tr("Router + wire delay per hop. Recorded with the device; the evaluator does not "
-                "yet time on-die traffic.")},
+             tr("Router + wire delay per hop. Every GEMM and attention operator waits for the "
+                "mesh fill, (columns − 1 + rows − 1) × this latency.")},
             [](perf::Design& d) { return &d.hardware.noc.hop_latency_ns; });
   addDouble(form, tr("Hop energy:"),
             {"nocEnergySpin", "/hardware/energy/noc_pJ_per_bit_per_hop", 0, 100, 3, tr(" pJ/b"),
@@ -874,6 +1124,24 @@ QWidget* DesignEditor::buildSystemPage() {
       return l ? &(l->*m) : nullptr;
     };
   };
+  auto* name = new QLineEdit(levelForm_);
+  name->setObjectName(QStringLiteral("levelNameEdit"));
+  name->setPlaceholderText(tr("e.g. NVLink switch"));
+  name->setToolTip(fieldTip(tr("A name for the level, shown in the table above, the Links view "
+                               "and reports (the model does not use it)"),
+                            QString(), tr("any text"), QStringLiteral("/system/levels/{L}/name")));
+  form->addRow(tr("&Name:"), name);
+  const int nameIndex = bind(QStringLiteral("/system/levels/{L}/name"), name, [this, name, level] {
+    L* l = level(cur_);
+    name->setText(l ? QString::fromStdString(l->name) : QString());
+  });
+  connect(name, &QLineEdit::editingFinished, this, [this, name, level, nameIndex] {
+    L* l = level(cur_);
+    const std::string text = name->text().trimmed().toStdString();
+    if (refreshing_ || !l || text == l->name) return;
+    l->name = text;
+    commit(nameIndex + kLevelFieldStride * (level_ + 1), tr("level name"));
+  });
   addCombo(
       form, tr("&Topology:"), "levelTopologyCombo", "/system/levels/{L}/topology",
       tr("How the devices (or units of the level below) of one group connect"),
@@ -957,6 +1225,99 @@ QWidget* DesignEditor::buildSystemPage() {
     refreshAll();
     commit(-1, tr("remove network level"), false);
   });
+  return page;
+}
+
+QWidget* DesignEditor::buildPowerPage() {
+  auto* page = new QWidget;
+  page->setObjectName(QStringLiteral("powerPage"));
+  auto* form = newForm(page);
+  form->addRow(sectionLabel(tr("Energy (MODEL.md §8)"), page));
+  const auto energy = [&](const QString& label, const char* object, const char* path,
+                          const QString& suffix, const QString& tip, double hw::Energy::*member) {
+    addDouble(form, label, {object, path, 0, 1000, 3, suffix, tip},
+              [=](perf::Design& d) { return &(d.hardware.energy.*member); });
+  };
+  energy(tr("Matrix FP16 / BF16:"), "pjFp16Spin", "/hardware/energy/pJ_per_flop_fp16",
+         tr(" pJ/FLOP"), tr("Energy per dense matrix FLOP at 16 bit"),
+         &hw::Energy::pJ_per_flop_fp16);
+  energy(tr("Matrix FP8 / INT8:"), "pjFp8Spin", "/hardware/energy/pJ_per_flop_fp8", tr(" pJ/FLOP"),
+         tr("Energy per dense matrix FLOP at 8 bit"), &hw::Energy::pJ_per_flop_fp8);
+  energy(tr("Matrix FP4:"), "pjFp4Spin", "/hardware/energy/pJ_per_flop_fp4", tr(" pJ/FLOP"),
+         tr("Energy per dense matrix FLOP at 4 bit"), &hw::Energy::pJ_per_flop_fp4);
+  energy(tr("FP32 / vector:"), "pjFp32Spin", "/hardware/energy/pJ_per_flop_fp32", tr(" pJ/FLOP"),
+         tr("Energy per FP32 FLOP (matrix or vector unit: norms, softmax, activations)"),
+         &hw::Energy::pJ_per_flop_fp32);
+  energy(tr("SRAM access:"), "sramEnergySpin", "/hardware/energy/sram_pJ_per_byte", tr(" pJ/B"),
+         tr("Energy per byte read or written in on-die SRAM (each DRAM byte is staged twice)"),
+         &hw::Energy::sram_pJ_per_byte);
+  addDouble(form, tr("Static power:"),
+            {"staticPowerSpin", "/hardware/energy/static_power_W", 0, 100'000, 0, tr(" W"),
+             tr("Leakage and idle power, drawn all the time (must stay below the TDP)")},
+            [](perf::Design& d) { return &d.hardware.energy.static_power_W; });
+  addDouble(form, tr("TDP:"),
+            {"tdpSpin", "/hardware/energy/tdp_W", 1, 100'000, 0, tr(" W"),
+             tr("Thermal design power: above it clocks scale down as (P / TDP)^(-1/3) (power "
+                "wall, MODEL.md §8)")},
+            [](perf::Design& d) { return &d.hardware.energy.tdp_W; });
+  powerInfo_ = derivedLabel(page, "powerInfo");
+  column(page)->addWidget(powerInfo_);
+
+  form = appendForm(page, "areaFields");
+  form->addRow(sectionLabel(tr("Area (MODEL.md §8)"), page));
+  const auto area = [&](const QString& label, const char* object, const char* path,
+                        const QString& suffix, double min, const QString& tip,
+                        double hw::Area::*member) {
+    addDouble(form, label, {object, path, min, 100'000, 2, suffix, tip},
+              [=](perf::Design& d) { return &(d.hardware.area.*member); });
+  };
+  area(tr("Shared SRAM:"), "sramAreaSpin", "/hardware/area/sram_mm2_per_MiB", tr(" mm²/MiB"), 0,
+       tr("Die area per MiB of the shared buffer, periphery included (cores carry their own "
+          "SRAM in their area)"),
+       &hw::Area::sram_mm2_per_MiB);
+  area(tr("Memory PHY:"), "memoryPhySpin", "/hardware/area/memory_phy_mm2", tr(" mm²"), 0,
+       tr("Die area per HBM stack interface (2.5D); 0 for DRAM stacked on the die"),
+       &hw::Area::memory_phy_mm2);
+  area(tr("Network PHYs:"), "ioPhySpin", "/hardware/area/io_phy_mm2", tr(" mm²"), 0,
+       tr("Chip-to-chip / network PHYs (NVLink, SerDes)"), &hw::Area::io_phy_mm2);
+  area(tr("Other uncore:"), "otherAreaSpin", "/hardware/area/other_mm2", tr(" mm²"), 0,
+       tr("Control, clocking and miscellaneous uncore"), &hw::Area::other_mm2);
+  area(tr("Reticle limit:"), "reticleSpin", "/hardware/area/reticle_mm2", tr(" mm²"), 1,
+       tr("Largest die the lithography field allows (26 mm × 33 mm = 858 mm²); a larger die "
+          "is infeasible"),
+       &hw::Area::reticle_mm2);
+  areaInfo_ = derivedLabel(page, "areaInfo");
+  column(page)->addWidget(areaInfo_);
+
+  form = appendForm(page, "thermalFields");
+  form->addRow(sectionLabel(tr("Thermal package (MODEL.md §9)"), page));
+  addDouble(form, tr("Ambient:"),
+            {"ambientSpin", "/hardware/thermal/ambient_C", -60, 94.9, 1, tr(" °C"),
+             tr("Coolant / inlet air temperature; must lie below the 95 °C DRAM limit")},
+            [](perf::Design& d) { return &d.hardware.thermal.ambient_C; });
+  addCombo(
+      form, tr("Compact model:"), "compactCombo", "/hardware/thermal/compact",
+      tr("Where the compact model's resistances come from: as given (a measured package) or "
+         "fitted to the grid solver for this die area (HotSpot-default package)"),
+      {tr("fixed (R as given)"), tr("geometry (fit to die area)")},
+      [](perf::Design& d) { return static_cast<int>(d.hardware.thermal.compact); },
+      [](perf::Design& d, int i) {
+        d.hardware.thermal.compact = static_cast<hw::CompactSource>(i);
+      });
+  addDouble(form, tr("R base:"),
+            {"rBaseSpin", "/hardware/thermal/r_base_K_per_W", 0, 100, 3, tr(" K/W"),
+             tr("Package resistance from the logic die to ambient (DeepStack: 0.56 K/W)")},
+            [](perf::Design& d) { return &d.hardware.thermal.r_base_K_per_W; });
+  addDouble(form, tr("R per layer:"),
+            {"rLayerSpin", "/hardware/thermal/r_layer_K_per_W", 0, 10, 4, tr(" K/W"),
+             tr("Added resistance per stacked DRAM layer (DeepStack: 0.01 K/W)")},
+            [](perf::Design& d) { return &d.hardware.thermal.r_layer_K_per_W; });
+  addCheck(form, tr("Throttle at 95 °C:"), "throttleCheck", "/hardware/thermal/throttle",
+           tr("On: a stack whose DRAM would pass 95 °C runs with logic clock and DRAM command "
+              "rate scaled down until it sits at the limit. Off: such a design is infeasible."),
+           [](perf::Design& d) { return &d.hardware.thermal.throttle; });
+  thermalInfo_ = derivedLabel(page, "thermalInfo");
+  column(page)->addWidget(thermalInfo_);
   return page;
 }
 
@@ -1095,6 +1456,8 @@ void DesignEditor::commit(int index, const QString& name, bool mergeable) {
       cur_.system.devices = parallel::devices(cur_.parallel);
     // An edited device is no longer its preset: the combo says so (and keeps the edits).
     if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("(edited) "));
+    if (path == QStringLiteral("/workload/routing/seed"))
+      cur_.workload.routing.seed = static_cast<std::uint64_t>(seedEdit_);
     if (path == QStringLiteral("/workload/batch")) {
       // The spin's 0 is batch_auto; any other value is a fixed batch.
       cur_.workload.batch_auto = batchEdit_ == 0;
@@ -1136,6 +1499,7 @@ void DesignEditor::refreshDerived() {
   for (const char* path : {"/parallel/ep", "/parallel/moe/tp", "/parallel/moe/ep",
                            "/parallel/redundant_experts_per_rank"})
     if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe);
+  refreshRouting();
   if (QWidget* w = fieldFor(QStringLiteral("/parallel/overlap_tiles")))
     w->setEnabled(p.overlap == parallel::Overlap::fixed);
   // Grid dimensions apply to mesh and torus levels only (perf::validate()).
@@ -1147,23 +1511,59 @@ void DesignEditor::refreshDerived() {
         if (b.path == QString::fromLatin1(f)) b.widget->setEnabled(grid);
   }
 
-  // Stack: only DRAM stacked on the logic die has layers and vertical links to edit.
+  // Memory: HBM and 3D stacks share the DRAM fields; only a 3D stack has vertical links.
   const auto& h = d.hardware;
   const auto& mem = h.memory;
   const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
+  const bool dram = mem.kind != hw::MemoryKind::sram_only;
+  dramFields_->setEnabled(dram);
   stackFields_->setEnabled(stacked);
+  // HBM and SRAM-only devices have no per-layer rows: the empty table is left out.
+  layerTitle_->setVisible(stacked);
+  layerTable_->setVisible(stacked);
   stackNote_->setText(
       stacked ? tr("3D DRAM stacked on the logic die: %1 layers, %2 with active vertical links.")
                     .arg(mem.layers_total)
                     .arg(mem.layers_connected)
-      : mem.kind == hw::MemoryKind::hbm
-          ? tr("This device's DRAM is HBM beside the die on an interposer (2.5D), not stacked on "
-               "its logic die: there are no vertical links to edit. Pick a 3D-stacked device "
-               "(e.g. DeepStack) above to edit a stack.")
-          : tr("This device has no DRAM (on-die SRAM only, e.g. wafer-scale): there is no stack "
-               "to edit."));
+      : dram ? tr("HBM beside the die on an interposer (2.5D): %1 stacks of %2 dies. Its "
+                  "organisation and timings are below; vertical links and the per-layer table "
+                  "apply to DRAM stacked on the logic die only (pick 3D or a device such as "
+                  "DeepStack).")
+                   .arg(mem.stacks)
+                   .arg(mem.layers_total)
+             : tr("No DRAM (on-die SRAM only, e.g. wafer-scale): weights and KV cache live in "
+                  "SRAM, so the DRAM fields below do not apply."));
+  if (dram) {
+    using memory::PatternKind;
+    const auto stream = memory::effective_bandwidth(mem, h.compute, memory::AccessPattern{});
+    const auto random =
+        memory::effective_bandwidth(mem, h.compute, memory::AccessPattern{PatternKind::random});
+    const auto bound = [](memory::DramBound b) {
+      QString t = qs(memory::to_string(b));
+      t.replace(QLatin1Char('_'), QLatin1Char(' '));
+      return t;
+    };
+    dramInfo_->setText(
+        tr("Derived: peak %1 GB/s; streaming %2 GB/s (%3-bound, row-cycle efficiency %4 %); "
+           "random %5 B sectors %6 GB/s (%7-bound, activation cap %8 GB/s); refresh takes %9 % "
+           "of the time.")
+            .arg(readable(stream.peak_Bps / units::kGiga),
+                 readable(stream.effective_Bps / units::kGiga), bound(stream.bound),
+                 readable(100.0 * stream.eta), readable(mem.sector_bytes),
+                 readable(random.effective_Bps / units::kGiga), bound(random.bound),
+                 readable(random.activation_Bps / units::kGiga),
+                 readable(100.0 * stream.refresh_overhead)));
+    dramInfo_->setToolTip(
+        tr("core/memory effective_bandwidth() at 50 °C (MODEL.md §2): min(row-cycle, tFAW/tRRD "
+           "activation, Little's-law buffering, SRAM staging) × utilisation cap × (1 − "
+           "tRFC / tREFI)."));
+  } else {
+    dramInfo_->setText(QStringLiteral("—"));
+  }
+  if (QWidget* w = fieldFor(QStringLiteral("/hardware/memory/bit_density_Gb_per_mm2")))
+    w->setEnabled(stacked);
   if (QWidget* w = fieldFor(QStringLiteral("/hardware/memory/capacity_per_layer_GiB")))
-    w->setEnabled(mem.bit_density_Gb_per_mm2 <= 0);
+    w->setEnabled(!stacked || mem.bit_density_Gb_per_mm2 <= 0);
   if (QWidget* w = fieldFor(QStringLiteral("/hardware/memory/vertical/keepout_um2")))
     w->setEnabled(mem.vertical.kind == hw::VerticalLinkKind::tsv);
   const power_area::AreaBreakdown area = power_area::area(h);
@@ -1228,14 +1628,108 @@ void DesignEditor::refreshDerived() {
                                  readable(area.used_mm2()), readable(area.die_mm2)));
   const auto& noc = h.noc;
   const int routers = noc.mesh_x * noc.mesh_y;
-  const double hops = (noc.mesh_x + noc.mesh_y) / 3.0;  // mean path, core/power_area energy
-  meshInfo_->setText(tr("Derived: %1 router(s), %2 mm²; mean path %3 hops = %4 pJ per DRAM bit; "
-                        "bisection %5 GB/s per "
+  // Mean XY distance between two uniformly random cores (compute/noc.hpp byte_hops).
+  const double hops = (noc.mesh_x * noc.mesh_x - 1.0) / (3.0 * std::max(1, noc.mesh_x)) +
+                      (noc.mesh_y * noc.mesh_y - 1.0) / (3.0 * std::max(1, noc.mesh_y));
+  meshInfo_->setText(tr("Derived: %1 router(s), %2 mm²; mean path %3 hops = %4 pJ per bit "
+                        "between random cores; bisection %5 GB/s per "
                         "direction.")
                          .arg(routers)
                          .arg(readable(area.noc_mm2), readable(hops),
                               readable(hops * h.energy.noc_pJ_per_bit_per_hop),
                               readable(std::min(noc.mesh_x, noc.mesh_y) * noc.link_GBps)));
+
+  // Power, area and thermal: rates, the die's area budget and the compact model from core.
+  const auto rates = power_area::energy_rates(h, prec);
+  powerInfo_->setText(
+      tr("Derived: one %1 matrix FLOP costs %2 pJ; a DRAM byte %3 pJ (with the vertical link "
+         "on a 3D stack) and %4 pJ more for its SRAM staging; static power is %5 % of the TDP.")
+          .arg(qs(to_string(prec)), readable(rates.matrix_J_per_flop * 1e12),
+               readable(rates.dram_J_per_byte * 1e12), readable(rates.sram_J_per_byte * 1e12),
+               readable(100.0 * h.energy.static_power_W / std::max(1e-9, h.energy.tdp_W))));
+  areaInfo_->setText(
+      tr("Derived: cores %1 + shared SRAM %2 + mesh %3 + PHYs %4 + vertical links %5 + other "
+         "%6 = %7 of %8 mm² die%9; reticle %10 mm²%11.")
+          .arg(readable(area.cores_mm2), readable(area.shared_sram_mm2), readable(area.noc_mm2),
+               readable(area.phy_mm2), readable(area.vertical_mm2), readable(area.other_mm2),
+               readable(area.used_mm2()), readable(area.die_mm2),
+               area.fits_die() ? QString() : tr(" (does not fit)"))
+          .arg(readable(area.reticle_mm2),
+               area.fits_reticle() ? QString() : tr(" (the die is larger)")));
+  const bool geometry = h.thermal.compact == hw::CompactSource::geometry;
+  for (const char* path : {"/hardware/thermal/r_base_K_per_W", "/hardware/thermal/r_layer_K_per_W"})
+    if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(stacked && !geometry);
+  for (const char* path :
+       {"/hardware/thermal/ambient_C", "/hardware/thermal/compact", "/hardware/thermal/throttle"})
+    if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(stacked);
+  if (stacked) {
+    const auto rc = thermal::compact_resistances(h.thermal, area.die_mm2);
+    const double r = rc.r_base_K_per_W + rc.r_layer_K_per_W * mem.layers_total;
+    thermalInfo_->setText(
+        tr("Derived: R = %1 + %2 × %3 layers = %4 K/W%5; at the TDP the DRAM would reach %6 °C "
+           "(limit %7 °C).")
+            .arg(readable(rc.r_base_K_per_W), readable(rc.r_layer_K_per_W))
+            .arg(mem.layers_total)
+            .arg(readable(r),
+                 geometry ? tr(" (fitted to %1 mm²)").arg(readable(area.die_mm2)) : QString(),
+                 readable(h.thermal.ambient_C + h.energy.tdp_W * r),
+                 readable(memory::kDramLimitC)));
+  } else {
+    thermalInfo_->setText(
+        tr("The compact thermal model covers DRAM stacked on the logic die; this device's memory "
+           "is not, so its package fields do not apply."));
+  }
+}
+
+void DesignEditor::refreshRouting() {
+  const auto& m = cur_.model;
+  const auto& r = cur_.workload.routing;
+  using workload::RoutingKind;
+  const bool moe = m.moe.experts > 0;
+  const std::pair<const char*, bool> fields[] = {
+      {"/workload/routing/kind", moe},
+      {"/workload/routing/zipf_s", moe && r.kind == RoutingKind::zipf},
+      {"/workload/routing/dirichlet_alpha", moe && r.kind == RoutingKind::dirichlet},
+      {"/workload/routing/seed",
+       moe && (r.kind == RoutingKind::zipf || r.kind == RoutingKind::dirichlet)},
+      {"/workload/routing/trace", moe && r.kind == RoutingKind::trace}};
+  for (const auto& [path, on] : fields)
+    if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(on);
+  if (!moe) {
+    routingInfo_->setText(
+        tr("Dense model: every token uses the whole FFN, so there are no "
+           "experts to route. Pick an MoE model (e.g. DeepSeek-V3) to edit "
+           "the routing."));
+    return;
+  }
+  const int experts = m.moe.experts;
+  QString text = tr("%1 routed experts, top-%2, %3 shared.")
+                     .arg(experts)
+                     .arg(m.moe.top_k)
+                     .arg(m.moe.shared_experts);
+  if (experts <= moe::kMaxExperts && m.moe.top_k >= 1) {
+    std::vector<double> f(static_cast<std::size_t>(experts));
+    moe::expert_frequency(r, experts, m.moe.top_k, 0, f.data());
+    const double hot = *std::max_element(f.begin(), f.end());
+    text += tr(" First MoE layer: the hottest expert is chosen by %1 % of tokens (%2 % if uniform)")
+                .arg(readable(100.0 * hot), readable(100.0 * m.moe.top_k / experts));
+    int ep = 1;
+    try {
+      ep = parallel::Placement(cur_.parallel).moe_ep();
+    } catch (const std::exception&) {
+    }
+    if (ep > 1 && experts % ep == 0)
+      text += tr("; the busiest of %1 EP ranks gets %2× the mean tokens before redundant experts")
+                  .arg(ep)
+                  .arg(readable(moe::imbalance(f.data(), experts, ep)));
+    text += QLatin1Char('.');
+  }
+  if (r.kind == RoutingKind::trace)
+    text += !r.expert_frequency.empty()
+                ? tr(" Trace: %1 layer(s) loaded.").arg(r.expert_frequency.size())
+            : !traceError_.isEmpty() ? tr(" Trace not loaded: %1").arg(traceError_)
+                                     : tr(" No trace loaded: give a file.");
+  routingInfo_->setText(text);
 }
 
 int DesignEditor::showIssues(const std::vector<Issue>& issues) {

@@ -209,6 +209,14 @@ void MainWindow::buildUi() {
   compare_ = new CompareView(views_);
   views_->addTab(compare_, tr("C&ompare"));
   search_ = new SearchPanel(*presets_, views_);
+  // The space combo sized itself to the longest preset name (AdjustToContents): with the
+  // Search tab's buttons that made the tab stack, and so the window, wider than the 1440 px
+  // asked for (a QStackedWidget is as wide as its widest page, shown or not). It still takes
+  // the row's spare width and shows the whole name in its list and tooltip.
+  if (auto* space = search_->findChild<QComboBox*>(QStringLiteral("searchPreset"))) {
+    space->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    space->setMinimumContentsLength(24);
+  }
   views_->addTab(search_, tr("&Search"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
@@ -538,6 +546,7 @@ void MainWindow::updateHeader() {
                     .arg(p.dp)
                     .arg(p.ep);
   sub += file_.isEmpty() ? tr("  ·  builtin project") : QStringLiteral("  ·  ") + file_;
+  editor_->setProjectDir(file_.isEmpty() ? QString() : QFileInfo(file_).absolutePath());
   subtitle_->setText(sub);
   setWindowTitle(tr("%1[*] — StackScope").arg(title_->text()));
 }
@@ -812,11 +821,13 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
   };
   if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
-  // Each page of the form editors; a device without a 3D stack also shows the Stack page of
-  // the 3D-stacked preset (its own page only explains why it is disabled).
+  // Each page of the form editors; a device without a 3D stack also shows the Memory page of
+  // the 3D-stacked preset (its vertical links and layers), and a dense model the Model page of
+  // an MoE preset (its routing).
   const QString pageNames[] = {QStringLiteral("model"), QStringLiteral("parallel"),
                                QStringLiteral("stack"), QStringLiteral("compute"),
-                               QStringLiteral("mesh"),  QStringLiteral("system")};
+                               QStringLiteral("mesh"),  QStringLiteral("system"),
+                               QStringLiteral("power")};
   // A page's form at its full height (the scroll area shows part of a long one).
   const auto grabPage = [&](const QString& name, DesignEditor::Page page) {
     editor_->showPage(page);
@@ -837,14 +848,22 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     if (!grabPage(QStringLiteral("editor-") + pageNames[page],
                   static_cast<DesignEditor::Page>(page)))
       return {};
-  if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d) {
+  if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d ||
+      design_.model.moe.experts == 0) {
     try {
-      editor_->setBase(presets_->project("deepseek-v3-deepstack"));
-      const bool ok = grabPage(QStringLiteral("editor-stack-3d"), DesignEditor::kStackPage);
+      perf::Design other = presets_->project("deepseek-v3-deepstack");
+      other.workload.routing.kind = workload::RoutingKind::zipf;  // a skew worth reading
+      editor_->setBase(other);
+      bool ok = true;
+      if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d)
+        ok = grabPage(QStringLiteral("editor-stack-3d"), DesignEditor::kStackPage) &&
+             grabPage(QStringLiteral("editor-power-3d"), DesignEditor::kPowerPage);
+      if (ok && design_.model.moe.experts == 0)
+        ok = grabPage(QStringLiteral("editor-model-moe"), DesignEditor::kModelPage);
       editor_->setBase(doc_.design());
       if (!ok) return {};
     } catch (const std::exception&) {
-      editor_->setBase(doc_.design());  // no such preset: the list just lacks that picture
+      editor_->setBase(doc_.design());  // no such preset: the list just lacks those pictures
     }
   }
   editor_->pages()->setCurrentIndex(wasPage);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The design's form editors (DESIGN.md "GUI"): a device preset on top and one page per concern
-// in a QToolBox — Model & workload, Parallelism & batch, Stack (3D DRAM), Compute die, On-die
-// mesh, System network. Every field is bound to one member of perf::Design by its JSON pointer
+// in a QToolBox — Model & workload (with MoE routing), Parallelism & batch, Memory (DRAM
+// organisation, timings, the 3D stack), Compute die, On-die mesh, System network, Power, area &
+// thermal. Every field is bound to one member of perf::Design by its JSON pointer
 // (the same path perf::validate() reports), so an issue lands beside its field. Each edit
 // changes the editor's design at once and emits fieldEdited() with a stable id for undo
 // merging; derived quantities (per-layer capacity and bandwidth, link density, peaks) are
@@ -29,11 +30,22 @@ class DesignEditor : public QWidget {
   Q_OBJECT
  public:
   // The pages of the tool box, in order.
-  enum Page { kModelPage, kParallelPage, kStackPage, kComputePage, kMeshPage, kSystemPage };
+  enum Page {
+    kModelPage,
+    kParallelPage,
+    kStackPage,  // memory: DRAM organisation and timings of any kind, the 3D stack's links
+    kComputePage,
+    kMeshPage,
+    kSystemPage,
+    kPowerPage
+  };
 
   // `presets` must outlive the editor.
   explicit DesignEditor(const io::PresetRegistry& presets, QWidget* parent = nullptr);
 
+  // Where a relative routing-trace path typed into the form resolves (the project file's
+  // folder; empty: the working directory, as for built-in projects).
+  void setProjectDir(const QString& dir) { projectDir_ = dir; }
   // Shows `base` (a loaded project); widgets are refreshed without emitting edited().
   void setBase(const perf::Design& base);
   // The design as edited: `base` with every form edit applied. Devices follow the plan.
@@ -58,6 +70,10 @@ class DesignEditor : public QWidget {
   // name for the undo text.
   void fieldEdited(int field, const QString& name);
 
+ protected:
+  // A new style sheet or font changes label widths: the page's forms are lined up again.
+  void changeEvent(QEvent* event) override;
+
  private:
   // One form field bound to a member of the design.
   struct Binding {
@@ -75,6 +91,10 @@ class DesignEditor : public QWidget {
   QWidget* buildComputePage();
   QWidget* buildMeshPage();
   QWidget* buildSystemPage();
+  QWidget* buildPowerPage();
+  // Loads the routing trace's expert frequencies when the routing kind is "trace" (clears
+  // them otherwise); a file that cannot be read leaves them empty for validate() to report.
+  void loadRoutingTrace();
 
   struct IntSpec {
     const char* object;
@@ -104,6 +124,7 @@ class DesignEditor : public QWidget {
   void refreshAll();
   void refreshDerived();
   void refreshLevels();
+  void refreshRouting();  // MoE routing fields: enabled per kind, the skew in words
   // Lists the presets of `kind`, selecting `currentId`; without it, a first entry named
   // `customName` (data: empty id) is selected.
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
@@ -121,19 +142,31 @@ class DesignEditor : public QWidget {
   int page_ = 0;       // page being built
   int level_ = 0;      // selected network level
   int batchEdit_ = 0;  // the batch spin's value: 0 = auto
+  int seedEdit_ = 0;   // the routing-seed spin's value (the design holds a 64-bit seed)
+  QString projectDir_;
+  QString traceError_;  // why the routing trace could not be loaded (empty: loaded or none)
   QToolBox* pages_ = nullptr;
   QComboBox* hardware_ = nullptr;
   QComboBox* model_ = nullptr;
   QLabel* modelInfo_ = nullptr;
   QLabel* devices_ = nullptr;
   QLabel* systemDevices_ = nullptr;
+  QLabel* routingNote_ = nullptr;
+  QLabel* routingInfo_ = nullptr;
   QLabel* stackNote_ = nullptr;
+  QWidget* memoryKindForm_ = nullptr;
+  QWidget* dramFields_ = nullptr;
+  QLabel* dramInfo_ = nullptr;
   QWidget* stackFields_ = nullptr;
+  QLabel* layerTitle_ = nullptr;
   QTableWidget* layerTable_ = nullptr;
   QLabel* stackTotals_ = nullptr;
   QLabel* density_ = nullptr;
   QLabel* computeInfo_ = nullptr;
   QLabel* meshInfo_ = nullptr;
+  QLabel* powerInfo_ = nullptr;
+  QLabel* areaInfo_ = nullptr;
+  QLabel* thermalInfo_ = nullptr;
   QTableWidget* levels_ = nullptr;
   QWidget* levelForm_ = nullptr;
   QPushButton* addLevel_ = nullptr;
