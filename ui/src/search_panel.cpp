@@ -4,12 +4,13 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QFileDialog>
-#include <QFontDatabase>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QToolTip>
@@ -28,6 +29,7 @@
 #include "stackscope/io/search.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/space_editor.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -48,21 +50,6 @@ const char* const kExtraLabels[kExtras] = {"STPS (tokens/s, system)",
                                            "Peak DRAM temperature (°C)",
                                            "Devices",
                                            "Batch per replica"};
-
-QString metricLabel(search::Metric m) {
-  switch (m) {
-    case search::Metric::stps: return QObject::tr("STPS (tokens/s, system)");
-    case search::Metric::stps_per_device: return QObject::tr("STPS per device (tokens/s)");
-    case search::Metric::stps_per_mm2: return QObject::tr("STPS per mm² of silicon (tokens/s/mm²)");
-    case search::Metric::stps_per_W: return QObject::tr("STPS per watt (tokens/s/W)");
-    case search::Metric::utps: return QObject::tr("UTPS (tokens/s per user)");
-    case search::Metric::energy_per_token_j: return QObject::tr("Energy per token (J)");
-    case search::Metric::area_mm2: return QObject::tr("Silicon area (mm²)");
-    case search::Metric::ttft_s: return QObject::tr("TTFT (s)");
-    case search::Metric::tpot_s: return QObject::tr("TPOT (s)");
-  }
-  return {};
-}
 
 // Receives the engine's batches on its worker threads: copies into the shared inbox only.
 class InboxSink final : public search::ResultSink {
@@ -118,11 +105,15 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
   preset_->setToolTip(tr("Search spaces of presets/search/ (hardware axes × parallelism × batch)"));
   top->addWidget(preset_, 1);
+  spaceSize_ = new QLabel(this);
+  spaceSize_->setObjectName(QStringLiteral("searchSpaceSize"));
+  top->addWidget(spaceSize_);
   auto* editButton = new QPushButton(tr("Edit space…"), this);
+  editButton->setObjectName(QStringLiteral("searchEditSpace"));
   editButton->setCheckable(true);
   editButton->setToolTip(
-      tr("Edit the search space (axes, ranges, constraints, objectives) as "
-         "project JSON before running"));
+      tr("Edit the search space in a form: hardware axes and their values or ranges, schedule "
+         "axes, constraints, objectives; save it for stackscope-cli search"));
   top->addWidget(editButton);
   run_ = new QPushButton(tr("&Run"), this);
   run_->setObjectName(QStringLiteral("searchRun"));
@@ -134,26 +125,31 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   top->addWidget(stop_);
   box->addLayout(top);
 
-  editor_ = new QPlainTextEdit(this);
-  editor_->setObjectName(QStringLiteral("searchSpaceEditor"));
-  editor_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  editor_->setMinimumHeight(160);
-  editor_->setVisible(false);
-  box->addWidget(editor_);
-  auto loadText = [this] {
-    const std::string id = preset_->currentData().toString().toStdString();
-    if (presets_.contains(io::PresetKind::search, id))
-      editor_->setPlainText(QString::fromStdString(presets_.json_text(io::PresetKind::search, id)));
-  };
-  connect(editButton, &QPushButton::toggled, this, [this, loadText](bool on) {
-    if (on && editor_->toPlainText().isEmpty()) loadText();
-    editor_->setVisible(on);
+  // The form in a window of its own: the panel is a short dock tab, the form needs height.
+  formWindow_ = new QDialog(this);
+  formWindow_->setObjectName(QStringLiteral("searchSpaceWindow"));
+  formWindow_->setWindowTitle(tr("Search space"));
+  formWindow_->resize(1060, 760);
+  auto* windowBox = new QVBoxLayout(formWindow_);
+  form_ = new SpaceEditor(presets_, formWindow_);
+  windowBox->addWidget(form_, 1);
+  auto* windowButtons = new QDialogButtonBox(QDialogButtonBox::Close, formWindow_);
+  auto* runFromForm = windowButtons->addButton(tr("Run this space"), QDialogButtonBox::ActionRole);
+  runFromForm->setObjectName(QStringLiteral("searchRunFromForm"));
+  windowBox->addWidget(windowButtons);
+  connect(windowButtons, &QDialogButtonBox::rejected, formWindow_, &QDialog::hide);
+  connect(runFromForm, &QPushButton::clicked, this, [this] {
+    if (run_->isEnabled()) run_->click();
   });
-  connect(preset_, &QComboBox::currentIndexChanged, this, [loadText, this] {
-    if (!editor_->isHidden())
-      loadText();
-    else
-      editor_->clear();
+  connect(formWindow_, &QDialog::finished, editButton, [editButton] { editButton->setChecked(false); });
+  connect(editButton, &QPushButton::toggled, this, [this](bool on) {
+    formWindow_->setVisible(on);
+    if (on) formWindow_->raise();
+  });
+  connect(form_, &SpaceEditor::spaceChanged, this, &SearchPanel::spaceChanged);
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this] {
+    QString err;
+    if (!form_->loadPreset(preset_->currentData().toString(), &err)) status_->setText(err);
   });
   auto* prog = new QHBoxLayout();
   bar_ = new QProgressBar(this);
@@ -165,6 +161,10 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   status_ = new QLabel(tr("Pick a space and press Run."), this);
   status_->setObjectName(QStringLiteral("searchStatus"));
   box->addWidget(status_);
+  if (preset_->count() > 0) {
+    QString err;
+    if (!form_->loadPreset(preset_->currentData().toString(), &err)) status_->setText(err);
+  }
 
   auto* axes = new QHBoxLayout();
   axes->addWidget(new QLabel(tr("x:"), this));
@@ -246,6 +246,27 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   connect(&drainTimer_, &QTimer::timeout, this, &SearchPanel::drain);
 }
 
+// The space in the form changed: its size beside the preset, Run only for a valid space.
+void SearchPanel::spaceChanged() {
+  QString text = form_->valid() ? pointsText(form_->compiled()->size()) : tr("space has problems");
+  if (form_->edited()) text += tr(" · edited");
+  else if (form_->origin() != preset_->currentData().toString())
+    text += tr(" · %1").arg(QFileInfo(form_->origin()).fileName());
+  spaceSize_->setText(text);
+  spaceSize_->setToolTip(form_->valid() ? form_->sizeText() : form_->problems().join(QLatin1Char('\n')));
+  if (!running_) {
+    run_->setEnabled(form_->valid());
+    run_->setToolTip(form_->valid() ? tr("Search the space on all cores; the frontier is exact "
+                                         "when it completes")
+                                    : tr("The space has problems (Edit space… shows them):\n%1")
+                                          .arg(form_->problems().join(QLatin1Char('\n'))));
+    if (!form_->valid())
+      status_->setText(tr("The search space has problems: %1").arg(form_->problems().value(0)));
+    else if (status_->text().startsWith(tr("The search space has problems")))
+      status_->setText(tr("Pick a space and press Run."));
+  }
+}
+
 SearchPanel::~SearchPanel() {
   stopSource_.request_stop();
   pool_.waitForDone();
@@ -253,26 +274,25 @@ SearchPanel::~SearchPanel() {
 
 bool SearchPanel::start(const QString& id, QString* error, int threads, std::uint64_t max_evals) {
   if (running_) return false;
-  std::shared_ptr<const search::CompiledSpace> space;
-  search::RunOptions opt;
-  try {
-    // The edited text of the space when the editor is open, else the preset itself.
-    const bool edited = !editor_->isHidden() && preset_->currentData().toString() == id;
-    io::SearchProject sp =
-        edited ? io::parse_search_project(editor_->toPlainText().toStdString(), presets_)
-               : io::resolve_search_project(id.toStdString(), presets_);
-    opt = sp.run;
-    space = std::make_shared<const search::CompiledSpace>(std::move(sp.space));
-  } catch (const ConfigError& e) {
-    if (error) *error = QString::fromStdString(format_issues(e.issues()));
-    return false;
-  } catch (const std::exception& e) {
-    if (error) *error = QString::fromLocal8Bit(e.what());
+  if (!id.isEmpty() && id != preset_->currentData().toString()) {
+    QString err;
+    if (const int i = preset_->findData(id); i >= 0) {
+      preset_->setCurrentIndex(i);  // loads the preset into the form
+    } else if (!form_->loadFile(id, &err)) {
+      if (error) *error = err;
+      return false;
+    }
+  }
+  form_->flush();
+  if (!form_->valid()) {
+    if (error)
+      *error = tr("The search space has problems:\n%1").arg(form_->problems().join(QLatin1Char('\n')));
     return false;
   }
+  const std::shared_ptr<const search::CompiledSpace> space = form_->compiled();
+  search::RunOptions opt = form_->runOptions();
   opt.threads = threads;
-  opt.max_evals = max_evals;
-  if (const int i = preset_->findData(id); i >= 0) preset_->setCurrentIndex(i);
+  if (max_evals > 0) opt.max_evals = max_evals;
   space_ = space;
   points_.clear();
   // All the room the cloud may take, once: growing a vector of 1e5 records inside a drain
@@ -378,6 +398,7 @@ void SearchPanel::drain() {
     run_->setEnabled(true);
     stop_->setEnabled(false);
     preset_->setEnabled(true);
+    spaceChanged();
     exportCsv_->setEnabled(!points_.empty());
     emit finished();
   }

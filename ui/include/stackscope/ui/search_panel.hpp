@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Search panel (issue 6, deliverables 3 and 4): pick a search preset, Run / Stop, a progress bar
+// Search panel (issue 6, deliverables 3 and 4): pick a search preset and edit its space in a form
+// (SpaceEditor, in a window of its own: axes, ranges, constraints, objectives), Run / Stop, a
+// progress bar
 // with rate and ETA, and the live Pareto view (QCustomPlot): any two objectives or metrics on the
 // axes (log scale when the data spans decades), every evaluated point faint, the frontier
 // highlighted and connected, points coloured by a chosen parameter, a tooltip with the design's key
@@ -24,7 +26,7 @@
 #include "stackscope/search/space.hpp"
 
 class QComboBox;
-class QPlainTextEdit;
+class QDialog;
 class QCPCurve;
 class QCPGraph;
 class QCustomPlot;
@@ -35,15 +37,19 @@ class QSpinBox;
 
 namespace stackscope::ui {
 
+class SpaceEditor;
+
 class SearchPanel : public QWidget {
   Q_OBJECT
  public:
   explicit SearchPanel(const io::PresetRegistry& presets, QWidget* parent = nullptr);
   ~SearchPanel() override;
 
-  // Starts a search of the preset `id` (one of presets.list(search)); false + reason if the
-  // space does not compile. `threads` 0 = all cores; `max_evals` 0 = no limit.
+  // Starts a search of the space in the form. A non-empty `id` different from the current preset
+  // (a preset id or a search project file) is loaded first. False + reason if the space has
+  // problems. `threads` 0 = all cores; `max_evals` 0 = the form's limit.
   bool start(const QString& id, QString* error, int threads = 0, std::uint64_t max_evals = 0);
+  SpaceEditor* spaceEditor() const { return form_; }
   void stop();  // returns at once; the run ends within ~100 ms
   bool running() const { return running_; }
   // Points shown so far, and the current frontier (UI-side copies).
@@ -84,8 +90,12 @@ class SearchPanel : public QWidget {
   QString describe(const search::PointRecord& p) const;
 
   const io::PresetRegistry& presets_;
+  void spaceChanged();
+
   QComboBox* preset_ = nullptr;
-  QPlainTextEdit* editor_ = nullptr;  // the space as project JSON, when editing
+  QLabel* spaceSize_ = nullptr;
+  SpaceEditor* form_ = nullptr;  // the space Run searches
+  QDialog* formWindow_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* stop_ = nullptr;
   QPushButton* exportCsv_ = nullptr;

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The search-space form (issue 6, deliverable 3): every search preset loads with the core's
+// point count; range edits change the count; bad values are reported on their row and Run is
+// refused; form -> JSON -> parse and JSON -> form agree; a saved space loads again and runs in
+// `stackscope-cli search`; a search of a form-edited space finds a frontier. Also renders the
+// form (light, dark, with problems) to PNG for a look.
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <sstream>
+
+#include "stackscope/cli/command.hpp"
+#include "stackscope/io/search.hpp"
+#include "stackscope/ui/main_window.hpp"
+#include "stackscope/ui/search_panel.hpp"
+#include "stackscope/ui/space_editor.hpp"
+#include "stackscope/ui/theme.hpp"
+
+using stackscope::ui::SearchPanel;
+using stackscope::ui::SpaceEditor;
+namespace io = stackscope::io;
+namespace search = stackscope::search;
+
+class SearchFormTest : public QObject {
+  Q_OBJECT
+
+  io::PresetRegistry presets_;
+
+  static int row(const SpaceEditor& e, const char* knob) {
+    for (int r = 0; r < e.axisCount(); ++r)
+      if (e.axisKnob(r) == QLatin1String(knob)) return r;
+    return -1;
+  }
+  search::Count coreCount(const QString& text) {
+    const auto sp = io::parse_search_project(text.toStdString(), presets_);
+    return search::CompiledSpace(sp.space).size();
+  }
+
+ private slots:
+  void initTestCase() { presets_.register_builtins(); }
+
+  void everyPresetShowsTheCoresPointCount() {
+    SpaceEditor e(presets_);
+    const auto list = presets_.list(io::PresetKind::search);
+    QVERIFY(!list.empty());
+    for (const auto& p : list) {
+      QString error;
+      QVERIFY2(e.loadPreset(QString::fromStdString(p.id), &error), qPrintable(error));
+      QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+      const auto sp = io::resolve_search_project(p.id, presets_);
+      const search::CompiledSpace core(sp.space);
+      QCOMPARE(search::to_string(e.compiled()->size()), search::to_string(core.size()));
+      QCOMPARE(e.axisCount(), static_cast<int>(sp.space.hardware.size()));
+      for (int r = 0; r < e.axisCount(); ++r)
+        QCOMPARE(e.axisCountShown(r),
+                 static_cast<int>(sp.space.hardware[static_cast<std::size_t>(r)].values.size()));
+      QVERIFY(e.sizeText().contains(stackscope::ui::pointsText(core.size())));
+      // Unedited, the JSON view shows the preset as written.
+      QCOMPARE(e.jsonEditor()->toPlainText(),
+               QString::fromStdString(presets_.json_text(io::PresetKind::search, p.id)));
+    }
+    QCOMPARE(stackscope::ui::pointsText(search::Count{4752}), QStringLiteral("4,752 points"));
+    QCOMPARE(stackscope::ui::pointsText(search::Count{1790470656000}),
+             QStringLiteral("1.79·10¹² points"));
+  }
+
+  void changingARangeChangesTheCount() {
+    SpaceEditor e(presets_);
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("mixtral-hdmoe-mesh"), &error));
+    const search::Count before = e.compiled()->size();
+    const int clock = row(e, "memory.clock_MHz");
+    QVERIFY(clock >= 0);
+    QCOMPARE(e.axisCountShown(clock), 3);
+    e.setAxisRange(clock, 800, 2000, 400, 0);  // 800, 1200, 1600, 2000
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QCOMPARE(e.axisCountShown(clock), 4);
+    // The clock leaves the schedules of a hardware point alone: the count grows by 4/3.
+    QCOMPARE(search::to_string(e.compiled()->size()), search::to_string(before / 3 * 4));
+    QCOMPARE(search::to_string(coreCount(e.projectText())),
+             search::to_string(e.compiled()->size()));
+    // A geometric range, and removing and adding axes.
+    const int bw = row(e, "system.link_bw_scale");
+    e.setAxisRange(bw, 0.25, 4, 0, 2);  // 0.25 .. 4: 5 values
+    e.flush();
+    QCOMPARE(e.axisCountShown(bw), 5);
+    e.removeAxis(row(e, "system.latency_scale"));
+    e.flush();
+    QCOMPARE(row(e, "system.latency_scale"), -1);
+    e.addAxis(QStringLiteral("compute.cores"));
+    e.setAxisList(row(e, "compute.cores"), QStringLiteral("32, 64"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    const auto sp = io::parse_search_project(e.projectText().toStdString(), presets_);
+    QCOMPARE(sp.space.hardware.back().knob, std::string("compute.cores"));
+    QCOMPARE(sp.space.hardware.back().values, (std::vector<double>{32, 64}));
+    QCOMPARE(search::to_string(coreCount(e.projectText())),
+             search::to_string(e.compiled()->size()));
+  }
+
+  void badValuesAreReportedOnTheirRowAndRunIsRefused() {
+    SearchPanel panel(presets_);
+    SpaceEditor& e = *panel.spaceEditor();
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("deepseek-v3-deepstack"), &error));
+    auto* run = panel.findChild<QPushButton*>(QStringLiteral("searchRun"));
+    QVERIFY(run && run->isEnabled());
+    const int cores = row(e, "compute.cores");
+    e.setAxisList(cores, QStringLiteral("64, -2"));  // a negative core count
+    e.flush();
+    QVERIFY(!e.valid());
+    QVERIFY2(e.axisProblem(cores).contains(QStringLiteral("out of range for compute.cores")),
+             qPrintable(e.axisProblem(cores)));
+    QVERIFY(e.axisProblem(cores).contains(QStringLiteral("integer >= 1 (cores)")));
+    const QString all = e.problems().join('\n');
+    QVERIFY2(all.contains(QStringLiteral("/search/hardware/%1/values/1").arg(cores)),
+             qPrintable(all));
+    QVERIFY(!run->isEnabled());
+    QVERIFY(!panel.start(QString(), &error));
+    QVERIFY2(error.contains(QStringLiteral("compute.cores")), qPrintable(error));
+    auto* text = e.findChild<QLabel*>(QStringLiteral("spaceProblems"));
+    QVERIFY(text && !text->isHidden() && text->text().contains(QStringLiteral("compute.cores")));
+    // A fraction for an integer knob; something that is not a number.
+    e.setAxisList(cores, QStringLiteral("64, 96.5"));
+    e.flush();
+    QVERIFY(e.axisProblem(cores).contains(QStringLiteral("integer >= 1")));
+    e.setAxisList(cores, QStringLiteral("64, x"));
+    e.flush();
+    QVERIFY2(e.axisProblem(cores).contains(QStringLiteral("'x' is not a number")),
+             qPrintable(e.axisProblem(cores)));
+    // An empty range.
+    e.setAxisRange(cores, 128, 64, 32, 0);
+    e.flush();
+    QVERIFY2(e.axisProblem(cores).contains(QStringLiteral("min <= max")) ||
+                 e.axisProblem(cores).contains(QStringLiteral("from <= to")),
+             qPrintable(e.axisProblem(cores)));
+    e.setAxisList(cores, QStringLiteral("64, 128"));
+    // Schedule axes: a fraction (form) and a degree below 1 (the parser).
+    e.setScheduleList(QStringLiteral("tp"), QStringLiteral("1, 2.5"));
+    e.flush();
+    QVERIFY(e.scheduleProblem(QStringLiteral("tp")).contains(QStringLiteral("whole number")));
+    e.setScheduleList(QStringLiteral("tp"), QStringLiteral("0, 2"));
+    e.flush();
+    QVERIFY2(e.scheduleProblem(QStringLiteral("tp")).contains(QStringLiteral(">= 1")),
+             qPrintable(e.scheduleProblem(QStringLiteral("tp"))));
+    QVERIFY(e.axisProblem(cores).isEmpty());
+    e.setScheduleList(QStringLiteral("tp"), QStringLiteral("1, 2, 4"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QVERIFY(run->isEnabled());
+  }
+
+  void formAndJsonStayInSync() {
+    SpaceEditor e(presets_);
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("1, 8, 64"));
+    e.addAxis(QStringLiteral("system.link_bw_scale"));  // 0.5, 1, 2 to start with
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    // Form -> JSON: the view shows the text, the text parses to the form's space.
+    QCOMPARE(e.jsonEditor()->toPlainText(), e.projectText());
+    const auto sp = io::parse_search_project(e.projectText().toStdString(), presets_);
+    QCOMPARE(sp.space.inner.batch, (std::vector<int>{1, 8, 64}));
+    QCOMPARE(sp.space.hardware.back().values, (std::vector<double>{0.5, 1, 2}));
+    QCOMPARE(sp.space.variants.size(), std::size_t{2});
+    QVERIFY(e.projectText().contains(QStringLiteral("\"hardware\": \"h100-sxm\"")));
+    QCOMPARE(search::to_string(search::CompiledSpace(sp.space).size()),
+             search::to_string(e.compiled()->size()));
+    // JSON -> form: an edited constraint and objective reach the form when the text parses.
+    QString text = e.projectText();
+    text.replace(QStringLiteral("\"tpot_slo_s\": 0.05"), QStringLiteral("\"tpot_slo_s\": 0.1"));
+    text.replace(QStringLiteral("\"energy_per_token_j\""), QStringLiteral("\"ttft_s\""));
+    e.jsonEditor()->setPlainText(text);
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QCOMPARE(e.compiled()->space().constraints.tpot_slo_s, 0.1);
+    QCOMPARE(e.compiled()->space().objectives.back().metric, search::Metric::ttft_s);
+    auto* tpot = e.findChild<QDoubleSpinBox*>(QStringLiteral("constraintValue_tpot_slo_s"));
+    QVERIFY(tpot);
+    QCOMPARE(tpot->value(), 100.0);  // shown in ms
+    // A text that does not parse: the form keeps its state, the problem has its path.
+    e.jsonEditor()->setPlainText(QString(text).replace(QStringLiteral("\"batch\": [1, 8, 64]"),
+                                                       QStringLiteral("\"bacth\": [1, 8, 64]")));
+    e.flush();
+    QVERIFY(!e.valid());
+    QVERIFY2(e.problems().join('\n').contains(QStringLiteral("/search/bacth")),
+             qPrintable(e.problems().join('\n')));
+    // An edit of the form writes the JSON again from the last text that parsed.
+    tpot->setValue(40);
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QCOMPARE(e.compiled()->space().constraints.tpot_slo_s, 0.04);
+    QVERIFY(e.projectText().contains(QStringLiteral("\"tpot_slo_s\": 0.04")));
+  }
+
+  void savedSpaceLoadsAndRunsInTheCli() {
+    SpaceEditor e(presets_);
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    e.setAxisList(row(e, "devices"), QStringLiteral("8"));
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("16, 64"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    const std::string size = search::to_string(e.compiled()->size());
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("space.json"));
+    QVERIFY2(e.saveFile(file, &error), qPrintable(error));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("space.json")});
+    SpaceEditor again(presets_);
+    QVERIFY2(again.loadFile(file, &error), qPrintable(error));
+    QCOMPARE(search::to_string(again.compiled()->size()), size);
+    QCOMPARE(again.projectText(), e.projectText());
+    // stackscope-cli search FILE (in-process: the CLI is a library).
+    stackscope::cli::CommandRegistry commands;
+    stackscope::cli::register_builtins(commands);
+    const std::vector<std::string> args{"search", file.toStdString(), "--threads", "1", "--json"};
+    std::ostringstream out, err;
+    QCOMPARE(stackscope::cli::run(commands, args, out, err), 0);
+    QVERIFY2(out.str().find("\"space_size\": \"" + size + "\"") != std::string::npos,
+             out.str().c_str());
+    QVERIFY(out.str().find("\"complete\": true") != std::string::npos);
+    // A space with problems is not saved.
+    e.setScheduleList(QStringLiteral("tp"), QStringLiteral("0"));
+    QVERIFY(!e.saveFile(dir.filePath(QStringLiteral("bad.json")), &error));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad.json"))));
+  }
+
+  void searchOfAFormEditedSpaceFindsAFrontier() {
+    SearchPanel panel(presets_);
+    SpaceEditor& e = *panel.spaceEditor();
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    e.setAxisList(row(e, "devices"), QStringLiteral("8, 16"));
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("8, 32, 128"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    const search::Count size = e.compiled()->size();
+    QVERIFY2(panel.start(QString(), &error, 2), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.running(), 60000);
+    QCOMPARE(search::to_string(panel.progress().total), search::to_string(size));
+    QCOMPARE(panel.progress().evaluated + panel.progress().pruned,
+             static_cast<std::uint64_t>(size));
+    QVERIFY(panel.frontier().size() > 0);
+    for (const auto& p : panel.frontier().points()) {
+      QVERIFY(p.batch == 8 || p.batch == 32 || p.batch == 128);
+      QVERIFY(p.devices == 8 || p.devices == 16);
+    }
+  }
+
+  // The form in its window, as the user sees it: light, dark, and with a problem on a row.
+  void rendersInBothThemes() {
+    stackscope::ui::MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    auto* panel = w.findChild<SearchPanel*>(QStringLiteral("searchPanel"));
+    QVERIFY(panel);
+    auto* edit = panel->findChild<QPushButton*>(QStringLiteral("searchEditSpace"));
+    QVERIFY(edit);
+    edit->setChecked(true);
+    auto* window = panel->findChild<QWidget*>(QStringLiteral("searchSpaceWindow"));
+    QVERIFY(window && window->isVisible());
+    SpaceEditor& e = *panel->spaceEditor();
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("deepseek-v3-deepstack"), &error));
+    const QString out = QStringLiteral(STACKSCOPE_BINARY_DIR "/search-form");
+    QDir().mkpath(out);
+    const auto grab = [&](const QString& name) {
+      for (int i = 0; i < 5; ++i) QCoreApplication::processEvents();
+      const QImage img = window->grab().toImage();
+      QVERIFY(!img.isNull() && img.width() > 600 && img.height() > 400);
+      QVERIFY(img.save(out + '/' + name));
+    };
+    grab(QStringLiteral("search-form.png"));
+    e.setAxisList(row(e, "compute.cores"), QStringLiteral("64, -2, 128"));
+    e.flush();
+    grab(QStringLiteral("search-form-problem.png"));
+    w.setTheme(stackscope::ui::theme::Mode::dark);
+    grab(QStringLiteral("search-form-dark-problem.png"));
+    e.setAxisList(row(e, "compute.cores"), QStringLiteral("64, 128"));
+    auto* json = e.findChild<QPushButton*>(QStringLiteral("spaceJsonToggle"));
+    json->setChecked(true);
+    window->resize(1520, 760);  // as on a real screen (the offscreen one is 800 px wide)
+    e.flush();
+    grab(QStringLiteral("search-form-dark-json.png"));
+    w.setTheme(stackscope::ui::theme::Mode::light);
+  }
+};
+
+QTEST_MAIN(SearchFormTest)
+#include "search_form_test.moc"

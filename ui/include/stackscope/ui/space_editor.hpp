@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The search-space form (issue 6, deliverable 3): the space's hardware axes (knobs of the core's
+// registry, search::knobs()), the schedule axes (parallel degrees, sequence parallelism, batch,
+// overlap), constraints, objectives and run options, each axis an explicit list or a range.
+// Every edit is checked by the real parser and compiler (io::parse_search_project, then
+// search::CompiledSpace) a moment later; problems are shown on their row (red tint, tooltip)
+// and as text with what, where and the allowed range. The JSON the form stands for is written
+// by core/io (io::replace_search_section) and shown in an optional JSON view; editing that text
+// reloads the form whenever it parses. Save writes the JSON atomically; the CLI reads it.
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "stackscope/io/project.hpp"
+#include "stackscope/io/search.hpp"
+#include "stackscope/search/engine.hpp"
+#include "stackscope/search/space.hpp"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGridLayout;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+class QStackedWidget;
+class QVBoxLayout;
+
+namespace stackscope::ui {
+
+class SpaceEditor : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SpaceEditor(const io::PresetRegistry& presets, QWidget* parent = nullptr);
+  ~SpaceEditor() override;
+
+  // Loads a search project (a preset's text, a file's) into the form; the JSON view shows the
+  // text as given. False, with the parser's issues in *error, when it does not parse (the form
+  // keeps what it had).
+  bool setProjectText(const QString& text, const QString& origin, QString* error);
+  bool loadPreset(const QString& id, QString* error);
+  bool loadFile(const QString& file, QString* error);
+  // Writes projectText() atomically (io::save_text_atomic). Refuses an invalid space.
+  bool saveFile(const QString& file, QString* error);
+
+  // Applies pending edits (of the form or of the JSON text) and validates now; edits otherwise
+  // validate after a short pause.
+  void flush();
+  // The project JSON the form stands for: what Run searches and Save writes.
+  QString projectText() const { return text_; }
+  // Where the space came from: a preset id, a file, or "" (plus whether it was edited since).
+  QString origin() const { return origin_; }
+  bool edited() const { return edited_; }
+  // True when projectText() parses and compiles.
+  bool valid() const { return compiled_ != nullptr && problems_.isEmpty(); }
+  // "what (where; got; allowed)" lines, one per problem.
+  QStringList problems() const { return problems_; }
+  std::shared_ptr<const search::CompiledSpace> compiled() const { return compiled_; }
+  // Options from the file (strategy, seed, samples...) plus the run-only limits of the form.
+  search::RunOptions runOptions() const;
+  // "1.79·10¹² points", or why there is no count.
+  QString sizeText() const;
+
+  // For tests: hardware axis rows, in order, and their value editors.
+  int axisCount() const { return static_cast<int>(hw_.size()); }
+  QString axisKnob(int row) const;
+  // Sets the row's values as list text ("1, 2, 4") or as a range (factor > 0: geometric).
+  void setAxisList(int row, const QString& text);
+  void setAxisRange(int row, double min, double max, double step, double factor);
+  // The row's problem text ("" when fine).
+  QString axisProblem(int row) const;
+  // The per-axis value count shown on the row.
+  int axisCountShown(int row) const;
+  void addAxis(const QString& knob);
+  void removeAxis(int row);
+  // Schedule-axis rows by key ("tp", "pp", ..., "batch").
+  void setScheduleList(const QString& key, const QString& text);
+  QString scheduleProblem(const QString& key) const;
+  QPlainTextEdit* jsonEditor() const { return json_; }
+
+ signals:
+  // After every validation (valid() or problems() may have changed).
+  void spaceChanged();
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  // One list-or-range editor (a hardware knob or a schedule axis).
+  struct AxisRow {
+    QString key;  // knob name, or "tp", "pp", ..., "batch"
+    bool integer = false;
+    bool indexAxis = false;  // variant / model: values fixed by the file
+    int current = 0;         // the mode the editors hold values in (list, linear, geometric)
+    QWidget* rowWidgets[5] = {};
+    QLabel* name = nullptr;
+    QComboBox* mode = nullptr;  // list, linear range, geometric range
+    QStackedWidget* pages = nullptr;
+    QLineEdit* list = nullptr;
+    QLineEdit* from = nullptr;
+    QLineEdit* to = nullptr;
+    QLineEdit* step = nullptr;
+    QLabel* stepLabel = nullptr;
+    QLabel* count = nullptr;
+    QPushButton* remove = nullptr;
+    QString baseTip;
+    QString problem;
+    std::vector<double> fixedValues;  // index axes
+  };
+  struct ObjectiveRow {
+    QComboBox* metric = nullptr;
+    QComboBox* direction = nullptr;
+    QPushButton* remove = nullptr;
+    QString problem;
+  };
+  struct ConstraintRow {
+    QString key;
+    double scale = 1;  // shown value = file value x scale
+    QCheckBox* on = nullptr;
+    QDoubleSpinBox* spin = nullptr;
+    QString problem;
+  };
+
+  AxisRow* makeAxisRow(QGridLayout* grid, int r, const QString& key, bool removable);
+  void setRowValues(AxisRow& row, const std::vector<double>& values);
+  // The row's values; false + row.problem when its text is not numbers or the range is empty.
+  bool rowValues(AxisRow& row, std::vector<double>& out);
+  void layoutHardware();
+  void addObjective(search::Objective o);
+  void refreshAddCombo();
+  void loadForm(const io::SearchProject& sp);
+  void formEdited();
+  void jsonEdited();
+  void applyForm();
+  void applyJson();
+  void compile(const io::SearchProject& sp);
+  void place(const std::vector<Issue>& issues);
+  void showProblems();
+  void paintRow(QWidget* w, bool bad, const QString& problem, const QString& baseTip);
+
+  const io::PresetRegistry& presets_;
+  io::SearchProject base_;  // the last space that parsed: base design, variants, models
+  QString baseText_;        // its text
+  QString text_;            // projectText()
+  QString origin_;
+  bool edited_ = false;
+  bool loading_ = false;
+  bool repainting_ = false;
+  bool widened_ = false;
+  bool formDirty_ = false, jsonDirty_ = false;
+  QTimer debounce_;
+  std::shared_ptr<const search::CompiledSpace> compiled_;
+  QStringList problems_;
+
+  std::vector<std::unique_ptr<AxisRow>> hw_;
+  std::vector<std::unique_ptr<AxisRow>> sched_;
+  std::vector<ObjectiveRow> objectives_;
+  std::vector<ConstraintRow> constraints_;
+  QGridLayout* hwGrid_ = nullptr;
+  QComboBox* addKnob_ = nullptr;
+  QPushButton* addAxis_ = nullptr;
+  QCheckBox* sp_[2] = {};
+  QCheckBox* overlap_[3] = {};
+  QLabel* spCount_ = nullptr;
+  QLabel* overlapCount_ = nullptr;
+  QVBoxLayout* objectiveBox_ = nullptr;
+  QPushButton* addObjective_ = nullptr;
+  QLabel* tpotHint_ = nullptr;
+  QComboBox* strategy_ = nullptr;
+  QSpinBox* seed_ = nullptr;
+  QSpinBox* samples_ = nullptr;
+  QSpinBox* population_ = nullptr;
+  QSpinBox* generations_ = nullptr;
+  QSpinBox* maxEvals_ = nullptr;
+  QDoubleSpinBox* timeLimit_ = nullptr;
+  QLabel* total_ = nullptr;
+  QLabel* problemText_ = nullptr;
+  QLabel* objectivesProblem_ = nullptr;
+  QPlainTextEdit* json_ = nullptr;
+  QPushButton* jsonToggle_ = nullptr;
+  QLabel* jsonStatus_ = nullptr;
+};
+
+// "4,752", "1.79·10¹²" (exact, digits grouped, below a million), and the same + " points".
+QString countText(search::Count n);
+QString pointsText(search::Count n);
+// "STPS per mm² of silicon (tokens/s/mm²)": a metric with its unit, for combos and plot axes.
+QString metricLabel(search::Metric m);
+
+}  // namespace stackscope::ui
