@@ -143,6 +143,10 @@ void MainWindow::buildUi() {
   subtitle_ = new QLabel(header);
   subtitle_->setObjectName(QStringLiteral("designSubtitle"));
   subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // A label is as wide as its text: a long design or device name must not set the window's
+  // minimum width (the window keeps its default 1440 px; the end of such a line is cut).
+  for (QLabel* l : {title_, subtitle_})
+    l->setSizePolicy(QSizePolicy::Ignored, l->sizePolicy().verticalPolicy());
   titles->addWidget(title_);
   titles->addWidget(subtitle_);
   hbox->addLayout(titles, 1);
@@ -212,7 +216,7 @@ void MainWindow::buildUi() {
   // The space combo sized itself to the longest preset name (AdjustToContents): with the
   // Search tab's buttons that made the tab stack, and so the window, wider than the 1440 px
   // asked for (a QStackedWidget is as wide as its widest page, shown or not). It still takes
-  // the row's spare width and shows the whole name in its list and tooltip.
+  // the row's spare width, and its list shows whole names.
   if (auto* space = search_->findChild<QComboBox*>(QStringLiteral("searchPreset"))) {
     space->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     space->setMinimumContentsLength(24);
@@ -532,6 +536,7 @@ void MainWindow::refreshLazyViews() {
 void MainWindow::updateHeader() {
   const auto& d = design_;
   title_->setText(d.name.empty() ? tr("Untitled design") : qs(d.name));
+  title_->setToolTip(title_->text());
   const auto& p = d.parallel;
   const auto& n = d.workload.numerics;
   QString sub = tr("%1 × %2  ·  %3  ·  %4  ·  TP %5 · PP %6 · DP %7 · EP %8")
@@ -545,9 +550,12 @@ void MainWindow::updateHeader() {
                     .arg(p.pp)
                     .arg(p.dp)
                     .arg(p.ep);
-  sub += file_.isEmpty() ? tr("  ·  builtin project") : QStringLiteral("  ·  ") + file_;
+  // The file's name only (the whole path on hover): a deep path made a long line.
+  sub += file_.isEmpty() ? tr("  ·  builtin project")
+                         : QStringLiteral("  ·  ") + QFileInfo(file_).fileName();
   editor_->setProjectDir(file_.isEmpty() ? QString() : QFileInfo(file_).absolutePath());
   subtitle_->setText(sub);
+  subtitle_->setToolTip(file_.isEmpty() ? sub : file_);
   setWindowTitle(tr("%1[*] — StackScope").arg(title_->text()));
 }
 
