@@ -201,6 +201,21 @@ class SearchFormTest : public QObject {
     QVERIFY(e.projectText().contains(QStringLiteral("\"tpot_slo_s\": 0.04")));
   }
 
+  // Values the form shows rounded (spin boxes) keep the file's exact number until edited.
+  void untouchedValuesKeepTheirExactNumbers() {
+    SpaceEditor e(presets_);
+    QString text = QString::fromStdString(
+        presets_.json_text(io::PresetKind::search, "llama-3-70b-gpu-vs-stacked"));
+    text.replace(QStringLiteral("\"tpot_slo_s\": 0.05"), QStringLiteral("\"tpot_slo_s\": 0.0123456"));
+    QString error;
+    QVERIFY2(e.setProjectText(text, QStringLiteral("test"), &error), qPrintable(error));
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("4, 16"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QCOMPARE(e.compiled()->space().constraints.tpot_slo_s, 0.0123456);
+    QVERIFY(e.projectText().contains(QStringLiteral("\"tpot_slo_s\": 0.0123456")));
+  }
+
   void savedSpaceLoadsAndRunsInTheCli() {
     SpaceEditor e(presets_);
     QString error;
@@ -279,11 +294,20 @@ class SearchFormTest : public QObject {
       QVERIFY(img.save(out + '/' + name));
     };
     grab(QStringLiteral("search-form.png"));
+    // The whole form at its full height (the window shows part of it).
+    const auto grabAll = [&](const QString& name) {
+      auto* contents = e.findChild<QWidget*>(QStringLiteral("spaceFormContents"));
+      QVERIFY(contents);
+      contents->resize(contents->width(), contents->sizeHint().height());
+      QVERIFY(contents->grab().toImage().save(out + '/' + name));
+    };
+    grabAll(QStringLiteral("search-form-all.png"));
     e.setAxisList(row(e, "compute.cores"), QStringLiteral("64, -2, 128"));
     e.flush();
     grab(QStringLiteral("search-form-problem.png"));
     w.setTheme(stackscope::ui::theme::Mode::dark);
     grab(QStringLiteral("search-form-dark-problem.png"));
+    grabAll(QStringLiteral("search-form-all-dark.png"));
     e.setAxisList(row(e, "compute.cores"), QStringLiteral("64, 128"));
     auto* json = e.findChild<QPushButton*>(QStringLiteral("spaceJsonToggle"));
     json->setChecked(true);

@@ -253,6 +253,9 @@ void SearchPanel::spaceChanged() {
   else if (form_->origin() != preset_->currentData().toString())
     text += tr(" · %1").arg(QFileInfo(form_->origin()).fileName());
   spaceSize_->setText(text);
+  const QString origin = form_->origin().isEmpty() ? tr("new space") : form_->origin();
+  formWindow_->setWindowTitle(form_->edited() ? tr("Search space — %1 (edited)").arg(origin)
+                                              : tr("Search space — %1").arg(origin));
   spaceSize_->setToolTip(form_->valid() ? form_->sizeText() : form_->problems().join(QLatin1Char('\n')));
   if (!running_) {
     run_->setEnabled(form_->valid());

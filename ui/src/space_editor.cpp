@@ -93,7 +93,7 @@ const ConstraintSpec kConstraints[] = {
      "Peak DRAM temperature of the compact thermal model."},
     {"ttft_slo_s", "TTFT SLO", " s", 1, 0.001, 1e5, 2, 3,
      "Time to first token of one request: points slower than this are infeasible."},
-    {"tpot_slo_s", "TPOT SLO", " ms", 1000, 0.001, 1e7, 50, 3,
+    {"tpot_slo_s", "TPOT SLO", " ms", 1000, 0.01, 1e7, 50, 2,
      "Time per output token (decode step) seen by one request; 1/TPOT is the minimum UTPS."},
 };
 
@@ -914,6 +914,7 @@ void SpaceEditor::loadForm(const io::SearchProject& sp) {
     row.on->setChecked(!std::isinf(v));
     row.spin->setEnabled(!std::isinf(v));
     if (!std::isinf(v)) row.spin->setValue(v * row.scale);
+    row.loaded = row.spin->value();
   }
   for (auto& o : objectives_) {
     o.metric->parentWidget()->hide();
@@ -1003,11 +1004,10 @@ void SpaceEditor::applyForm() {
   overlapCount_->setText(valuesText(s.inner.overlap.size()));
   for (auto& row : constraints_) {
     double& v = constraintRef(s.constraints, row.key);
-    const double shown = typed(v * row.scale);
-    // An untouched value keeps the file's exact number.
+    // An untouched value keeps the file's exact number (the spin box rounds to its decimals).
     if (!row.on->isChecked())
       v = std::numeric_limits<double>::infinity();
-    else if (std::isinf(v) || std::abs(row.spin->value() - shown) > 1e-12 * std::abs(shown))
+    else if (std::isinf(v) || row.spin->value() != row.loaded)
       v = typed(row.spin->value() / row.scale);
   }
   s.objectives.clear();
