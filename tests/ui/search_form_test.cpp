@@ -4,6 +4,7 @@
 // refused; form -> JSON -> parse and JSON -> form agree; a saved space loads again and runs in
 // `stackscope-cli search`; a search of a form-edited space finds a frontier. Also renders the
 // form (light, dark, with problems) to PNG for a look.
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -152,6 +153,16 @@ class SearchFormTest : public QObject {
              qPrintable(e.scheduleProblem(QStringLiteral("tp"))));
     QVERIFY(e.axisProblem(cores).isEmpty());
     e.setScheduleList(QStringLiteral("tp"), QStringLiteral("1, 2, 4"));
+    // No overlap mode at all.
+    QList<QCheckBox*> overlap;
+    for (int i = 0; i < 3; ++i)
+      overlap << e.findChild<QCheckBox*>(QStringLiteral("overlap_%1").arg(i));
+    for (auto* b : overlap) b->setChecked(false);
+    e.flush();
+    QVERIFY(!e.valid());
+    QVERIFY2(e.problems().join('\n').contains(QStringLiteral("Overlap, /search/overlap")),
+             qPrintable(e.problems().join('\n')));
+    overlap[0]->setChecked(true);
     e.flush();
     QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
     QVERIFY(run->isEnabled());

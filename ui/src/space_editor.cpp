@@ -287,16 +287,21 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
     sched_.emplace_back(row);
   }
   // Sequence parallelism and overlap: sets of switches.
-  const auto switches = [&](const QString& label, const QStringList& names, QCheckBox** boxes,
-                            QLabel*& count, const QString& tip) {
+  const auto switches = [&](int which, const QString& label, const QStringList& names,
+                            QCheckBox** boxes, QLabel*& count, const QString& tip) {
     auto* name = new QLabel(label, schedGroup);
     name->setToolTip(tip);
+    switchLabel_[which] = name;
+    switchTip_[which] = tip;
     schedGrid->addWidget(name, r, 0);
     auto* host = new QWidget(schedGroup);
     auto* h = new QHBoxLayout(host);
     h->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < names.size(); ++i) {
       boxes[i] = new QCheckBox(names[i], host);
+      boxes[i]->setObjectName(QStringLiteral("%1_%2").arg(which == 0 ? QStringLiteral("sp")
+                                                                     : QStringLiteral("overlap"))
+                                  .arg(i));
       boxes[i]->setToolTip(tip);
       h->addWidget(boxes[i]);
       connect(boxes[i], &QCheckBox::toggled, this, &SpaceEditor::formEdited);
@@ -309,12 +314,12 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
     schedGrid->addWidget(count, r, 3);
     ++r;
   };
-  switches(tr("Sequence parallel"), {tr("off"), tr("on")}, sp_, spCount_,
+  switches(0, tr("Sequence parallel"), {tr("off"), tr("on")}, sp_, spCount_,
            tipHtml(tr("Sequence parallelism"),
                    tr("Try the plan without and/or with SP (TP all-reduces become "
                       "reduce-scatter + all-gather)."),
                    {}, tr("at least one"), QStringLiteral("/search/parallel/sequence_parallel")));
-  switches(tr("Overlap"), {tr("off"), tr("fixed"), tr("auto")}, overlap_, overlapCount_,
+  switches(1, tr("Overlap"), {tr("off"), tr("fixed"), tr("auto")}, overlap_, overlapCount_,
            tipHtml(tr("Compute/communication overlap"),
                    tr("Overlap modes to try: none, a fixed tiling, or the best tiling."), {},
                    tr("at least one"), QStringLiteral("/search/overlap")));
@@ -963,6 +968,8 @@ void SpaceEditor::applyForm() {
     for (auto& r : *rows) r->problem.clear();
   for (auto& o : objectives_) o.problem.clear();
   for (auto& c : constraints_) c.problem.clear();
+  switchProblem_[0].clear();
+  switchProblem_[1].clear();
 
   io::SearchProject sp = base_;
   auto& s = sp.space;
@@ -1057,6 +1064,8 @@ void SpaceEditor::applyJson() {
     for (auto& r : *rows) r->problem.clear();
   for (auto& o : objectives_) o.problem.clear();
   for (auto& c : constraints_) c.problem.clear();
+  switchProblem_[0].clear();
+  switchProblem_[1].clear();
   text_ = json_->toPlainText();
   try {
     io::SearchProject sp = io::parse_search_project(text_.toStdString(), presets_);
@@ -1115,6 +1124,11 @@ void SpaceEditor::place(const std::vector<Issue>& issues) {
     } else if (parts.size() >= 2 && parts[0] == QLatin1String("search")) {
       const QString key = parts[1] == QLatin1String("parallel") && parts.size() >= 3 ? parts[2]
                                                                                       : parts[1];
+      for (int k = 0; k < 2; ++k)
+        if (key == QLatin1String(k == 0 ? "sequence_parallel" : "overlap")) {
+          add(switchProblem_[k], what);
+          where = tr("%1, %2").arg(switchLabel_[k]->text(), path);
+        }
       for (auto& row : sched_)
         if (row->key == key) {
           add(row->problem, what);
@@ -1182,6 +1196,8 @@ void SpaceEditor::showProblems() {
                          static_cast<QWidget*>(r->step)})
         paintRow(w, bad, r->problem, r->baseTip);
     }
+  for (int k = 0; k < 2; ++k)
+    paintRow(switchLabel_[k], !switchProblem_[k].isEmpty(), switchProblem_[k], switchTip_[k]);
   for (auto& c : constraints_) paintRow(c.spin, !c.problem.isEmpty(), c.problem,
                                         c.spin->property("baseTip").toString());
   for (auto& o : objectives_) paintRow(o.metric, !o.problem.isEmpty(), o.problem,
@@ -1247,6 +1263,10 @@ bool SpaceEditor::setProjectText(const QString& text, const QString& origin, QSt
     loading_ = was;
   }
   problems_.clear();
+  for (auto& o : objectives_) o.problem.clear();
+  for (auto& c : constraints_) c.problem.clear();
+  switchProblem_[0].clear();
+  switchProblem_[1].clear();
   for (auto* rows : {&hw_, &sched_})
     for (auto& r : *rows) {
       r->problem.clear();

@@ -169,6 +169,9 @@ class SpaceEditor : public QWidget {
   QCheckBox* sp_[2] = {};
   QCheckBox* overlap_[3] = {};
   QLabel* spCount_ = nullptr;
+  QLabel* switchLabel_[2] = {};  // sequence parallel, overlap
+  QString switchTip_[2];
+  QString switchProblem_[2];
   QLabel* overlapCount_ = nullptr;
   QVBoxLayout* objectiveBox_ = nullptr;
   QPushButton* addObjective_ = nullptr;
