@@ -10,6 +10,8 @@
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
+#include <QTimer>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -279,6 +281,34 @@ class SearchFormTest : public QObject {
       QVERIFY(p.batch == 8 || p.batch == 32 || p.batch == 128);
       QVERIFY(p.devices == 8 || p.devices == 16);
     }
+  }
+
+  // Picking another preset over an edited space asks first; "No" keeps the edits.
+  void anEditedSpaceIsNotDiscardedUnasked() {
+    SearchPanel panel(presets_);
+    SpaceEditor& e = *panel.spaceEditor();
+    auto* box = panel.findChild<QComboBox*>(QStringLiteral("searchPreset"));
+    QVERIFY(box && box->count() > 1);
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("4"));
+    e.flush();
+    QVERIFY(e.edited());
+    const QString text = e.projectText();
+    const int was = box->currentIndex();
+    const auto answer = [](QMessageBox::StandardButton b) {
+      QTimer::singleShot(0, [b] {
+        if (auto* m = qobject_cast<QMessageBox*>(QApplication::activeModalWidget()))
+          m->button(b)->click();
+      });
+    };
+    answer(QMessageBox::No);
+    box->setCurrentIndex((was + 1) % box->count());
+    QCOMPARE(box->currentIndex(), was);
+    QCOMPARE(e.projectText(), text);
+    answer(QMessageBox::Yes);
+    box->setCurrentIndex((was + 1) % box->count());
+    QCOMPARE(box->currentIndex(), (was + 1) % box->count());
+    QVERIFY(!e.edited());
+    QCOMPARE(e.origin(), box->currentData().toString());
   }
 
   // The form in its window, as the user sees it: light, dark, and with a problem on a row.

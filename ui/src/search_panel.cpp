@@ -147,7 +147,18 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     if (on) formWindow_->raise();
   });
   connect(form_, &SpaceEditor::spaceChanged, this, &SearchPanel::spaceChanged);
-  connect(preset_, &QComboBox::currentIndexChanged, this, [this] {
+  connect(preset_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    // Nothing the user made is lost: a preset picked in the box over an edited space asks first.
+    if (form_->edited() && !quietPresetChange_ &&
+        QMessageBox::question(this, tr("Discard the edited space?"),
+                              tr("The search space was edited. Load the preset '%1' instead and "
+                                 "discard the edits? (Save… in the space window keeps them.)")
+                                  .arg(preset_->itemText(index))) != QMessageBox::Yes) {
+      const QSignalBlocker block(preset_);
+      preset_->setCurrentIndex(shownPreset_);
+      return;
+    }
+    shownPreset_ = index;
     QString err;
     if (!form_->loadPreset(preset_->currentData().toString(), &err)) status_->setText(err);
   });
@@ -280,7 +291,9 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   if (!id.isEmpty() && id != preset_->currentData().toString()) {
     QString err;
     if (const int i = preset_->findData(id); i >= 0) {
+      quietPresetChange_ = true;  // a caller's explicit choice
       preset_->setCurrentIndex(i);  // loads the preset into the form
+      quietPresetChange_ = false;
     } else if (!form_->loadFile(id, &err)) {
       if (error) *error = err;
       return false;
