@@ -112,7 +112,7 @@ TEST(SearchJson, ModelAndWorkloadAxes) {
   // A length below 1 is refused when the space is compiled (the knob's allowed range).
   const auto zero = parse_search_project(project_with(R"({
       "hardware": [{"knob": "workload.input_len", "values": [0, 128]}]})"),
-                                        presets());
+                                         presets());
   std::vector<Issue> lengths;
   try {
     const search::CompiledSpace bad(zero.space);
@@ -404,8 +404,9 @@ TEST(SearchWriter, EditedSpacesRoundTrip) {
   x.run.samples = 123;
   const std::string text = search_project_to_json(s, x.run);
   expect_same(x, parse_search_project(text, presets()), "edited");
-  EXPECT_NE(text.find(R"("knob": "memory.vertical.pitch_um", "min": 0.5, "max": 0.9, "step": 0.1})"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(R"("knob": "memory.vertical.pitch_um", "min": 0.5, "max": 0.9, "step": 0.1})"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find(R"("knob": "noc.link_GBps", "min": 76.8, "max": 614.4, "factor": 2})"),
             std::string::npos);
@@ -427,10 +428,10 @@ TEST(SearchWriter, RangesAreFoundOnlyWhenTheyExpandExactly) {
   const auto typed = expand(ValueRange{0.8, 1.4, 0.2, 0});
   ASSERT_EQ(typed.size(), 4u);
   EXPECT_EQ(*as_range(typed), (ValueRange{0.8, 1.4, 0.2, 0}));
-  EXPECT_FALSE(as_range(std::vector<double>{4, 8, 12}));      // short lists stay lists
-  EXPECT_FALSE(as_range(std::vector<double>{1, 2, 4, 9}));    // irregular
-  EXPECT_FALSE(as_range(std::vector<double>{8, 4, 2, 1}));    // descending
-  EXPECT_FALSE(as_range(std::vector<double>{1, 1, 1, 1}));    // no step
+  EXPECT_FALSE(as_range(std::vector<double>{4, 8, 12}));    // short lists stay lists
+  EXPECT_FALSE(as_range(std::vector<double>{1, 2, 4, 9}));  // irregular
+  EXPECT_FALSE(as_range(std::vector<double>{8, 4, 2, 1}));  // descending
+  EXPECT_FALSE(as_range(std::vector<double>{1, 1, 1, 1}));  // no step
   EXPECT_THROW(expand(ValueRange{1, 8, 0, 1}), std::invalid_argument);
   EXPECT_THROW(expand(ValueRange{1, 8, -1, 0}), std::invalid_argument);
 }

@@ -11,10 +11,10 @@
 #include <QFile>
 #include <QLabel>
 #include <QMessageBox>
-#include <QTimer>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <sstream>
 
@@ -219,7 +219,8 @@ class SearchFormTest : public QObject {
     SpaceEditor e(presets_);
     QString text = QString::fromStdString(
         presets_.json_text(io::PresetKind::search, "llama-3-70b-gpu-vs-stacked"));
-    text.replace(QStringLiteral("\"tpot_slo_s\": 0.05"), QStringLiteral("\"tpot_slo_s\": 0.0123456"));
+    text.replace(QStringLiteral("\"tpot_slo_s\": 0.05"),
+                 QStringLiteral("\"tpot_slo_s\": 0.0123456"));
     QString error;
     QVERIFY2(e.setProjectText(text, QStringLiteral("test"), &error), qPrintable(error));
     e.setScheduleList(QStringLiteral("batch"), QStringLiteral("4, 16"));

@@ -141,7 +141,8 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   connect(runFromForm, &QPushButton::clicked, this, [this] {
     if (run_->isEnabled()) run_->click();
   });
-  connect(formWindow_, &QDialog::finished, editButton, [editButton] { editButton->setChecked(false); });
+  connect(formWindow_, &QDialog::finished, editButton,
+          [editButton] { editButton->setChecked(false); });
   connect(editButton, &QPushButton::toggled, this, [this](bool on) {
     formWindow_->setVisible(on);
     if (on) formWindow_->raise();
@@ -260,14 +261,16 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
 // The space in the form changed: its size beside the preset, Run only for a valid space.
 void SearchPanel::spaceChanged() {
   QString text = form_->valid() ? pointsText(form_->compiled()->size()) : tr("space has problems");
-  if (form_->edited()) text += tr(" · edited");
+  if (form_->edited())
+    text += tr(" · edited");
   else if (form_->origin() != preset_->currentData().toString())
     text += tr(" · %1").arg(QFileInfo(form_->origin()).fileName());
   spaceSize_->setText(text);
   const QString origin = form_->origin().isEmpty() ? tr("new space") : form_->origin();
   formWindow_->setWindowTitle(form_->edited() ? tr("Search space — %1 (edited)").arg(origin)
                                               : tr("Search space — %1").arg(origin));
-  spaceSize_->setToolTip(form_->valid() ? form_->sizeText() : form_->problems().join(QLatin1Char('\n')));
+  spaceSize_->setToolTip(form_->valid() ? form_->sizeText()
+                                        : form_->problems().join(QLatin1Char('\n')));
   if (!running_) {
     run_->setEnabled(form_->valid());
     run_->setToolTip(form_->valid() ? tr("Search the space on all cores; the frontier is exact "
@@ -291,7 +294,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   if (!id.isEmpty() && id != preset_->currentData().toString()) {
     QString err;
     if (const int i = preset_->findData(id); i >= 0) {
-      quietPresetChange_ = true;  // a caller's explicit choice
+      quietPresetChange_ = true;    // a caller's explicit choice
       preset_->setCurrentIndex(i);  // loads the preset into the form
       quietPresetChange_ = false;
     } else if (!form_->loadFile(id, &err)) {
@@ -302,7 +305,8 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   form_->flush();
   if (!form_->valid()) {
     if (error)
-      *error = tr("The search space has problems:\n%1").arg(form_->problems().join(QLatin1Char('\n')));
+      *error =
+          tr("The search space has problems:\n%1").arg(form_->problems().join(QLatin1Char('\n')));
     return false;
   }
   const std::shared_ptr<const search::CompiledSpace> space = form_->compiled();
@@ -624,7 +628,8 @@ QString SearchPanel::describe(const search::PointRecord& p) const {
   for (std::size_t k = 0; k < values.size(); ++k) {
     const auto& knob = space_->space().hardware[k].knob;
     const auto name = search::axis_value_name(space_->space(), k, values[k]);
-    const QString v = !name.empty() ? QString::fromStdString(name) : QString::number(values[k], 'g', 6);
+    const QString v =
+        !name.empty() ? QString::fromStdString(name) : QString::number(values[k], 'g', 6);
     s += QStringLiteral("%1 = %2<br>").arg(QString::fromStdString(knob), v);
   }
   const auto& pl = d.parallel;

@@ -19,9 +19,9 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSignalBlocker>
-#include <QScreen>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -46,9 +46,11 @@ constexpr int kJsonDebounceMs = 400;
 constexpr double kMaxRangeValues = 1u << 20;
 
 constexpr search::Metric kMetrics[] = {
-    search::Metric::stps,  search::Metric::stps_per_device,    search::Metric::stps_per_mm2,
-    search::Metric::stps_per_W, search::Metric::utps,         search::Metric::energy_per_token_j,
-    search::Metric::area_mm2,   search::Metric::ttft_s,       search::Metric::tpot_s};
+    search::Metric::stps,         search::Metric::stps_per_device,
+    search::Metric::stps_per_mm2, search::Metric::stps_per_W,
+    search::Metric::utps,         search::Metric::energy_per_token_j,
+    search::Metric::area_mm2,     search::Metric::ttft_s,
+    search::Metric::tpot_s};
 
 // Schedule axes: key in the file, label, unit, smallest value, what an empty list means.
 struct ScheduleSpec {
@@ -147,8 +149,8 @@ double typed(double v) {
 
 QString tipHtml(const QString& title, const QString& text, const QString& unit,
                 const QString& allowed, const QString& key) {
-  QString t = QStringLiteral("<p><b>%1</b> — %2</p><p><small>").arg(title.toHtmlEscaped(),
-                                                                   text.toHtmlEscaped());
+  QString t = QStringLiteral("<p><b>%1</b> — %2</p><p><small>")
+                  .arg(title.toHtmlEscaped(), text.toHtmlEscaped());
   if (!unit.isEmpty()) t += QObject::tr("Unit: %1 · ").arg(unit.toHtmlEscaped());
   if (!allowed.isEmpty()) t += QObject::tr("Allowed: %1 · ").arg(allowed.toHtmlEscaped());
   t += QObject::tr("Key: <code>%1</code></small></p>").arg(key.toHtmlEscaped());
@@ -175,8 +177,7 @@ QString metricLabel(search::Metric m) {
   switch (m) {
     case search::Metric::stps: return QObject::tr("STPS (tokens/s, system)");
     case search::Metric::stps_per_device: return QObject::tr("STPS per device (tokens/s)");
-    case search::Metric::stps_per_mm2:
-      return QObject::tr("STPS per mm² of silicon (tokens/s/mm²)");
+    case search::Metric::stps_per_mm2: return QObject::tr("STPS per mm² of silicon (tokens/s/mm²)");
     case search::Metric::stps_per_W: return QObject::tr("STPS per watt (tokens/s/W)");
     case search::Metric::utps: return QObject::tr("UTPS (tokens/s per user)");
     case search::Metric::energy_per_token_j: return QObject::tr("Energy per token (J)");
@@ -193,8 +194,8 @@ QString pointsText(search::Count n) {
 
 QString countText(search::Count n) {
   if (n < 1'000'000)
-    return QLocale(QLocale::English).toString(
-        static_cast<qulonglong>(static_cast<std::uint64_t>(n)));
+    return QLocale(QLocale::English)
+        .toString(static_cast<qulonglong>(static_cast<std::uint64_t>(n)));
   const double d = search::to_double(n);
   int e = static_cast<int>(std::floor(std::log10(d)));
   double m = d / std::pow(10.0, e);
@@ -254,8 +255,9 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   addRow->addWidget(new QLabel(tr("Add axis:"), hwGroup));
   addKnob_ = new QComboBox(hwGroup);
   addKnob_->setObjectName(QStringLiteral("addKnob"));
-  addKnob_->setToolTip(tr("Knobs of the core's registry not yet in the space. Variant and model "
-                          "axes list whole devices or models: add them in the JSON."));
+  addKnob_->setToolTip(
+      tr("Knobs of the core's registry not yet in the space. Variant and model "
+         "axes list whole devices or models: add them in the JSON."));
   addRow->addWidget(addKnob_, 1);
   addAxis_ = new QPushButton(tr("Add"), hwGroup);
   addAxis_->setObjectName(QStringLiteral("addAxis"));
@@ -299,9 +301,10 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
     h->setContentsMargins(0, 0, 0, 0);
     for (int i = 0; i < names.size(); ++i) {
       boxes[i] = new QCheckBox(names[i], host);
-      boxes[i]->setObjectName(QStringLiteral("%1_%2").arg(which == 0 ? QStringLiteral("sp")
-                                                                     : QStringLiteral("overlap"))
-                                  .arg(i));
+      boxes[i]->setObjectName(
+          QStringLiteral("%1_%2")
+              .arg(which == 0 ? QStringLiteral("sp") : QStringLiteral("overlap"))
+              .arg(i));
       boxes[i]->setToolTip(tip);
       h->addWidget(boxes[i]);
       connect(boxes[i], &QCheckBox::toggled, this, &SpaceEditor::formEdited);
@@ -396,7 +399,8 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   auto* runGrid = new QGridLayout(runGroup);
   strategy_ = new QComboBox(runGroup);
   strategy_->setObjectName(QStringLiteral("searchStrategy"));
-  strategy_->addItem(tr("exhaustive (exact frontier)"), static_cast<int>(search::Strategy::exhaustive));
+  strategy_->addItem(tr("exhaustive (exact frontier)"),
+                     static_cast<int>(search::Strategy::exhaustive));
   strategy_->addItem(tr("random sampling"), static_cast<int>(search::Strategy::random));
   strategy_->addItem(tr("NSGA-II (genetic)"), static_cast<int>(search::Strategy::nsga2));
   strategy_->setToolTip(tipHtml(tr("Strategy"),
@@ -438,8 +442,9 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   timeLimit_->setDecimals(1);
   timeLimit_->setSuffix(tr(" s"));
   timeLimit_->setSpecialValueText(tr("no limit"));
-  timeLimit_->setToolTip(tr("Stop after this many seconds (0 = no limit). For this run only "
-                            "(stackscope-cli search --time-limit)."));
+  timeLimit_->setToolTip(
+      tr("Stop after this many seconds (0 = no limit). For this run only "
+         "(stackscope-cli search --time-limit)."));
   runGrid->addWidget(new QLabel(tr("Strategy:"), runGroup), 0, 0);
   runGrid->addWidget(strategy_, 0, 1);
   runGrid->addWidget(new QLabel(tr("Seed:"), runGroup), 0, 2);
@@ -497,8 +502,9 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   jsonToggle_ = new QPushButton(tr("Edit space as JSON (advanced)"), left);
   jsonToggle_->setObjectName(QStringLiteral("spaceJsonToggle"));
   jsonToggle_->setCheckable(true);
-  jsonToggle_->setToolTip(tr("Show the project JSON the form stands for; edits to it reload the "
-                             "form whenever it parses"));
+  jsonToggle_->setToolTip(
+      tr("Show the project JSON the form stands for; edits to it reload the "
+         "form whenever it parses"));
   buttons->addWidget(jsonToggle_);
   leftBox->addLayout(buttons);
 
@@ -579,8 +585,9 @@ SpaceEditor::AxisRow* SpaceEditor::makeAxisRow(QGridLayout* grid, int r, const Q
   row->mode->addItem(tr("list"), kList);
   row->mode->addItem(tr("range +step"), kLinear);
   row->mode->addItem(tr("range ×factor"), kGeometric);
-  row->mode->setToolTip(tr("A list of values (\"1, 2, 4, 8\"), or a range from..to in equal "
-                           "steps or by a constant factor"));
+  row->mode->setToolTip(
+      tr("A list of values (\"1, 2, 4, 8\"), or a range from..to in equal "
+         "steps or by a constant factor"));
   row->pages = new QStackedWidget(host);
   row->list = new QLineEdit(row->pages);
   row->list->setPlaceholderText(tr("values, e.g. 1, 2, 4, 8"));
@@ -604,7 +611,8 @@ SpaceEditor::AxisRow* SpaceEditor::makeAxisRow(QGridLayout* grid, int r, const Q
   row->pages->addWidget(range);
   row->count = new QLabel(host);
   row->count->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  row->count->setMinimumWidth(row->count->fontMetrics().horizontalAdvance(QStringLiteral("0000 values")));
+  row->count->setMinimumWidth(
+      row->count->fontMetrics().horizontalAdvance(QStringLiteral("0000 values")));
   row->count->setToolTip(tr("Values on this axis"));
   row->rowWidgets[0] = row->name;
   row->rowWidgets[1] = row->mode;
@@ -643,7 +651,7 @@ SpaceEditor::AxisRow* SpaceEditor::makeAxisRow(QGridLayout* grid, int r, const Q
         row->to->setText(number(v.back()));
         if (index == kGeometric)
           row->step->setText(v.size() > 1 && v[0] > 0 && v[1] > v[0] ? number(v[1] / v[0])
-                                                                      : QStringLiteral("2"));
+                                                                     : QStringLiteral("2"));
         else
           row->step->setText(v.size() > 1 && v[1] > v[0] ? number(v[1] - v[0])
                                                          : QStringLiteral("1"));
@@ -802,18 +810,19 @@ void SpaceEditor::refreshAddCombo() {
   for (const search::Knob& k : search::knobs()) {
     const QString name = QString::fromUtf8(k.name.data(), static_cast<qsizetype>(k.name.size()));
     if (name == QLatin1String("variant") || name == QLatin1String("model")) continue;
-    const bool used = std::any_of(hw_.begin(), hw_.end(), [&](const auto& r) { return r->key == name; });
+    const bool used =
+        std::any_of(hw_.begin(), hw_.end(), [&](const auto& r) { return r->key == name; });
     if (used) continue;
     const QString desc =
         QString::fromUtf8(k.description.data(), static_cast<qsizetype>(k.description.size()));
     const QString unit = unitText(k.unit);
     addKnob_->addItem(tr("%1 — %2 (%3)").arg(name, desc, unit), name);
-    addKnob_->setItemData(addKnob_->count() - 1,
-                          tipHtml(name, desc, unit,
-                                  (k.integer ? tr("whole numbers >= %1") : tr("numbers >= %1"))
-                                      .arg(k.min),
-                                  QStringLiteral("/search/hardware/N/knob")),
-                          Qt::ToolTipRole);
+    addKnob_->setItemData(
+        addKnob_->count() - 1,
+        tipHtml(name, desc, unit,
+                (k.integer ? tr("whole numbers >= %1") : tr("numbers >= %1")).arg(k.min),
+                QStringLiteral("/search/hardware/N/knob")),
+        Qt::ToolTipRole);
   }
   addAxis_->setEnabled(addKnob_->count() > 0);
 }
@@ -834,8 +843,9 @@ void SpaceEditor::addObjective(search::Objective o) {
   row.direction->addItem(tr("maximize ↑"), static_cast<int>(search::Direction::maximize));
   row.direction->addItem(tr("minimize ↓"), static_cast<int>(search::Direction::minimize));
   row.direction->setCurrentIndex(o.direction == search::Direction::maximize ? 0 : 1);
-  row.direction->setToolTip(tr("Whether more or less of the metric is better (throughputs are "
-                               "maximised, times, energy and area minimised by default)"));
+  row.direction->setToolTip(
+      tr("Whether more or less of the metric is better (throughputs are "
+         "maximised, times, energy and area minimised by default)"));
   row.remove = new QPushButton(tr("Remove"), host);
   row.remove->setToolTip(tr("Remove this objective (at least one is needed)"));
   h->addWidget(row.metric, 1);
@@ -854,7 +864,8 @@ void SpaceEditor::addObjective(search::Objective o) {
   connect(direction, &QComboBox::currentIndexChanged, this, &SpaceEditor::formEdited);
   connect(row.remove, &QPushButton::clicked, this, [this, host, metric] {
     for (std::size_t i = 0; i < objectives_.size(); ++i)
-      if (objectives_[i].metric == metric) objectives_.erase(objectives_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (objectives_[i].metric == metric)
+        objectives_.erase(objectives_.begin() + static_cast<std::ptrdiff_t>(i));
     host->hide();
     host->deleteLater();
     addObjective_->setEnabled(objectives_.size() < search::kMaxObjectives);
@@ -928,8 +939,10 @@ void SpaceEditor::loadForm(const io::SearchProject& sp) {
   objectives_.clear();
   for (const auto& o : s.objectives) addObjective(o);
   strategy_->setCurrentIndex(strategy_->findData(static_cast<int>(sp.run.strategy)));
-  seed_->setValue(static_cast<int>(std::min<std::uint64_t>(sp.run.seed, std::numeric_limits<int>::max())));
-  samples_->setValue(static_cast<int>(std::min<std::uint64_t>(sp.run.samples, std::numeric_limits<int>::max())));
+  seed_->setValue(
+      static_cast<int>(std::min<std::uint64_t>(sp.run.seed, std::numeric_limits<int>::max())));
+  samples_->setValue(
+      static_cast<int>(std::min<std::uint64_t>(sp.run.samples, std::numeric_limits<int>::max())));
   population_->setValue(static_cast<int>(std::min<std::size_t>(sp.run.population, 1'000'000)));
   generations_->setValue(static_cast<int>(std::min<std::size_t>(sp.run.generations, 1'000'000)));
   refreshAddCombo();
@@ -1083,8 +1096,9 @@ void SpaceEditor::applyJson() {
       }
   } catch (const ConfigError& e) {
     place(e.issues());
-    jsonStatus_->setText(tr("The JSON has problems (below); the form shows the last text that "
-                            "parsed."));
+    jsonStatus_->setText(
+        tr("The JSON has problems (below); the form shows the last text that "
+           "parsed."));
   }
   showProblems();
   emit spaceChanged();
@@ -1122,8 +1136,8 @@ void SpaceEditor::place(const std::vector<Issue>& issues) {
         where = tr("hardware axis %1 (%2), %3").arg(n).arg(row.key, path);
       }
     } else if (parts.size() >= 2 && parts[0] == QLatin1String("search")) {
-      const QString key = parts[1] == QLatin1String("parallel") && parts.size() >= 3 ? parts[2]
-                                                                                      : parts[1];
+      const QString key =
+          parts[1] == QLatin1String("parallel") && parts.size() >= 3 ? parts[2] : parts[1];
       for (int k = 0; k < 2; ++k)
         if (key == QLatin1String(k == 0 ? "sequence_parallel" : "overlap")) {
           add(switchProblem_[k], what);
@@ -1179,8 +1193,9 @@ void SpaceEditor::paintRow(QWidget* w, bool bad, const QString& problem, const Q
   if (bad && qobject_cast<QLabel*>(w))
     sheet = QStringLiteral("color: %1;").arg(problemInk().name());
   else if (bad && qobject_cast<QLineEdit*>(w))
-    sheet = QStringLiteral("QLineEdit { background: %1; border: 1px solid %2; border-radius: 2px; "
-                           "padding: 1px 2px; }")
+    sheet = QStringLiteral(
+                "QLineEdit { background: %1; border: 1px solid %2; border-radius: 2px; "
+                "padding: 1px 2px; }")
                 .arg(tint, problemInk().name());
   else if (bad)
     sheet = QStringLiteral("border: 1px solid %1; border-radius: 2px;").arg(problemInk().name());
@@ -1198,10 +1213,10 @@ void SpaceEditor::showProblems() {
     }
   for (int k = 0; k < 2; ++k)
     paintRow(switchLabel_[k], !switchProblem_[k].isEmpty(), switchProblem_[k], switchTip_[k]);
-  for (auto& c : constraints_) paintRow(c.spin, !c.problem.isEmpty(), c.problem,
-                                        c.spin->property("baseTip").toString());
-  for (auto& o : objectives_) paintRow(o.metric, !o.problem.isEmpty(), o.problem,
-                                       tr("A metric the frontier trades off"));
+  for (auto& c : constraints_)
+    paintRow(c.spin, !c.problem.isEmpty(), c.problem, c.spin->property("baseTip").toString());
+  for (auto& o : objectives_)
+    paintRow(o.metric, !o.problem.isEmpty(), o.problem, tr("A metric the frontier trades off"));
   objectivesProblem_->setVisible(!objectivesProblem_->text().isEmpty() && !valid());
   if (valid()) objectivesProblem_->clear();
   const QString ink = QStringLiteral("color: %1;").arg(problemInk().name());
@@ -1217,19 +1232,19 @@ void SpaceEditor::showProblems() {
     problemText_->setVisible(true);
   }
   total_->setText(tr("Space: %1").arg(sizeText()));
-  total_->setToolTip(compiled_ ? tr("%1 points exactly; %2 hardware points, each with its valid "
-                                    "parallel plans × sequence parallelism × batch × overlap")
-                                     .arg(QString::fromStdString(search::to_string(compiled_->size())))
-                                     .arg(compiled_->hardware_points())
-                               : QString());
+  total_->setToolTip(compiled_
+                         ? tr("%1 points exactly; %2 hardware points, each with its valid "
+                              "parallel plans × sequence parallelism × batch × overlap")
+                               .arg(QString::fromStdString(search::to_string(compiled_->size())))
+                               .arg(compiled_->hardware_points())
+                         : QString());
 }
 
 QString SpaceEditor::sizeText() const {
   if (!compiled_)
-    return problems_.isEmpty() ? tr("no space loaded")
-                               : problems_.size() == 1
-                                     ? tr("no count: 1 problem (below)")
-                                     : tr("no count: %1 problems (below)").arg(problems_.size());
+    return problems_.isEmpty()     ? tr("no space loaded")
+           : problems_.size() == 1 ? tr("no count: 1 problem (below)")
+                                   : tr("no count: %1 problems (below)").arg(problems_.size());
   return tr("%1 (%2 hardware points)")
       .arg(pointsText(compiled_->size()), countText(compiled_->hardware_points()));
 }
@@ -1293,8 +1308,8 @@ bool SpaceEditor::loadPreset(const QString& id, QString* error) {
     if (error) *error = tr("no search preset '%1'").arg(id);
     return false;
   }
-  return setProjectText(QString::fromStdString(presets_.json_text(io::PresetKind::search, key)),
-                        id, error);
+  return setProjectText(QString::fromStdString(presets_.json_text(io::PresetKind::search, key)), id,
+                        error);
 }
 
 bool SpaceEditor::loadFile(const QString& file, QString* error) {

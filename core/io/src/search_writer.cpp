@@ -153,11 +153,10 @@ Json section_json(const search::Space& space, const search::RunOptions& run) {
 
   Json c = Json::object();
   const auto& k = space.constraints;
-  for (const auto& [key, v] : {std::pair{"max_power_W", k.max_power_W},
-                               std::pair{"max_die_area_mm2", k.max_die_area_mm2},
-                               std::pair{"max_dram_C", k.max_dram_C},
-                               std::pair{"ttft_slo_s", k.ttft_slo_s},
-                               std::pair{"tpot_slo_s", k.tpot_slo_s}})
+  for (const auto& [key, v] :
+       {std::pair{"max_power_W", k.max_power_W}, std::pair{"max_die_area_mm2", k.max_die_area_mm2},
+        std::pair{"max_dram_C", k.max_dram_C}, std::pair{"ttft_slo_s", k.ttft_slo_s},
+        std::pair{"tpot_slo_s", k.tpot_slo_s}})
     if (!std::isinf(v) || v < 0) c[key] = number(v);
   if (!c.empty()) s["constraints"] = std::move(c);
 

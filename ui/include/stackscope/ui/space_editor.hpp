@@ -121,7 +121,7 @@ class SpaceEditor : public QWidget {
   };
   struct ConstraintRow {
     QString key;
-    double scale = 1;  // shown value = file value x scale
+    double scale = 1;   // shown value = file value x scale
     double loaded = 0;  // what the spin box showed after loading (the file value, rounded)
     QCheckBox* on = nullptr;
     QDoubleSpinBox* spin = nullptr;
