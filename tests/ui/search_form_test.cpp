@@ -126,6 +126,7 @@ class SearchFormTest : public QObject {
     QVERIFY2(all.contains(QStringLiteral("/search/hardware/%1/values/1").arg(cores)),
              qPrintable(all));
     QVERIFY(!run->isEnabled());
+    QVERIFY(!panel.findChild<QPushButton*>(QStringLiteral("searchRunFromForm"))->isEnabled());
     QVERIFY(!panel.start(QString(), &error));
     QVERIFY2(error.contains(QStringLiteral("compute.cores")), qPrintable(error));
     auto* text = e.findChild<QLabel*>(QStringLiteral("spaceProblems"));
@@ -347,6 +348,10 @@ class SearchFormTest : public QObject {
     e.setAxisList(row(e, "compute.cores"), QStringLiteral("64, -2, 128"));
     e.flush();
     grab(QStringLiteral("search-form-problem.png"));
+    e.addAxis(QStringLiteral("memory.stacks"));  // a new axis waits for its values
+    e.flush();
+    grab(QStringLiteral("search-form-new-axis.png"));
+    e.removeAxis(row(e, "memory.stacks"));
     w.setTheme(stackscope::ui::theme::Mode::dark);
     grab(QStringLiteral("search-form-dark-problem.png"));
     grabAll(QStringLiteral("search-form-all-dark.png"));

@@ -134,11 +134,11 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   form_ = new SpaceEditor(presets_, formWindow_);
   windowBox->addWidget(form_, 1);
   auto* windowButtons = new QDialogButtonBox(QDialogButtonBox::Close, formWindow_);
-  auto* runFromForm = windowButtons->addButton(tr("Run this space"), QDialogButtonBox::ActionRole);
-  runFromForm->setObjectName(QStringLiteral("searchRunFromForm"));
+  runFromForm_ = windowButtons->addButton(tr("Run this space"), QDialogButtonBox::ActionRole);
+  runFromForm_->setObjectName(QStringLiteral("searchRunFromForm"));
   windowBox->addWidget(windowButtons);
   connect(windowButtons, &QDialogButtonBox::rejected, formWindow_, &QDialog::hide);
-  connect(runFromForm, &QPushButton::clicked, this, [this] {
+  connect(runFromForm_, &QPushButton::clicked, this, [this] {
     if (run_->isEnabled()) run_->click();
   });
   connect(formWindow_, &QDialog::finished, editButton,
@@ -273,6 +273,7 @@ void SearchPanel::spaceChanged() {
                                         : form_->problems().join(QLatin1Char('\n')));
   if (!running_) {
     run_->setEnabled(form_->valid());
+    runFromForm_->setEnabled(form_->valid());
     run_->setToolTip(form_->valid() ? tr("Search the space on all cores; the frontier is exact "
                                          "when it completes")
                                     : tr("The space has problems (Edit space… shows them):\n%1")
@@ -326,6 +327,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   stopSource_ = std::stop_source();
   running_ = true;
   run_->setEnabled(false);
+  runFromForm_->setEnabled(false);
   stop_->setEnabled(true);
   preset_->setEnabled(false);
   status_->setText(

@@ -96,6 +96,7 @@ class SearchPanel : public QWidget {
   QLabel* spaceSize_ = nullptr;
   SpaceEditor* form_ = nullptr;  // the space Run searches
   QDialog* formWindow_ = nullptr;
+  QPushButton* runFromForm_ = nullptr;
   int shownPreset_ = 0;  // the preset the form was loaded from (restored when a switch is declined)
   bool quietPresetChange_ = false;
   QPushButton* run_ = nullptr;
