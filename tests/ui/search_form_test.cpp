@@ -145,6 +145,14 @@ class SearchFormTest : public QObject {
     QVERIFY2(e.axisProblem(cores).contains(QStringLiteral("min <= max")) ||
                  e.axisProblem(cores).contains(QStringLiteral("from <= to")),
              qPrintable(e.axisProblem(cores)));
+    // Ranges too long to expand are refused before they allocate.
+    e.setAxisRange(cores, 1, 1e9, 1e-3, 0);
+    e.flush();
+    QVERIFY2(e.axisProblem(cores).contains(QStringLiteral("at most 1048576")),
+             qPrintable(e.axisProblem(cores)));
+    e.setAxisRange(cores, 1, 1e9, 0, 1.0000001);
+    e.flush();
+    QVERIFY(e.axisProblem(cores).contains(QStringLiteral("at most 1048576")));
     e.setAxisList(cores, QStringLiteral("64, 128"));
     // Schedule axes: a fraction (form) and a degree below 1 (the parser).
     e.setScheduleList(QStringLiteral("tp"), QStringLiteral("1, 2.5"));

@@ -726,9 +726,13 @@ bool SpaceEditor::rowValues(AxisRow& row, std::vector<double>& out) {
         !parse(row.step, mode == kGeometric ? tr("factor") : tr("step"), s))
       return false;
     (mode == kGeometric ? r.factor : r.step) = s;
-    if (mode == kLinear && s > 0 && (r.max - r.min) / s + 1 > kMaxRangeValues) {
+    const double n =
+        mode == kLinear
+            ? (s > 0 ? (r.max - r.min) / s + 1 : 0)
+            : (s > 1 && r.min > 0 && r.max > r.min ? std::log(r.max / r.min) / std::log(s) + 1 : 0);
+    if (n > kMaxRangeValues) {
       row.problem = tr("the range has %1 values (allowed: at most %2)")
-                        .arg(QString::number((r.max - r.min) / s + 1, 'g', 3))
+                        .arg(QString::number(n, 'g', 3))
                         .arg(static_cast<int>(kMaxRangeValues));
       return false;
     }
