@@ -228,6 +228,7 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   auto* leftBox = new QVBoxLayout(left);
   leftBox->setContentsMargins(0, 0, 0, 0);
   auto* scroll = new QScrollArea(left);
+  scroll_ = scroll;
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   auto* form = new QWidget(scroll);
@@ -789,6 +790,9 @@ void SpaceEditor::addAxis(const QString& knobName) {
     else if (knobName == QLatin1String("devices"))
       row->list->setText(QString::number(base_.space.base.system.devices));
     row->list->setFocus();
+    // Once the grid has laid the row out: scroll it into view.
+    QTimer::singleShot(0, row->list,
+                       [this, edit = row->list] { scroll_->ensureWidgetVisible(edit); });
     refreshAddCombo();
     formEdited();
   }

@@ -28,6 +28,7 @@ class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 class QStackedWidget;
 class QVBoxLayout;
@@ -164,6 +165,7 @@ class SpaceEditor : public QWidget {
   std::vector<ObjectiveRow> objectives_;
   std::vector<ConstraintRow> constraints_;
   QGridLayout* hwGrid_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
   QComboBox* addKnob_ = nullptr;
   QPushButton* addAxis_ = nullptr;
   QCheckBox* sp_[2] = {};
