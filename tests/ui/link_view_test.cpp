@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The link view's expert placement (issue 6, deliverable 6): for an MoE design every device
 // reports the routed experts it hosts under the design's placement, the "Colour devices by"
-// selector changes the picture, and a dense model disables the selector.
+// selector changes the picture, and a dense model disables the selector. The on-die mesh below
+// it shows one device's mesh links with the evaluator's loads (compute/noc.hpp).
 #include <QComboBox>
 #include <QImage>
+#include <QLabel>
 #include <QtTest>
 
+#include "stackscope/compute/noc.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/link_view.hpp"
+#include "stackscope/ui/mesh_view.hpp"
 
 using stackscope::ui::LinkView;
+using stackscope::ui::MeshView;
 
 class LinkViewTest : public QObject {
   Q_OBJECT
@@ -96,6 +102,69 @@ class LinkViewTest : public QObject {
     view.showDesign(presets_.project("deepseek-v3-deepstack"));
     view.waitForIdle();
     QVERIFY(view.deviceColouringAvailable());
+  }
+
+  // DeepSeek-V3 on DeepStack's 16 x 8 core mesh: every neighbour pair drawn in both directions
+  // (2 x (15 x 8 + 16 x 7) = 464), the busiest link's utilisation is the core's
+  // max_link_bytes / (phase time x link bandwidth at the run's clock), and hovering a link
+  // names it with both directions' bytes.
+  void meshShowsTheEvaluatorsLinkLoads() {
+    namespace compute = stackscope::compute;
+    const auto d = presets_.project("deepseek-v3-deepstack");
+    LinkView view;
+    view.resize(1100, 900);
+    view.show();
+    show(view, d);
+    MeshView* mesh = view.meshView();
+    QVERIFY(mesh);
+    QCOMPARE(mesh->drawnLinks(), 464);
+    const auto r = stackscope::perf::evaluate(d);
+    const auto rates = compute::mesh_rates(d.hardware, r.clock_scale);
+    const double decode =
+        compute::max_link_bytes(rates, r.decode.noc) / (r.decode.time_s * rates.link_Bps);
+    QVERIFY(decode > 0 && decode < 1);
+    QVERIFY2(std::abs(mesh->busiest() / decode - 1) < 1e-9,
+             qPrintable(QString::number(mesh->busiest()) + " vs " + QString::number(decode)));
+    const QString tip = mesh->linkToolTip(7, 3, true);
+    QVERIFY2(tip.contains(QStringLiteral("X-link between core columns 7 and 8")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("eastward")) && tip.contains(QStringLiteral("westward")),
+             qPrintable(tip));
+    // The prefill pass: the combo switches both pictures.
+    view.findChild<QComboBox*>(QStringLiteral("linkPhase"))->setCurrentIndex(1);
+    const double prefill =
+        compute::max_link_bytes(rates, r.prefill.noc) / (r.prefill.time_s * rates.link_Bps);
+    QVERIFY(std::abs(mesh->busiest() / prefill - 1) < 1e-9);
+    QVERIFY(std::abs(prefill - decode) > 1e-6);
+    auto* stats = view.findChild<QLabel*>(QStringLiteral("meshStats"));
+    QVERIFY2(stats->text().contains(QStringLiteral("16 × 8 mesh")), qPrintable(stats->text()));
+  }
+
+  // A GPU's 1 x 1 "mesh" is its crossbar to L2: no links drawn, the stats say how busy the
+  // crossbar is. A wafer-scale core mesh (750 x 1200) is drawn as 32 x 32 blocks.
+  void crossbarAndWaferMeshes() {
+    LinkView view;
+    view.resize(1100, 900);
+    view.show();
+    view.showDesign(presets_.project("llama-2-70b-h100-tp4"));
+    view.waitForIdle();
+    MeshView* mesh = view.meshView();
+    QCOMPARE(mesh->drawnLinks(), 0);
+    QVERIFY(mesh->busiest() > 0 && mesh->busiest() < 1);
+    auto* stats = view.findChild<QLabel*>(QStringLiteral("meshStats"));
+    QVERIFY2(stats->text().contains(QStringLiteral("crossbar to L2")), qPrintable(stats->text()));
+
+    auto wafer = presets_.project("default");
+    wafer.hardware = presets_.hardware("wafer-scale");
+    wafer.parallel = {};
+    wafer.system.devices = 1;
+    wafer.system.levels.clear();
+    mesh->showDesign(wafer);
+    mesh->waitForIdle();
+    QTRY_VERIFY_WITH_TIMEOUT(mesh->busiest() > 0, 10000);
+    // 750 / 24 columns and 1200 / 38 rows per block -> 32 x 32 blocks.
+    QCOMPARE(mesh->drawnLinks(), 2 * (31 * 32 + 32 * 31));
+    QVERIFY2(stats->text().contains(QStringLiteral("block of 24 × 38 cores")),
+             qPrintable(stats->text()));
   }
 };
 

@@ -2,6 +2,7 @@
 #include "stackscope/ui/format.hpp"
 
 #include <QLocale>
+#include <algorithm>
 #include <cmath>
 
 namespace stackscope::ui {
@@ -60,6 +61,19 @@ QString resourceLabel(perf::Resource r) {
     case perf::Resource::count: break;
   }
   return QStringLiteral("?");
+}
+
+QColor utilisationColor(double u) {
+  if (u <= 1e-9) return QColor(0xC8, 0xCE, 0xD6);
+  const QColor stops[] = {QColor(0x4C, 0x72, 0xB0), QColor(0xE0, 0xA4, 0x3A),
+                          QColor(0xC4, 0x3E, 0x3A)};
+  const double t = std::clamp(u, 0.0, 1.0) * 2.0;
+  const int i = std::min(1, static_cast<int>(t));
+  const double f = t - i;
+  auto mix = [&](int a, int b) { return static_cast<int>(a + (b - a) * f); };
+  return QColor(mix(stops[i].red(), stops[i + 1].red()),
+                mix(stops[i].green(), stops[i + 1].green()),
+                mix(stops[i].blue(), stops[i + 1].blue()));
 }
 
 }  // namespace stackscope::ui

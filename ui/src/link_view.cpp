@@ -22,6 +22,7 @@
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/perf/expert_map.hpp"
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/mesh_view.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -34,20 +35,6 @@ std::pair<int, int> squarest(int n) {
   for (int r = 1; r * r <= n; ++r)
     if (n % r == 0) rows = r;
   return {rows, n / rows};
-}
-
-// Utilisation 0..1 -> colour: idle grey, then blue, amber, red.
-QColor heat(double u) {
-  if (u <= 1e-9) return QColor(0xC8, 0xCE, 0xD6);
-  const QColor stops[] = {QColor(0x4C, 0x72, 0xB0), QColor(0xE0, 0xA4, 0x3A),
-                          QColor(0xC4, 0x3E, 0x3A)};
-  const double t = std::clamp(u, 0.0, 1.0) * 2.0;
-  const int i = std::min(1, static_cast<int>(t));
-  const double f = t - i;
-  auto mix = [&](int a, int b) { return static_cast<int>(a + (b - a) * f); };
-  return QColor(mix(stops[i].red(), stops[i + 1].red()),
-                mix(stops[i].green(), stops[i + 1].green()),
-                mix(stops[i].blue(), stops[i + 1].blue()));
 }
 
 // Share of the busiest device's routed tokens 0..1 -> colour: pale to deep violet.
@@ -265,7 +252,7 @@ class LinkCanvas : public QWidget {
                      [&](std::size_t x, std::size_t y) { return util(x) < util(y); });
     for (std::size_t i : order) {
       const double u = util(i);
-      QPen pen(heat(u), 1.0 + 5.0 * std::clamp(u, 0.0, 1.0));
+      QPen pen(utilisationColor(u), 1.0 + 5.0 * std::clamp(u, 0.0, 1.0));
       pen.setCapStyle(Qt::RoundCap);
       if (data->edges[i].wrap) pen.setStyle(Qt::DashLine);
       p.setPen(pen);
@@ -314,7 +301,8 @@ class LinkCanvas : public QWidget {
     // Colour key.
     const QRectF key(rect().left() + 24, rect().bottom() - 26, 220, 10);
     QLinearGradient g(key.topLeft(), key.topRight());
-    for (int i = 0; i <= 10; ++i) g.setColorAt(i / 10.0, heat(std::max(0.01, i / 10.0)));
+    for (int i = 0; i <= 10; ++i)
+      g.setColorAt(i / 10.0, utilisationColor(std::max(0.01, i / 10.0)));
     p.setPen(Qt::NoPen);
     p.setBrush(g);
     p.drawRect(key);
@@ -402,8 +390,11 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   note_->setObjectName(QStringLiteral("hint"));
   note_->setWordWrap(true);
   box->addWidget(note_);
+  mesh_ = new MeshView(this);
+  box->addWidget(mesh_, 1);
   connect(phase_, &QComboBox::currentIndexChanged, this, [this](int i) {
     canvas_->phase = std::max(0, i);
+    mesh_->setPhase(canvas_->phase);
     redraw();
   });
   connect(colour_, &QComboBox::currentIndexChanged, this, [this](int i) {
@@ -425,6 +416,7 @@ void LinkView::clear() {
   stats_->setText(tr("No result: the design is not valid"));
   note_->clear();
   canvas_->update();
+  mesh_->clear();
 }
 
 void LinkView::showDesign(const perf::Design& design) {
@@ -437,6 +429,7 @@ void LinkView::showDesign(const perf::Design& design) {
                           : tr("%1 is a dense model: no routed experts to place")
                                 .arg(QString::fromStdString(design.model.name)));
   stats_->setText(tr("Routing every collective of the design…"));
+  mesh_->showDesign(design);
   auto job = [design]() {
     auto c = std::make_shared<Computed>();
     if (design.system.levels.empty() || design.system.devices <= 1) return c;
@@ -550,6 +543,7 @@ void LinkView::showDesign(const perf::Design& design) {
 
 void LinkView::waitForIdle() {
   watcher_.waitForFinished();
+  mesh_->waitForIdle();
   QCoreApplication::processEvents();
 }
 
@@ -635,7 +629,7 @@ void LinkView::redraw() {
     levels << tr("level %1: %2").arg(l).arg(QString::fromStdString(computed_->level_names[l]));
   note_->setText(tr("Squares: devices; circles: switches. %1. Loads come from the analytic "
                     "network model of every collective the evaluator costs (stackscope-cli "
-                    "evaluate --links). The on-die mesh is not modelled per link.")
+                    "evaluate --links).")
                      .arg(levels.join(QStringLiteral("; "))));
   canvas_->update();
 }

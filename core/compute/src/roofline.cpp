@@ -98,8 +98,10 @@ OpCost gemm(const hw::ComputeDie& die, const Rates& rates, double m, double n, d
   const double b_reads = std::max(1.0, std::ceil(m / block));
   c.dram_bytes = (a_bytes * a_reads + b_bytes * b_reads + c_bytes) * count;
   c.t_memory = c.dram_bytes / rates.dram_Bps;
-  c.t_overhead = rates.launch_s;
-  c.time = std::max(c.t_compute, c.t_memory) + c.t_overhead;
+  c.noc = gemm_traffic(rates.mesh, m, n, k, bytes.a, count, c.dram_bytes);
+  c.t_noc = noc_time_s(rates.mesh, c.noc);
+  c.t_overhead = rates.launch_s + fill_time_s(rates.mesh);
+  c.time = c.busy() + c.t_overhead;
   return c;
 }
 
@@ -109,8 +111,11 @@ OpCost vector_op(const Rates& rates, double flops, double bytes) {
   c.dram_bytes = bytes;
   c.t_compute = flops / rates.vector_flops;
   c.t_memory = bytes / rates.dram_Bps;
+  // Each core works on its own slice: only memory bytes entering at the edges use the mesh.
+  c.noc = relayout_traffic(rates.mesh, 0.0, bytes);
+  c.t_noc = noc_time_s(rates.mesh, c.noc);
   c.t_overhead = rates.launch_s;
-  c.time = std::max(c.t_compute, c.t_memory) + c.t_overhead;
+  c.time = c.busy() + c.t_overhead;
   return c;
 }
 
@@ -137,8 +142,11 @@ OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficienc
   c.dram_bytes = q_out + s.sequences * s.kv_len * s.kv_bytes_per_token * kv_passes;
   c.t_compute = c.flops / (rates.matrix_flops * efficiency);
   c.t_memory = c.dram_bytes / rates.dram_Bps;
-  c.t_overhead = rates.launch_s;
-  c.time = std::max(c.t_compute, c.t_memory) + c.t_overhead;
+  // Queries in and outputs out are re-laid out over the mesh; the KV pages are local.
+  c.noc = relayout_traffic(rates.mesh, q_out, c.dram_bytes);
+  c.t_noc = noc_time_s(rates.mesh, c.noc);
+  c.t_overhead = rates.launch_s + fill_time_s(rates.mesh);
+  c.time = c.busy() + c.t_overhead;
   return c;
 }
 

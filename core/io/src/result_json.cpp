@@ -29,6 +29,11 @@ Json phase_json(const perf::PhaseBreakdown& p) {
   j["flops"] = write_value(p.flops);
   j["dram_bytes"] = write_value(p.dram_bytes);
   j["comm_bytes"] = write_value(p.comm_bytes);
+  // On-die mesh traffic in compute/noc.hpp's pattern terms (bytes per device).
+  j["noc"] = {{"x_link_bytes", write_value(p.noc.x_link_bytes)},
+              {"y_link_bytes", write_value(p.noc.y_link_bytes)},
+              {"uniform_bytes", write_value(p.noc.uniform_bytes)},
+              {"edge_bytes", write_value(p.noc.edge_bytes)}};
   j["energy_J"] = write_value(p.energy_J);
   return j;
 }

@@ -56,6 +56,7 @@ struct Block {
   std::array<double, kOpClasses> op{};
   std::array<double, kResources> res{};
   double time = 0, flops = 0, dram_bytes = 0, comm_bytes = 0, energy = 0;
+  compute::NocTraffic noc;  // on-die mesh traffic (compute/noc.hpp)
   std::array<CommCall, kMaxCalls> calls{};
   int n_calls = 0;
 
@@ -79,6 +80,7 @@ struct Block {
     dram_bytes += b.dram_bytes * times;
     comm_bytes += b.comm_bytes * times;
     energy += b.energy * times;
+    noc += b.noc.scaled(times);
     for (int i = 0; i < b.n_calls; ++i)
       record(b.calls[i].kind, b.calls[i].op, b.calls[i].bytes, b.calls[i].count * times);
   }
@@ -127,16 +129,22 @@ network::CollectiveCost comm_cost(const Ctx& c, GroupKind kind, Collective op, d
   return c.net->model->cost(req);
 }
 
+// The resource that bounds an operator's busy time.
+Resource bounding(const OpCost& c) {
+  if (c.noc_bound()) return Resource::noc;
+  return c.memory_bound() ? Resource::dram : Resource::compute;
+}
+
 void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vector) {
-  const double busy = std::max(c.t_compute, c.t_memory);
   b.op[static_cast<std::size_t>(cls)] += c.time;
-  b.res[static_cast<std::size_t>(c.memory_bound() ? Resource::dram : Resource::compute)] += busy;
+  b.res[static_cast<std::size_t>(bounding(c))] += c.busy();
   b.res[static_cast<std::size_t>(Resource::overhead)] += c.t_overhead;
   b.time += c.time;
   b.flops += c.flops;
   b.dram_bytes += c.dram_bytes;
+  b.noc += c.noc;
   b.energy += power_area::op_energy_J(ctx.energy, vector ? 0.0 : c.flops, vector ? c.flops : 0.0,
-                                      c.dram_bytes);
+                                      c.dram_bytes, compute::byte_hops(ctx.stream.mesh, c.noc));
 }
 
 // A collective is a kernel too: it pays the per-operator launch/sync overhead on top of its
@@ -168,10 +176,10 @@ void overlap(Block& b, const Ctx& c, OpClass comm_cls, const OpCost& producer, d
              double lat, double comm_bytes) {
   const auto mode = c.d.parallel.overlap;
   if (mode == parallel::Overlap::off || t_comm <= 0 || producer.time <= 0) return;
-  const double tc = std::max(producer.t_compute, producer.t_memory);
+  const double tc = producer.busy();
   const double bw_part = std::max(0.0, t_comm - lat);
-  const double tc_shared =
-      std::max(producer.t_compute, producer.t_memory + 2.0 * comm_bytes / c.stream.dram_Bps);
+  const double tc_shared = std::max({producer.t_compute, producer.t_noc,
+                                     producer.t_memory + 2.0 * comm_bytes / c.stream.dram_Bps});
   auto pipelined = [&](int tiles) {
     if (tiles <= 1) return tc + t_comm;
     const double m = bw_part + tiles * lat;
@@ -291,7 +299,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
     const double t =
         charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather, kv_chunk * cp);
     const double lat = comm_latency(c, GroupKind::cp, Collective::all_gather);
-    const double tc = std::max(attn.t_compute, attn.t_memory);
+    const double tc = attn.busy();
     const double hidden = std::min(tc, std::max(0.0, t - lat));
     b.op[static_cast<std::size_t>(OpClass::tp_comm)] -= hidden;
     b.res[static_cast<std::size_t>(Resource::interchip)] -= hidden;
@@ -399,10 +407,15 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
            comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
   }
   b.add(routed, 1.0);
+  // The experts as one producer for overlap(): busy for the sum of their operators' busy
+  // times (whichever resource bounds each), of which t_memory is DRAM-bound (it competes with
+  // the all-to-all's DRAM traffic).
+  constexpr auto kOverhead = static_cast<std::size_t>(Resource::overhead);
+  constexpr auto kDram = static_cast<std::size_t>(Resource::dram);
   OpCost experts;
   experts.time = routed.time;
-  experts.t_compute = routed.res[static_cast<std::size_t>(Resource::compute)];
-  experts.t_memory = routed.res[static_cast<std::size_t>(Resource::dram)];
+  experts.t_compute = routed.time - routed.res[kOverhead];
+  experts.t_memory = routed.res[kDram];
   if (e.shared_experts > 0) {
     // Shared experts run on the tokens this EP rank holds, split tp ways; DeepSeek-V3 overlaps
     // them with the dispatch/combine all-to-all, so they join the overlapped producer.
@@ -411,8 +424,8 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     add_ffn(tmp, c, OpClass::shared_experts, tokens_stage / ep, sdim * e.shared_experts, 1.0, tp);
     b.add(tmp, 1.0);
     experts.time += tmp.time;
-    experts.t_compute += tmp.res[static_cast<std::size_t>(Resource::compute)];
-    experts.t_memory += tmp.res[static_cast<std::size_t>(Resource::dram)];
+    experts.t_compute += tmp.time - tmp.res[kOverhead];
+    experts.t_memory += tmp.res[kDram];
   }
   if (ep > 1) {
     t_comm +=
@@ -508,6 +521,7 @@ PhaseBreakdown to_phase(const Block& stage, double passes, double static_W) {
   p.flops = stage.flops * passes;
   p.dram_bytes = stage.dram_bytes * passes;
   p.comm_bytes = stage.comm_bytes * passes;
+  p.noc = stage.noc.scaled(passes);
   p.energy_J = stage.energy * passes + static_W * p.time_s;
   return p;
 }
@@ -583,8 +597,9 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   page.chunk_bytes = kKvPageTokens * parallel::kv_bytes_per_token_layer(d.model, c.kv_bytes,
                                                                         c.place.attention_tp());
   const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page, dram_C);
-  c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch};
-  c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch};
+  const compute::MeshRates mesh = compute::mesh_rates(d.hardware, clock_scale);
+  c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch, mesh};
+  c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch, mesh};
   c.energy = power_area::energy_rates(d.hardware, mm);
   // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
   // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does
@@ -593,7 +608,7 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   c.energy.matrix_J_per_flop *= v2;
   c.energy.vector_J_per_flop *= v2;
   c.energy.sram_J_per_byte *= v2;
-  c.energy.noc_J_per_byte *= v2;
+  c.energy.noc_J_per_byte_hop *= v2;
   return c;
 }
 
@@ -621,8 +636,9 @@ PowerSummary power_summary(const Design& d, const Result& r, const power_area::E
   const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
   if (mem.kind != hw::MemoryKind::sram_only) {
     p.dram_access_W = bytes_per_s * kBits * mem.energy_pJ_per_bit * units::kPico;
-    p.noc_W = bytes_per_s * e.noc_J_per_byte;
   }
+  p.noc_W = compute::byte_hops(compute::mesh_rates(d.hardware), r.decode.noc) *
+            e.noc_J_per_byte_hop / t;
   if (stacked) {
     p.vertical_W = bytes_per_s * kBits * mem.vertical.energy_pJ_per_bit * units::kPico;
     p.dram_layers = std::max(0, mem.layers_total);

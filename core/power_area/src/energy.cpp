@@ -22,17 +22,16 @@ EnergyRates energy_rates(const hw::Hardware& hw, Precision p) noexcept {
   } else {
     e.sram_J_per_byte = hw.energy.sram_pJ_per_byte * kPico;
   }
-  // Mean Manhattan distance between two uniform random nodes of an X x Y mesh: (X + Y) / 3.
-  const double hops = (hw.noc.mesh_x + hw.noc.mesh_y) / 3.0;
-  e.noc_J_per_byte = hops * hw.energy.noc_pJ_per_bit_per_hop * kPico * bits;
+  e.noc_J_per_byte_hop = hw.energy.noc_pJ_per_bit_per_hop * kPico * bits;
   e.static_W = hw.energy.static_power_W;
   return e;
 }
 
 double op_energy_J(const EnergyRates& e, double matrix_flops, double vector_flops,
-                   double dram_bytes) noexcept {
+                   double dram_bytes, double noc_byte_hops) noexcept {
   return matrix_flops * e.matrix_J_per_flop + vector_flops * e.vector_J_per_flop +
-         dram_bytes * (e.dram_J_per_byte + e.sram_J_per_byte + e.noc_J_per_byte);
+         dram_bytes * (e.dram_J_per_byte + e.sram_J_per_byte) +
+         noc_byte_hops * e.noc_J_per_byte_hop;
 }
 
 double power_wall_clock_scale(double power_W, double tdp_W) noexcept {

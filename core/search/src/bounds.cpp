@@ -249,10 +249,15 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
     ++lw.n;
   };
   // compute::gemm: nothing (not even a launch) when a dimension is 0.
-  // The evaluator's rates at the nominal clock and 50 C (exact mode).
+  // The evaluator's rates at the nominal clock and 50 C (exact mode), with this die's mesh at
+  // the nominal clock (a throttled or power-walled clock only slows its links and routers).
   const auto& die = d.hardware.compute;
   const compute::Rates stream{hw::matrix_peak_flops(die, mm), dec_rates.vec_flops_per_s,
-                              dec_rates.bw_Bps, dec_rates.launch_s};
+                              dec_rates.bw_Bps, dec_rates.launch_s,
+                              exact ? compute::mesh_rates(d.hardware) : compute::MeshRates{}};
+  // An operator's busy time in exact mode plus its mesh fill (part of its overhead, which is
+  // never hidden; max(P + fill, c) <= fill + max(P, c) keeps the pairings below bounds).
+  const double fill = compute::fill_time_s(stream.mesh);
   compute::Rates kv_rates = stream;
   kv_rates.dram_Bps = dec_rates.kv_bw_Bps;
   auto gemm = [&](LayerWork& lw, LayerWork::Role role, double gm, double gn, double gk,
@@ -264,7 +269,7 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
     op.bytes = (gm * gk * ab + gk * gn * bb + gm * gn * cb) * count;
     if (exact) {
       const compute::OpCost c = compute::gemm(die, stream, gm, gn, gk, {ab, bb, cb}, count);
-      op.busy_s = std::max(c.t_compute, c.t_memory);
+      op.busy_s = c.busy() + fill;
     }
     add(lw, role, op);
     return 1.0;
@@ -359,7 +364,7 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
           }
           const compute::OpCost c = compute::attention(die, absorbed ? kv_rates : stream,
                                                        die.attention_efficiency, sh);
-          op.busy_s = std::max(c.t_compute, c.t_memory);
+          op.busy_s = c.busy() + fill;
         }
         add(a, LayerWork::plain, op);
         n += 1.0;

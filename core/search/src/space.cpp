@@ -77,13 +77,11 @@ const Knob kKnobs[] = {
      [](perf::Design& d, double v) { d.hardware.compute.shared_buffer_MiB = v; }},
     {"compute.die_area_mm2", "logic die area", "mm2", false, 0,
      [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }},
-    // validate.cpp: link_GBps positive, hop_latency_ns non-negative.
+    // The on-die mesh's links and routers (compute/noc.hpp: operator traffic and fill).
     {"noc.link_GBps", "on-die mesh link bandwidth per direction", "GB/s", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }, KnobEffect::inert,
-     [](double v) { return v > 0; }},
+     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }},
     {"noc.hop_latency_ns", "on-die mesh hop latency", "ns", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }, KnobEffect::inert,
-     [](double v) { return v >= 0; }},
+     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }},
     {"system.link_bw_scale", "multiplier on the link bandwidth of every network level", "x", false,
      0, scale_links, KnobEffect::system},
     {"system.latency_scale", "multiplier on the step and hop latency of every network level", "x",

@@ -9,7 +9,7 @@ namespace {
 // H100-like die from the struct defaults: 132 cores, 1.83 GHz, 4096 FLOP/cycle fp16.
 const hw::ComputeDie kDie{};
 const double kPeak = 132 * 1.83e9 * 4096;  // 989.5 TFLOPS (H100 whitepaper, dense bf16)
-const Rates kRates{kPeak, 132 * 1.83e9 * 256, 3.0e12, 0.0};
+const Rates kRates{kPeak, 132 * 1.83e9 * 256, 3.0e12, 0.0, {}};
 
 TEST(Gemm, CountsUsefulFlops) {
   const auto c = gemm(kDie, kRates, 100, 200, 300, {});

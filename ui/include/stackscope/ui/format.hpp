@@ -15,6 +15,8 @@ QString withUnit(double value, const QString& unit);
 
 // One colour per resource, fixed, so the chart and legends agree across views.
 QColor resourceColor(perf::Resource r);
+// Link utilisation 0..1 -> colour: idle grey, then blue, amber, red (the link views' scale).
+QColor utilisationColor(double utilisation);
 // "Compute", "DRAM", "Vertical links", ... for legends.
 QString resourceLabel(perf::Resource r);
 

@@ -7,6 +7,7 @@
 // of both directions on hover. For MoE designs the devices can be coloured by the routed experts
 // they host and their expected share of the routed tokens, or by expert-parallel group
 // (perf::expert_map: the placement the evaluator costs), with coordinates and loads on hover.
+// Below it, the on-die mesh of one device with its link loads (MeshView).
 #include <QFutureWatcher>
 #include <QWidget>
 #include <memory>
@@ -21,6 +22,7 @@ class QLabel;
 namespace stackscope::ui {
 
 class LinkCanvas;
+class MeshView;
 
 class LinkView : public QWidget {
   Q_OBJECT
@@ -43,6 +45,7 @@ class LinkView : public QWidget {
   int expertsOnDevice(int device) const;
   // The hover text of a device square.
   QString deviceToolTip(int device) const;
+  MeshView* meshView() const { return mesh_; }
 
   struct Computed;  // the laid-out network and its loads (defined in link_view.cpp)
 
@@ -55,6 +58,7 @@ class LinkView : public QWidget {
   QLabel* stats_ = nullptr;
   QLabel* note_ = nullptr;
   LinkCanvas* canvas_ = nullptr;
+  MeshView* mesh_ = nullptr;
   QFutureWatcher<std::shared_ptr<Computed>> watcher_;
   std::shared_ptr<Computed> computed_;
   int generation_ = 0, pending_ = 0;

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Per-operator roofline with tile effects (MODEL.md §3):
-//   t = max(FLOPs_padded / (peak x efficiency x wave_efficiency), DRAM bytes / BW) + t_launch
+//   t = max(FLOPs_padded / (peak x efficiency x wave_efficiency), DRAM bytes / BW,
+//           busiest mesh link bytes / link BW) + t_launch + mesh fill
 // GEMMs are tiled to fit double-buffered per-core SRAM; small dimensions are padded to the
 // matrix-instruction tile (tile quantisation); tiles are spread over cores in waves, with
 // split-K when there are fewer tiles than cores (wave quantisation); DRAM traffic counts the
-// re-reads implied by the on-die reuse tile. Pure functions; SI units.
+// re-reads implied by the on-die reuse tile; the on-die mesh carries the traffic of the
+// operator's mapping (noc.hpp). Pure functions; SI units.
+#include <algorithm>
+
+#include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/hardware.hpp"
 
 namespace stackscope::compute {
@@ -16,6 +21,7 @@ struct Rates {
   double vector_flops = 0;  // vector peak, FLOP/s
   double dram_Bps = 0;      // effective DRAM bandwidth for the op's access pattern
   double launch_s = 0;      // fixed per-operator overhead
+  MeshRates mesh;           // the on-die mesh (default: none, no traffic)
 };
 
 struct OpCost {
@@ -23,9 +29,13 @@ struct OpCost {
   double dram_bytes = 0;  // DRAM traffic
   double t_compute = 0;
   double t_memory = 0;
-  double t_overhead = 0;
-  double time = 0;        // max(t_compute, t_memory) + t_overhead
-  bool memory_bound() const { return t_memory > t_compute; }
+  double t_noc = 0;       // busiest on-die mesh link (noc.hpp)
+  double t_overhead = 0;  // launch + mesh fill
+  double time = 0;        // max(t_compute, t_memory, t_noc) + t_overhead
+  NocTraffic noc;         // the mesh traffic behind t_noc
+  bool memory_bound() const { return t_memory > t_compute && t_memory >= t_noc; }
+  bool noc_bound() const { return t_noc > t_compute && t_noc > t_memory; }
+  double busy() const { return std::max({t_compute, t_memory, t_noc}); }
 };
 
 // Element sizes of a GEMM's operands, bytes.

@@ -137,11 +137,14 @@ struct Thermal {
   bool throttle = true;
 };
 
+// On-die mesh (compute/noc.hpp models its traffic). The defaults describe the H100-like
+// default device: a 1 x 1 "mesh" is the GPU's crossbar to L2, crossed once by every DRAM byte,
+// at the L2 bandwidth 5120 B/clk (A100 whitepaper; none published for H100) x 1.83 GHz.
 struct Noc {
   int mesh_x = 1;
   int mesh_y = 1;
-  double link_GBps = 1000;
-  double hop_latency_ns = 2;
+  double link_GBps = 9370;    // per link and direction
+  double hop_latency_ns = 2;  // per router
 };
 
 // One device (chip / package). `id` names the preset it came from.

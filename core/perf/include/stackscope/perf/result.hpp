@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stackscope/compute/noc.hpp"
+
 namespace stackscope::perf {
 
 // Operator classes of the per-operator breakdown.
@@ -64,6 +66,7 @@ struct PhaseBreakdown {
   double flops = 0;                             // per device
   double dram_bytes = 0;                        // per device
   double comm_bytes = 0;                        // per device, sent over the system network
+  compute::NocTraffic noc;  // per device, on the on-die mesh (compute/noc.hpp: per-link loads)
   double energy_J = 0;                          // per device, dynamic + static over time_s
 };
 

@@ -14,15 +14,17 @@ struct EnergyRates {
   double vector_J_per_flop = 0;
   double dram_J_per_byte = 0;      // DRAM core + I/O (+ vertical link for 3D stacks)
   double sram_J_per_byte = 0;      // each DRAM byte is staged through SRAM twice
-  double noc_J_per_byte = 0;       // average mesh hops from memory controller to core
+  double noc_J_per_byte_hop = 0;   // one byte over one on-die mesh link
+                                   // (compute::byte_hops gives the hops of an operator)
   double static_W = 0;
 };
 
 EnergyRates energy_rates(const hw::Hardware& hw, Precision matrix_precision) noexcept;
 
-// Dynamic energy of an operator on one device.
+// Dynamic energy of an operator on one device: its FLOPs, its DRAM bytes (staged through SRAM)
+// and its on-die mesh byte-hops.
 double op_energy_J(const EnergyRates& e, double matrix_flops, double vector_flops,
-                   double dram_bytes) noexcept;
+                   double dram_bytes, double noc_byte_hops) noexcept;
 
 // Power wall (MODEL.md §8): if power exceeds TDP, clocks scale by (P / TDP)^(-1/3), since
 // dynamic power goes as f V^2 with V proportional to f. Returns 1 when under the TDP.

@@ -76,7 +76,8 @@ struct WorkOp {
   double bytes = 0;       // DRAM bytes read/written in long runs (streaming bandwidth)
   double kv_bytes = 0;    // DRAM bytes of decode attention (KV-page bandwidth)
   // Hardware work only (hardware_decode_work): the evaluator's own busy time of this operator
-  // at the nominal clock and 50 C, >= the two above; 0 = not known.
+  // (compute, memory and on-die mesh) at the nominal clock and 50 C plus its mesh fill
+  // (compute::fill_time_s), >= the two above; 0 = not known.
   double busy_s = 0;
 };
 

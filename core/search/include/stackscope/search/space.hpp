@@ -39,10 +39,10 @@ double to_double(Count n);       // for display and rates
 //  - system: only Design::system (network levels), never the hardware, the device count or the
 //    plan, so bounds that leave collectives out do not depend on it;
 //  - inert: a field no model reads (perf::validate() only): designs that differ only in it give
-//    identical results. noc.link_GBps and noc.hop_latency_ns are inert because the evaluator
-//    (core/perf, core/power_area, core/thermal) uses only the mesh shape, not its link speed
-//    (tests/core/search/engine_test.cpp checks it). A model that starts reading one of them
-//    must change its effect here;
+//    identical results (tests/core/search/engine_test.cpp checks every knob registered so). No
+//    built-in knob is inert today (the on-die mesh's link bandwidth and hop latency were, until
+//    the evaluator modelled mesh traffic, compute/noc.hpp); a model that starts reading an inert
+//    knob's field must change its effect here;
 //  - workload: the model or the workload (Design::model, input/output lengths), never the
 //    hardware or the system. Like `devices` it defines a class of hardware points: the valid
 //    parallel groups, the memory footprint and the decode work depend on it, so class axes

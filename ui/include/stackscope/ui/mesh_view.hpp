@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// On-die mesh view (issue 6, deliverable 6): one device's core mesh with every link coloured
+// and sized by its utilisation in one decode step or prefill pass, from the evaluator's mesh
+// traffic (compute/noc.hpp: GEMM row multicasts and column reductions, attention re-layouts,
+// DRAM bytes from the die edges on HBM devices) at the clock the design runs at; hover gives
+// both directions' bytes and utilisation. Meshes wider than kMaxDrawn cores are drawn in
+// blocks (each square a block of cores, the links between blocks shown). The evaluation runs
+// off the UI thread.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+
+#include "stackscope/perf/design.hpp"
+
+class QLabel;
+
+namespace stackscope::ui {
+
+class MeshCanvas;
+
+class MeshView : public QWidget {
+  Q_OBJECT
+ public:
+  static constexpr int kMaxDrawn = 32;  // blocks per side at most
+
+  explicit MeshView(QWidget* parent = nullptr);
+  ~MeshView() override;
+  void showDesign(const perf::Design& design);
+  void clear();
+  void setPhase(int phase);  // 0 decode step, 1 prefill pass
+  void waitForIdle();
+  // Busiest link utilisation (0..1) of the shown phase, and links drawn (directed, between
+  // blocks) — for tests.
+  double busiest() const;
+  int drawnLinks() const;
+  // The hover text of the drawn link nearest to the centre of the link between blocks
+  // (bx, by) and (bx + 1, by) (horizontal) or (bx, by + 1) (vertical).
+  QString linkToolTip(int bx, int by, bool horizontal) const;
+
+  struct Computed;
+
+ private:
+  void onFinished();
+  void redraw();
+
+  QLabel* stats_ = nullptr;
+  MeshCanvas* canvas_ = nullptr;
+  QFutureWatcher<std::shared_ptr<Computed>> watcher_;
+  std::shared_ptr<Computed> computed_;
+  int generation_ = 0, pending_ = 0, phase_ = 0;
+};
+
+}  // namespace stackscope::ui
