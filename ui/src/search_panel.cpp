@@ -100,10 +100,18 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   top->addWidget(new QLabel(tr("Space:"), this));
   preset_ = new QComboBox(this);
   preset_->setObjectName(QStringLiteral("searchPreset"));
-  preset_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Elided past 24 characters (the whole name is in the tooltip): the longest preset name must not
+  // set the window's minimum width.
+  preset_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  preset_->setMinimumContentsLength(24);
   for (const auto& p : presets_.list(io::PresetKind::search))
     preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
-  preset_->setToolTip(tr("Search spaces of presets/search/ (hardware axes × parallelism × batch)"));
+  const auto presetTip = [this] {
+    preset_->setToolTip(tr("%1\npreset id: %2\nSearch spaces of presets/search/ (hardware axes × "
+                           "parallelism × batch)")
+                            .arg(preset_->currentText(), preset_->currentData().toString()));
+  };
+  presetTip();
   top->addWidget(preset_, 1);
   spaceSize_ = new QLabel(this);
   spaceSize_->setObjectName(QStringLiteral("searchSpaceSize"));
@@ -163,6 +171,8 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
     QString err;
     if (!form_->loadPreset(preset_->currentData().toString(), &err)) status_->setText(err);
   });
+  // After the load (or its refusal, which restores the box): the name of the shown preset.
+  connect(preset_, &QComboBox::currentIndexChanged, this, presetTip);
   auto* prog = new QHBoxLayout();
   bar_ = new QProgressBar(this);
   bar_->setRange(0, 1000);
