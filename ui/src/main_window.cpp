@@ -58,6 +58,13 @@ static void initStackScopeResources() {
 namespace stackscope::ui {
 namespace {
 
+// The tab of the view stack holding `view` (the scroll area around it).
+QWidget* tabPage(QWidget* view) {
+  for (QWidget* w = view; w; w = w->parentWidget())
+    if (auto* area = qobject_cast<QScrollArea*>(w)) return area;
+  return view;
+}
+
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
@@ -194,6 +201,20 @@ void MainWindow::buildUi() {
 
   views_ = new QTabWidget(right);
   views_->setObjectName(QStringLiteral("views"));
+  // A tab stack is as large as its largest page, shown or not: each view sits in a scroll area
+  // of its own, so no view's minimum size can push the window past its default 1440 × 940 (a
+  // view needing more than its tab gets scrolls instead).
+  const auto addView = [this](QWidget* view, const QString& title) {
+    auto* area = new QScrollArea(views_);
+    area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(view);
+    // Transparent, like the editor pages: the tab pane's background shows through.
+    area->setAutoFillBackground(false);
+    area->viewport()->setAutoFillBackground(false);
+    views_->addTab(area, title);
+  };
   auto* charts = new QSplitter(Qt::Horizontal, views_);
   charts->setChildrenCollapsible(false);
   chart_ = new BreakdownChart(charts);
@@ -202,16 +223,16 @@ void MainWindow::buildUi() {
   charts->addWidget(plot_);
   charts->setStretchFactor(0, 1);
   charts->setStretchFactor(1, 1);
-  views_->addTab(charts, tr("&Performance"));
+  addView(charts, tr("&Performance"));
   thermal_ = new ThermalView(views_);
-  views_->addTab(thermal_, tr("&Thermal"));
+  addView(thermal_, tr("&Thermal"));
   views_->setTabToolTip(1, tr("Per-layer temperature maps of the stack (grid solver, off the UI "
                               "thread)"));
   links_ = new LinkView(views_);
-  views_->addTab(links_, tr("&Links"));
+  addView(links_, tr("&Links"));
   views_->setTabToolTip(2, tr("The system network with each link coloured by its utilisation"));
   compare_ = new CompareView(views_);
-  views_->addTab(compare_, tr("C&ompare"));
+  addView(compare_, tr("C&ompare"));
   search_ = new SearchPanel(*presets_, views_);
   // The space combo sized itself to the longest preset name (AdjustToContents): with the
   // Search tab's buttons that made the tab stack, and so the window, wider than the 1440 px
@@ -221,7 +242,7 @@ void MainWindow::buildUi() {
     space->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     space->setMinimumContentsLength(24);
   }
-  views_->addTab(search_, tr("&Search"));
+  addView(search_, tr("&Search"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
@@ -436,7 +457,8 @@ void MainWindow::setTheme(theme::Mode mode) {
     a->setChecked(true);
   // Views that paint their own colours (labels, frontier, deltas) redraw from the palette.
   evaluateNow();
-  if (views_->currentWidget() == thermal_ && result_) thermal_->showDesign(design_, *result_);
+  if (views_->currentWidget() == tabPage(thermal_) && result_)
+    thermal_->showDesign(design_, *result_);
   links_->update();
   search_->replotNow();
   compare_->refresh();
@@ -506,7 +528,7 @@ void MainWindow::addToCompare() {
     return;
   }
   compare_->add(design_, *result_);
-  views_->setCurrentWidget(compare_);
+  views_->setCurrentWidget(tabPage(compare_));
   statusBar()->showMessage(tr("%n design(s) in Compare", nullptr, compare_->count()));
 }
 
@@ -523,11 +545,11 @@ void MainWindow::pinBaseline() {
 
 void MainWindow::refreshLazyViews() {
   if (!result_) return;
-  if (thermalStale_ && views_->currentWidget() == thermal_) {
+  if (thermalStale_ && views_->currentWidget() == tabPage(thermal_)) {
     thermalStale_ = false;
     thermal_->showDesign(design_, *result_);
   }
-  if (linksStale_ && views_->currentWidget() == links_) {
+  if (linksStale_ && views_->currentWidget() == tabPage(links_)) {
     linksStale_ = false;
     links_->showDesign(design_);
   }
@@ -768,7 +790,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   // A tab of the view stack, shown while it is grabbed.
   auto grabTab = [&](const QString& name, QWidget* tab, const std::function<void()>& prepare) {
     const int was = views_->currentIndex();
-    views_->setCurrentWidget(tab);
+    views_->setCurrentWidget(tabPage(tab));
     prepare();
     const bool ok = grab(name, tab);
     views_->setCurrentIndex(was);
