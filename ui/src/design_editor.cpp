@@ -659,10 +659,10 @@ QWidget* DesignEditor::buildStackPage() {
   const auto mem = [](perf::Design& d) -> M& { return d.hardware.memory; };
 
   // What every kind of memory has (SRAM-only devices too).
-  memoryKindForm_ = new QWidget(page);
-  memoryKindForm_->setObjectName(QStringLiteral("memoryKindFields"));
-  outer->addWidget(memoryKindForm_);
-  auto* top = newForm(memoryKindForm_);
+  auto* kindFields = new QWidget(page);
+  kindFields->setObjectName(QStringLiteral("memoryKindFields"));
+  outer->addWidget(kindFields);
+  auto* top = newForm(kindFields);
   addCombo(
       top, tr("Memory &kind:"), "memoryKindCombo", "/hardware/memory/kind",
       tr("HBM stacks beside the die on an interposer (2.5D), DRAM stacked on the logic die "
@@ -1360,6 +1360,7 @@ void DesignEditor::showCustomHardware(const QString& prefix) {
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
   cur_ = base;
+  traceError_.clear();      // a loaded design's trace was read by core/io (or validate() says why)
   custom_ = base.hardware;  // the network level selected stays (undo of a level edit)
   refreshing_ = true;
   {

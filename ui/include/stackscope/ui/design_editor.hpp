@@ -154,7 +154,6 @@ class DesignEditor : public QWidget {
   QLabel* routingNote_ = nullptr;
   QLabel* routingInfo_ = nullptr;
   QLabel* stackNote_ = nullptr;
-  QWidget* memoryKindForm_ = nullptr;
   QWidget* dramFields_ = nullptr;
   QLabel* dramInfo_ = nullptr;
   QWidget* stackFields_ = nullptr;
