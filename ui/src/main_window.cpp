@@ -234,14 +234,6 @@ void MainWindow::buildUi() {
   compare_ = new CompareView(views_);
   addView(compare_, tr("C&ompare"));
   search_ = new SearchPanel(*presets_, views_);
-  // The space combo sized itself to the longest preset name (AdjustToContents): with the
-  // Search tab's buttons that made the tab stack, and so the window, wider than the 1440 px
-  // asked for (a QStackedWidget is as wide as its widest page, shown or not). It still takes
-  // the row's spare width, and its list shows whole names.
-  if (auto* space = search_->findChild<QComboBox*>(QStringLiteral("searchPreset"))) {
-    space->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    space->setMinimumContentsLength(24);
-  }
   addView(search_, tr("&Search"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
