@@ -515,11 +515,13 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 12 views and the MoE expert placement of the link view, the 7 editor pages (and the
+    // 12 views, the MoE expert placement of the link view and the search-space form, the 7
+    // editor pages (and the
     // Memory and Power pages of a 3D-stacked preset and the Model page of an MoE preset, the
     // default design having neither), the window and the four self-drawn views in the dark
     // palette.
-    QCOMPARE(files.size(), 28);
+    QCOMPARE(files.size(), 29);
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-model-moe.png"))));
     // The window is grabbed at its default width (no view's minimum widens it).

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/format.hpp"
 
+#include <QLinearGradient>
 #include <QLocale>
+#include <QPainter>
+#include <QRectF>
 #include <algorithm>
 #include <cmath>
 
@@ -74,6 +77,21 @@ QColor utilisationColor(double u) {
   return QColor(mix(stops[i].red(), stops[i + 1].red()),
                 mix(stops[i].green(), stops[i + 1].green()),
                 mix(stops[i].blue(), stops[i + 1].blue()));
+}
+
+void drawUtilisationKey(QPainter& p, const QRectF& area, const QString& legend,
+                        const QColor& text) {
+  const QRectF key(area.left() + 24, area.bottom() - 30, 120, 10);
+  QLinearGradient g(key.topLeft(), key.topRight());
+  for (int i = 0; i <= 10; ++i) g.setColorAt(i / 10.0, utilisationColor(std::max(0.01, i / 10.0)));
+  p.setPen(Qt::NoPen);
+  p.setBrush(g);
+  p.drawRect(key);
+  p.setPen(text);
+  p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
+  p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
+  p.drawText(QRectF(key.right() + 10, key.top() - 3, area.right() - key.right() - 18, 30),
+             Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, legend);
 }
 
 }  // namespace stackscope::ui

@@ -12,6 +12,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QSplitter>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
@@ -153,7 +154,7 @@ class LinkCanvas : public QWidget {
  public:
   explicit LinkCanvas(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(260);
+    setMinimumHeight(200);
   }
   std::shared_ptr<LinkView::Computed> data;
   int phase = 0;
@@ -164,13 +165,13 @@ class LinkCanvas : public QWidget {
   // Pixels per layout unit (one device cell), and the layout -> widget mapping.
   double scale() const {
     const QRectF b = data->bounds;
-    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -72 : -40);
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -96 : -44);
     return std::min(area.width() / std::max(1e-9, b.width()),
                     area.height() / std::max(1e-9, b.height()));
   }
   QPointF map(const QPointF& p) const {
     const QRectF b = data->bounds;
-    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -72 : -40);
+    const QRectF area = QRectF(rect()).adjusted(24, 16, -24, colouring() ? -96 : -44);
     const double s = scale();
     const double ox = area.left() + 0.5 * (area.width() - s * b.width());
     const double oy = area.top() + 0.5 * (area.height() - s * b.height());
@@ -180,10 +181,10 @@ class LinkCanvas : public QWidget {
   // The device colour key, a row above the link key.
   void drawDeviceKey(QPainter& p) const {
     const auto& x = data->experts;
-    const double y = rect().bottom() - 58;
+    const double y = rect().bottom() - 80;
     p.setPen(palette().color(QPalette::Text));
     if (colour == LinkView::kExperts) {
-      const QRectF key(rect().left() + 24, y, 220, 10);
+      const QRectF key(rect().left() + 24, y, 120, 10);
       QLinearGradient g(key.topLeft(), key.topRight());
       for (int i = 0; i <= 10; ++i) g.setColorAt(i / 10.0, share_colour(i / 10.0));
       p.setPen(Qt::NoPen);
@@ -192,12 +193,11 @@ class LinkCanvas : public QWidget {
       p.setPen(palette().color(QPalette::Text));
       p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
       p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
-      p.drawText(QPointF(key.right() + 10, key.bottom()),
-                 tr("device fill: expected routed tokens, % of the busiest device (%1 tokens "
-                    "per decode step and MoE layer)")
-                     .arg(QString::number(x.busiest_tokens, 'f', 1)));
-      p.drawText(QPointF(key.right() + 10, key.bottom() + 15),
-                 tr("number = routed experts hosted; %1")
+      p.drawText(QRectF(key.right() + 10, key.top() - 3, rect().right() - key.right() - 18, 44),
+                 Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+                 tr("fill: expected routed tokens per decode step and MoE layer, % of the "
+                    "busiest device (%1); number = routed experts hosted; %2")
+                     .arg(QString::number(x.busiest_tokens, 'f', 1))
                      .arg(data->imbalanced() ? tr("red outline = busiest device")
                                              : tr("all devices equally loaded")));
       return;
@@ -298,20 +298,10 @@ class LinkCanvas : public QWidget {
     }
     p.setFont(font());
     if (coloured) drawDeviceKey(p);
-    // Colour key.
-    const QRectF key(rect().left() + 24, rect().bottom() - 26, 220, 10);
-    QLinearGradient g(key.topLeft(), key.topRight());
-    for (int i = 0; i <= 10; ++i)
-      g.setColorAt(i / 10.0, utilisationColor(std::max(0.01, i / 10.0)));
-    p.setPen(Qt::NoPen);
-    p.setBrush(g);
-    p.drawRect(key);
-    p.setPen(palette().color(QPalette::Text));
-    p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
-    p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
-    p.drawText(QPointF(key.right() + 10, key.bottom()),
-               tr("link utilisation (busy time / %1); grey = idle, dashed = wrap-around")
-                   .arg(phase == 0 ? tr("decode step") : tr("prefill pass")));
+    drawUtilisationKey(p, rect(),
+                       tr("link utilisation (busy time / %1); grey = idle, dashed = wrap-around")
+                           .arg(phase == 0 ? tr("decode step") : tr("prefill pass")),
+                       palette().color(QPalette::Text));
   }
   void mouseMoveEvent(QMouseEvent* e) override {
     if (!data) return;
@@ -363,10 +353,10 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("linkView"));
   auto* box = new QVBoxLayout(this);
   box->setContentsMargins(0, 0, 0, 0);
+  // Controls for both pictures, then the system network (left) and one device's on-die mesh
+  // (right) side by side.
   auto* top = new QHBoxLayout();
-  auto* title = new QLabel(tr("System network: link loads"), this);
-  title->setObjectName(QStringLiteral("sectionTitle"));
-  top->addWidget(title, 1);
+  top->addStretch(1);
   top->addWidget(new QLabel(tr("Phase:"), this));
   phase_ = new QComboBox(this);
   phase_->setObjectName(QStringLiteral("linkPhase"));
@@ -378,20 +368,33 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   colour_->addItems({tr("none"), tr("experts hosted"), tr("expert-parallel group")});
   top->addWidget(colour_);
   box->addLayout(top);
-  stats_ = new QLabel(this);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setObjectName(QStringLiteral("linkSplit"));
+  split->setChildrenCollapsible(false);
+  auto* system = new QWidget(split);
+  auto* left = new QVBoxLayout(system);
+  left->setContentsMargins(0, 0, 6, 0);
+  auto* title = new QLabel(tr("System network: link loads"), system);
+  title->setObjectName(QStringLiteral("sectionTitle"));
+  left->addWidget(title);
+  stats_ = new QLabel(system);
   stats_->setObjectName(QStringLiteral("linkStats"));
   stats_->setWordWrap(true);
-  box->addWidget(stats_);
-  canvas_ = new LinkCanvas(this);
+  left->addWidget(stats_);
+  canvas_ = new LinkCanvas(system);
   canvas_->setObjectName(QStringLiteral("linkCanvas"));
-  box->addWidget(canvas_, 1);
+  left->addWidget(canvas_, 1);
   attachExportMenu(canvas_, QStringLiteral("links"));
-  note_ = new QLabel(this);
+  note_ = new QLabel(system);
   note_->setObjectName(QStringLiteral("hint"));
   note_->setWordWrap(true);
-  box->addWidget(note_);
-  mesh_ = new MeshView(this);
-  box->addWidget(mesh_, 1);
+  left->addWidget(note_);
+  mesh_ = new MeshView(split);
+  split->addWidget(system);
+  split->addWidget(mesh_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  box->addWidget(split, 1);
   connect(phase_, &QComboBox::currentIndexChanged, this, [this](int i) {
     canvas_->phase = std::max(0, i);
     mesh_->setPhase(canvas_->phase);
@@ -627,10 +630,9 @@ void LinkView::redraw() {
   QStringList levels;
   for (std::size_t l = 0; l < computed_->level_names.size(); ++l)
     levels << tr("level %1: %2").arg(l).arg(QString::fromStdString(computed_->level_names[l]));
-  note_->setText(tr("Squares: devices; circles: switches. %1. Loads come from the analytic "
-                    "network model of every collective the evaluator costs (stackscope-cli "
-                    "evaluate --links).")
-                     .arg(levels.join(QStringLiteral("; "))));
+  note_->setText(tr("Squares: devices; circles: switches. %1.").arg(levels.join(QStringLiteral("; "))));
+  note_->setToolTip(tr("Loads come from the analytic network model of every collective the "
+                       "evaluator costs (stackscope-cli evaluate --links)."));
   canvas_->update();
 }
 

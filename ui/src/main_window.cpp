@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/main_window.hpp"
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -843,6 +844,21 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
   };
   if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
+  // The search-space form (a window of its own, opened from the Search tab) on the space the
+  // Search tab shows.
+  if (auto* edit = search_->findChild<QAbstractButton*>(QStringLiteral("searchEditSpace"))) {
+    edit->click();
+    QWidget* form = nullptr;
+    for (QWidget* w : QApplication::topLevelWidgets())
+      if (w->objectName() == QStringLiteral("searchSpaceWindow") && w->isVisible()) form = w;
+    if (form) {
+      form->setAttribute(Qt::WA_DontShowOnScreen);
+      form->resize(std::max(form->width(), 1100), std::max(form->height(), 800));
+      const bool ok = grab(QStringLiteral("search-form"), form);
+      form->close();
+      if (!ok) return {};
+    }
+  }
   // Each page of the form editors; a device without a 3D stack also shows the Memory page of
   // the 3D-stacked preset (its vertical links and layers), and a dense model the Model page of
   // an MoE preset (its routing).

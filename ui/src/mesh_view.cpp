@@ -2,7 +2,6 @@
 #include "stackscope/ui/mesh_view.hpp"
 
 #include <QLabel>
-#include <QLinearGradient>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
@@ -30,6 +29,7 @@ struct MeshView::Computed {
   double time_s[2] = {};            // phase time the loads are spread over
   double noc_bound_s[2] = {};       // time the mesh bounded operators
   double byte_hops[2] = {};
+  double noc_pJ_per_bit_hop = 0;
   int bx = 1, by = 1;               // cores per block along x / y
   int sx = 1, sy = 1;               // blocks along x / y
   double util(double bytes, int ph) const {
@@ -85,12 +85,12 @@ class MeshCanvas : public QWidget {
  public:
   explicit MeshCanvas(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
-    setMinimumHeight(220);
+    setMinimumHeight(200);
   }
   std::shared_ptr<MeshView::Computed> data;
   int phase = 0;
 
-  QRectF area() const { return QRectF(rect()).adjusted(24, 12, -24, -40); }
+  QRectF area() const { return QRectF(rect()).adjusted(24, 12, -24, -44); }
   double pitch() const {
     const QRectF a = area();
     return std::min(a.width() / std::max(1, data->sx), a.height() / std::max(1, data->sy));
@@ -142,20 +142,11 @@ class MeshCanvas : public QWidget {
           p.drawRect(QRectF(m.x() - half, m.y() - half, 2 * half, 2 * half));
         }
     }
-    // Colour key.
-    const QRectF key(rect().left() + 24, rect().bottom() - 26, 220, 10);
-    QLinearGradient g(key.topLeft(), key.topRight());
-    for (int i = 0; i <= 10; ++i)
-      g.setColorAt(i / 10.0, utilisationColor(std::max(0.01, i / 10.0)));
-    p.setPen(Qt::NoPen);
-    p.setBrush(g);
-    p.drawRect(key);
-    p.setPen(palette().color(QPalette::Text));
-    p.drawText(QPointF(key.left(), key.bottom() + 13), QStringLiteral("0 %"));
-    p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
-    p.drawText(QPointF(key.right() + 10, key.bottom()),
-               MeshView::tr("mesh link utilisation, busier direction (bytes / (link GB/s × %1))")
-                   .arg(phase_name(phase)));
+    drawUtilisationKey(
+        p, rect(),
+        MeshView::tr("mesh link utilisation, busier direction (bytes / (link GB/s × %1))")
+            .arg(phase_name(phase)),
+        palette().color(QPalette::Text));
   }
   void mouseMoveEvent(QMouseEvent* e) override {
     if (!data || !data->ok) return;
@@ -243,6 +234,7 @@ void MeshView::showDesign(const perf::Design& design) {
     auto c = std::make_shared<Computed>();
     const perf::Result r = perf::evaluate(design);
     c->clock = r.clock_scale;
+    c->noc_pJ_per_bit_hop = design.hardware.energy.noc_pJ_per_bit_per_hop;
     c->mesh = compute::mesh_rates(design.hardware, r.clock_scale);
     c->nominal_link_Bps = compute::mesh_rates(design.hardware).link_Bps;
     const perf::PhaseBreakdown* ph[2] = {&r.decode, &r.prefill};
@@ -334,14 +326,19 @@ void MeshView::redraw() {
                              : tr("each square a core");
   const double share = c.time_s[ph] > 0 ? c.noc_bound_s[ph] / c.time_s[ph] : 0.0;
   stats_->setText(
-      tr("%1 × %2 mesh (%3) · %4 GB/s per link and direction%5 · busiest link %6 % of the %7 · "
-         "operators bound by the mesh: %8 % of the %7 · fill %9 ns per operator · %10 B·hops")
+      tr("%1 × %2 mesh, %3 · %4 GB/s per link and direction%5 · busiest link %6 % of the %7 · "
+         "mesh-bound %8 % · fill %9 ns per operator")
           .arg(c.mesh.x)
           .arg(c.mesh.y)
           .arg(blocks, readable(c.mesh.link_Bps / 1e9), clock)
           .arg(QString::number(100 * busiest(), 'f', 1), phase_name(ph))
           .arg(QString::number(100 * share, 'f', 1))
-          .arg(readable(compute::fill_time_s(c.mesh) * 1e9), readable(c.byte_hops[ph])));
+          .arg(readable(compute::fill_time_s(c.mesh) * 1e9)));
+  stats_->setToolTip(
+      tr("Mesh-bound: share of the %1 in operators whose busiest mesh link outlasts their compute "
+         "and DRAM time. Traffic: %2 byte-hops per %1 (× %3 pJ/bit/hop in the energy).")
+          .arg(phase_name(ph), readable(c.byte_hops[ph]),
+               readable(c.noc_pJ_per_bit_hop)));
   canvas_->update();
 }
 

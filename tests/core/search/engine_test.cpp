@@ -133,8 +133,8 @@ TEST(SearchEngine, DenseOtherObjectivesEqualBruteForce) {
   brute_force_equality(s);
 }
 
-// DeepSeek-V3 preset shape (all 13 hardware axes, inert NoC knobs between the others, system
-// multipliers last): inert twins, region bounds, infeasible dies and memory fit all act.
+// DeepSeek-V3 preset shape (its 11 hardware axes and the mesh's two before the system
+// multipliers): boxes, region bounds, infeasible dies and memory fit all act.
 TEST(SearchEngine, DeepSeekPresetShapeFrontierEqualsBruteForce) {
   const Space s = deepseek_preset_space(false);
   EXPECT_GT(CompiledSpace(s).size(), Count{50000});

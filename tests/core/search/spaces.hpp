@@ -3,6 +3,7 @@
 // Search spaces over preset hardware and models, shared by the search tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "stackscope/io/project.hpp"
@@ -204,8 +205,12 @@ inline Space deepseek_preset_space(bool large) {
        large ? std::vector<double>{256, 2048} : std::vector<double>{256});
   keep("compute.clock_GHz", large ? std::vector<double>{0.8, 1.4} : std::vector<double>{1.4});
   keep("memory.clock_MHz", {1200, 2000});
-  keep("noc.link_GBps", {76.8, 307.2});
-  keep("noc.hop_latency_ns", {0.5, 2});
+  // The on-die mesh's axes (the preset leaves them to deepseek-v3-noc-sensitivity), before the
+  // system multipliers.
+  auto sys = std::find_if(s.hardware.begin(), s.hardware.end(),
+                          [](const auto& axis) { return axis.knob == "system.link_bw_scale"; });
+  sys = s.hardware.insert(sys, {"noc.hop_latency_ns", {0.5, 2}});
+  s.hardware.insert(sys, {"noc.link_GBps", {76.8, 307.2}});
   keep("system.link_bw_scale", {0.5, 2});
   keep("system.latency_scale", {0.5, 2});
   s.inner.tp = {2, 8};

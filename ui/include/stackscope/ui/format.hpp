@@ -4,6 +4,9 @@
 #include <QColor>
 #include <QString>
 
+class QPainter;
+class QRectF;
+
 #include "stackscope/perf/result.hpp"
 
 namespace stackscope::ui {
@@ -17,6 +20,10 @@ QString withUnit(double value, const QString& unit);
 QColor resourceColor(perf::Resource r);
 // Link utilisation 0..1 -> colour: idle grey, then blue, amber, red (the link views' scale).
 QColor utilisationColor(double utilisation);
+// The utilisation colour key along the bottom of `area` (a widget's rect): a 0-100 % gradient
+// and `legend` word-wrapped beside it, in `text` colour.
+void drawUtilisationKey(QPainter& painter, const QRectF& area, const QString& legend,
+                        const QColor& text);
 // "Compute", "DRAM", "Vertical links", ... for legends.
 QString resourceLabel(perf::Resource r);
 
