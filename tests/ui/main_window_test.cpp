@@ -3,6 +3,9 @@
 // invalid designs instead of stale numbers, and saves/opens projects.
 #include <qcustomplot.h>
 
+#include <QAbstractBarSeries>
+#include <QBarSet>
+#include <QChartView>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -64,6 +67,34 @@ class MainWindowTest : public QObject {
     QVERIFY(label(w, "metric_stps")->text().endsWith(QStringLiteral(" tok/s")));
     QVERIFY(label(w, "metric_energy")->text().endsWith(QStringLiteral(" J")));
     QVERIFY(label(w, "metric_memory")->text().endsWith(QStringLiteral(" GiB")));
+  }
+
+  // The breakdown by operator class: one bar set per class that takes time, whose decode and
+  // prefill values (ms) are the evaluator's op_s and add up to the phase times.
+  void breakdownByOperatorClassAddsUpToThePhases() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    auto* chart = w.findChild<QWidget*>(QStringLiteral("breakdownChart"));
+    auto* mode = chart->findChild<QComboBox*>(QStringLiteral("breakdownMode"));
+    mode->setCurrentIndex(5);  // Time by operator (ms)
+    auto* view = chart->findChild<QChartView*>();
+    QVERIFY(view && !view->chart()->series().isEmpty());
+    auto* bars = qobject_cast<QAbstractBarSeries*>(view->chart()->series().first());
+    QVERIFY(bars);
+    double decode = 0, prefill = 0;
+    QStringList names;
+    for (QBarSet* set : bars->barSets()) {
+      decode += set->at(0);
+      prefill += set->at(1);
+      names << set->label();
+    }
+    const auto& r = *w.result();
+    QVERIFY2(std::abs(decode / (r.decode.time_s * 1e3) - 1) < 1e-9, qPrintable(names.join(',')));
+    QVERIFY(std::abs(prefill / (r.prefill.time_s * 1e3) - 1) < 1e-9);
+    // DeepSeek-V3 is MoE with an EP plan: routed experts and the all-to-all take time.
+    QVERIFY(names.contains(QStringLiteral("Experts")));
+    QVERIFY(names.contains(QStringLiteral("EP a2a")));
   }
 
   void batchEditReevaluates() {
@@ -515,12 +546,13 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 12 views, the MoE expert placement of the link view and the search-space form, the 7
+    // 13 views (the breakdown by operator class too), the MoE expert placement of the link view and the search-space form, the 7
     // editor pages (and the
     // Memory and Power pages of a 3D-stacked preset and the Model page of an MoE preset, the
     // default design having neither), the window and the four self-drawn views in the dark
     // palette.
-    QCOMPARE(files.size(), 29);
+    QCOMPARE(files.size(), 30);
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-model-moe.png"))));

@@ -39,6 +39,8 @@ BreakdownChart::BreakdownChart(QWidget* parent) : QWidget(parent) {
   mode_->addItem(tr("Time (ms)"));
   mode_->addItem(tr("Decode power by component (W)"));
   mode_->addItem(tr("Die area (mm²)"));
+  mode_->addItem(tr("Share of phase time by operator (%)"));
+  mode_->addItem(tr("Time by operator (ms)"));
   bar->addWidget(mode_);
   box->addLayout(bar);
 
@@ -67,10 +69,13 @@ void BreakdownChart::rebuild() {
   chart->setBackgroundRoundness(0);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->legend()->setAlignment(Qt::AlignBottom);
-  const bool share = mode_->currentIndex() == 0;
-  title_->setText(mode_->currentIndex() == 2   ? tr("Decode power by component")
-                  : mode_->currentIndex() == 3 ? tr("Die area by block")
-                                               : tr("Time by bounding resource"));
+  const int mode = mode_->currentIndex();
+  const bool share = mode == 0 || mode == 4;
+  const bool by_op = mode >= 4;
+  title_->setText(mode == 2   ? tr("Decode power by component")
+                  : mode == 3 ? tr("Die area by block")
+                  : by_op     ? tr("Time by operator class")
+                              : tr("Time by bounding resource"));
 
   if (!hasResult_) {
     chart->setTitle(tr("No result: the design is not valid"));
@@ -79,9 +84,9 @@ void BreakdownChart::rebuild() {
     return;
   }
 
-  if (mode_->currentIndex() >= 2) {
+  if (mode == 2 || mode == 3) {
     // One stacked bar: where the decode power goes, or what the die area holds.
-    const bool power = mode_->currentIndex() == 2;
+    const bool power = mode == 2;
     auto* stack = new QHorizontalStackedBarSeries();
     const auto& p = result_.power;
     const auto& a = result_.area;
@@ -144,28 +149,35 @@ void BreakdownChart::rebuild() {
       share ? static_cast<QAbstractBarSeries*>(new QHorizontalPercentBarSeries())
             : static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries());
   // Category order bottom-to-top in a horizontal chart: decode first puts prefill on top.
-  for (std::size_t i = 0; i < perf::kResources; ++i) {
-    const auto res = static_cast<perf::Resource>(i);
-    const double pre = result_.prefill.resource_s[i] * 1e3;
-    const double dec = result_.decode.resource_s[i] * 1e3;
+  // Segments: the time each resource bounds, or each operator class's time (its launch and,
+  // for collectives, only the part left exposed after overlap).
+  const std::size_t n = by_op ? perf::kOpClasses : perf::kResources;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double pre = (by_op ? result_.prefill.op_s[i] : result_.prefill.resource_s[i]) * 1e3;
+    const double dec = (by_op ? result_.decode.op_s[i] : result_.decode.resource_s[i]) * 1e3;
     if (pre <= 0 && dec <= 0) continue;
-    auto* set = new QBarSet(resourceLabel(res));
-    set->setColor(resourceColor(res));
-    set->setBorderColor(resourceColor(res).darker(115));
+    const QString label = by_op ? opClassLabel(static_cast<perf::OpClass>(i))
+                                : resourceLabel(static_cast<perf::Resource>(i));
+    const QColor colour = by_op ? opClassColor(static_cast<perf::OpClass>(i))
+                                : resourceColor(static_cast<perf::Resource>(i));
+    // Twelve operator classes need the legend at the side, so their names stay short there.
+    auto* set = new QBarSet(by_op ? opClassShortLabel(static_cast<perf::OpClass>(i)) : label);
+    set->setColor(colour);
+    set->setBorderColor(colour.darker(115));
     *set << dec << pre;
-    connect(set, &QBarSet::hovered, view_, [res, pre, dec](bool on, int index) {
+    connect(set, &QBarSet::hovered, view_, [label, pre, dec](bool on, int index) {
       if (!on) {
         QToolTip::hideText();
         return;
       }
       const double v = index == 0 ? dec : pre;
-      QToolTip::showText(QCursor::pos(),
-                         QStringLiteral("%1: %2 ms").arg(resourceLabel(res), readable(v)));
+      QToolTip::showText(QCursor::pos(), QStringLiteral("%1: %2 ms").arg(label, readable(v)));
     });
     series->append(set);
   }
   series->setBarWidth(0.6);
   chart->addSeries(series);
+  if (by_op) chart->legend()->setAlignment(Qt::AlignRight);
 
   auto* phases = new QBarCategoryAxis();
   phases->append({tr("Decode step\n%1 ms").arg(readable(result_.decode.time_s * 1e3)),
@@ -179,7 +191,8 @@ void BreakdownChart::rebuild() {
     value->setRange(0, 100);
     value->setTickCount(6);
     value->setLabelFormat(QStringLiteral("%.0f %%"));
-    value->setTitleText(tr("Share of the phase's resource-bound time (%)"));
+    value->setTitleText(by_op ? tr("Share of the phase's time (%)")
+                              : tr("Share of the phase's resource-bound time (%)"));
   } else {
     value->setTitleText(tr("Time (ms)"));
   }

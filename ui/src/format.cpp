@@ -7,6 +7,7 @@
 #include <QRectF>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace stackscope::ui {
 
@@ -92,6 +93,54 @@ void drawUtilisationKey(QPainter& p, const QRectF& area, const QString& legend,
   p.drawText(QPointF(key.right() - 30, key.bottom() + 13), QStringLiteral("100 %"));
   p.drawText(QRectF(key.right() + 10, key.top() - 3, area.right() - key.right() - 18, 30),
              Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, legend);
+}
+
+QColor opClassColor(perf::OpClass c) {
+  // Tableau 20's saturated and light pairs, alternated so neighbours differ.
+  static const QColor colours[] = {
+      QColor(0xBA, 0xB0, 0xAC), QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x2B),
+      QColor(0xA0, 0xCB, 0xE8), QColor(0x59, 0xA1, 0x4F), QColor(0xB6, 0x99, 0x2D),
+      QColor(0xE1, 0x57, 0x59), QColor(0xFF, 0x9D, 0x9A), QColor(0x79, 0x70, 0x6E),
+      QColor(0x76, 0xB7, 0xB2), QColor(0xB0, 0x7A, 0xA1), QColor(0xD4, 0xA6, 0xC8)};
+  return colours[static_cast<std::size_t>(c) % std::size(colours)];
+}
+
+QString opClassLabel(perf::OpClass c) {
+  switch (c) {
+    case perf::OpClass::norm: return QStringLiteral("Norms, residuals");
+    case perf::OpClass::qkv_proj: return QStringLiteral("QKV projections");
+    case perf::OpClass::attention: return QStringLiteral("Attention");
+    case perf::OpClass::o_proj: return QStringLiteral("Output projection");
+    case perf::OpClass::ffn: return QStringLiteral("Dense FFN");
+    case perf::OpClass::router: return QStringLiteral("Router");
+    case perf::OpClass::moe_experts: return QStringLiteral("Routed experts");
+    case perf::OpClass::shared_experts: return QStringLiteral("Shared experts");
+    case perf::OpClass::lm_head: return QStringLiteral("LM head");
+    case perf::OpClass::tp_comm: return QStringLiteral("TP collectives");
+    case perf::OpClass::ep_comm: return QStringLiteral("EP all-to-all");
+    case perf::OpClass::pp_comm: return QStringLiteral("PP transfers");
+    case perf::OpClass::count: break;
+  }
+  return QStringLiteral("Other");
+}
+
+QString opClassShortLabel(perf::OpClass c) {
+  switch (c) {
+    case perf::OpClass::norm: return QStringLiteral("Norms");
+    case perf::OpClass::qkv_proj: return QStringLiteral("QKV proj.");
+    case perf::OpClass::attention: return QStringLiteral("Attention");
+    case perf::OpClass::o_proj: return QStringLiteral("Out proj.");
+    case perf::OpClass::ffn: return QStringLiteral("Dense FFN");
+    case perf::OpClass::router: return QStringLiteral("Router");
+    case perf::OpClass::moe_experts: return QStringLiteral("Experts");
+    case perf::OpClass::shared_experts: return QStringLiteral("Shared exp.");
+    case perf::OpClass::lm_head: return QStringLiteral("LM head");
+    case perf::OpClass::tp_comm: return QStringLiteral("TP comm");
+    case perf::OpClass::ep_comm: return QStringLiteral("EP a2a");
+    case perf::OpClass::pp_comm: return QStringLiteral("PP comm");
+    case perf::OpClass::count: break;
+  }
+  return QStringLiteral("Other");
 }
 
 }  // namespace stackscope::ui

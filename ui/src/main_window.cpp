@@ -924,7 +924,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {
     const int was = mode->currentIndex();
     for (const auto& [index, name] : {std::pair{1, "breakdown-ms"}, std::pair{2, "breakdown-power"},
-                                      std::pair{3, "breakdown-area"}}) {
+                                      std::pair{3, "breakdown-area"}, std::pair{4, "breakdown-ops"}}) {
       mode->setCurrentIndex(index);
       if (!grab(QString::fromLatin1(name), chart_)) return {};
     }

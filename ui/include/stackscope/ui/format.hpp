@@ -24,6 +24,10 @@ QColor utilisationColor(double utilisation);
 // and `legend` word-wrapped beside it, in `text` colour.
 void drawUtilisationKey(QPainter& painter, const QRectF& area, const QString& legend,
                         const QColor& text);
+// One colour per operator class (12 distinct hues), and "Attention", "Routed experts", ...
+QColor opClassColor(perf::OpClass c);
+QString opClassLabel(perf::OpClass c);
+QString opClassShortLabel(perf::OpClass c);  // "Attention", "QKV proj.", "EP a2a", ...
 // "Compute", "DRAM", "Vertical links", ... for legends.
 QString resourceLabel(perf::Resource r);
 
