@@ -2,8 +2,9 @@
 // The search-space form (issue 6, deliverable 3): every search preset loads with the core's
 // point count; range edits change the count; bad values are reported on their row and Run is
 // refused; form -> JSON -> parse and JSON -> form agree; a saved space loads again and runs in
-// `stackscope-cli search`; a search of a form-edited space finds a frontier. Also renders the
-// form (light, dark, with problems) to PNG for a look.
+// `stackscope-cli search`; a search of a form-edited space finds a frontier; edits undo and redo
+// (one step per edit, same-field edits merge, loads clear the history). Also renders the form
+// (light, dark, with problems) to PNG for a look.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QUndoStack>
 #include <QtTest>
 #include <sstream>
 
@@ -319,6 +321,183 @@ class SearchFormTest : public QObject {
     QCOMPARE(box->currentIndex(), (was + 1) % box->count());
     QVERIFY(!e.edited());
     QCOMPARE(e.origin(), box->currentData().toString());
+  }
+
+  // Undo and redo of the form (STYLE.md "forms bound to a document with undo").
+  void formEditsUndoAndRedo() {
+    SearchPanel panel(presets_);
+    SpaceEditor& e = *panel.spaceEditor();
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("mixtral-hdmoe-mesh"), &error));
+    QUndoStack* stack = e.undoStack();
+    QVERIFY(stack);
+    QCOMPARE(stack->count(), 0);
+    auto* undo = e.findChild<QPushButton*>(QStringLiteral("spaceUndo"));
+    auto* redo = e.findChild<QPushButton*>(QStringLiteral("spaceRedo"));
+    auto* run = panel.findChild<QPushButton*>(QStringLiteral("searchRun"));
+    QVERIFY(undo && redo && run);
+    QVERIFY(!undo->isEnabled() && !redo->isEnabled());
+    const QString preset = e.projectText();
+    const std::string presetSize = search::to_string(e.compiled()->size());
+    const auto size = [&] { return search::to_string(e.compiled()->size()); };
+
+    // A range edit is one step; undo brings back the preset's text, form and count.
+    const int clock = row(e, "memory.clock_MHz");
+    e.setAxisRange(clock, 800, 2000, 400, 0);
+    e.flush();
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(stack->undoText(), QStringLiteral("change to memory.clock_MHz"));
+    QVERIFY(undo->isEnabled() && !redo->isEnabled());
+    QVERIFY2(undo->toolTip().startsWith(QStringLiteral("Undo change to memory.clock_MHz (")),
+             qPrintable(undo->toolTip()));
+    const QString edited = e.projectText();
+    const std::string editedSize = size();
+    QVERIFY(edited != preset);
+    QVERIFY(editedSize != presetSize);
+    QCOMPARE(e.axisCountShown(clock), 4);
+    undo->click();
+    QCOMPARE(e.projectText(), preset);
+    QCOMPARE(e.jsonEditor()->toPlainText(), preset);
+    QCOMPARE(size(), presetSize);
+    QCOMPARE(e.axisCountShown(clock), 3);
+    QVERIFY(!e.edited());
+    QVERIFY(!undo->isEnabled() && redo->isEnabled());
+    QVERIFY(redo->toolTip().startsWith(QStringLiteral("Redo change to memory.clock_MHz")));
+    QCOMPARE(stack->count(), 1);  // undo and redo make no steps of their own
+    redo->click();
+    QCOMPARE(e.projectText(), edited);
+    QCOMPARE(e.jsonEditor()->toPlainText(), edited);
+    QCOMPARE(size(), editedSize);
+    QCOMPARE(e.axisCountShown(clock), 4);
+    QVERIFY(e.edited());
+    QCOMPARE(stack->count(), 1);
+
+    // Two more edits of the same row merge into that step; another field is a step of its own.
+    e.setAxisList(clock, QStringLiteral("800, 1600"));
+    e.flush();
+    e.setAxisList(clock, QStringLiteral("800"));
+    e.flush();
+    QCOMPARE(stack->count(), 1);
+    QCOMPARE(e.axisCountShown(clock), 1);
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("4, 16"));
+    e.flush();
+    QCOMPARE(stack->count(), 2);
+    QCOMPARE(stack->undoText(), QStringLiteral("change to batch"));
+    const QString twoSteps = e.projectText();
+    stack->undo();
+    stack->undo();
+    QCOMPARE(e.projectText(), preset);
+    QCOMPARE(e.axisCountShown(clock), 3);
+    stack->redo();
+    stack->redo();
+    QCOMPARE(e.projectText(), twoSteps);
+    QCOMPARE(e.axisCountShown(clock), 1);
+
+    // An edit with problems is in no step (its text does not parse): Run is refused, and undo
+    // returns to the last space without problems.
+    e.setScheduleList(QStringLiteral("tp"), QStringLiteral("0"));
+    e.flush();
+    QVERIFY(!e.valid());
+    QVERIFY(!run->isEnabled());
+    QCOMPARE(stack->count(), 2);
+    QVERIFY(undo->isEnabled());
+    QVERIFY2(undo->toolTip().contains(QStringLiteral("problems")), qPrintable(undo->toolTip()));
+    undo->click();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QVERIFY(run->isEnabled());
+    QCOMPARE(e.projectText(), twoSteps);
+    QVERIFY(e.scheduleProblem(QStringLiteral("tp")).isEmpty());
+    QCOMPARE(stack->index(), 2);
+
+    // Adding an axis (values typed right after) is one step; undo removes the row.
+    const int axes = e.axisCount();
+    e.addAxis(QStringLiteral("compute.cores"));
+    e.setAxisList(row(e, "compute.cores"), QStringLiteral("32, 64"));
+    e.flush();
+    QVERIFY2(e.valid(), qPrintable(e.problems().join('\n')));
+    QCOMPARE(stack->count(), 3);
+    QCOMPARE(stack->undoText(), QStringLiteral("add axis compute.cores"));
+    const std::string withCores = size();
+    undo->click();
+    QCOMPARE(e.axisCount(), axes);
+    QCOMPARE(row(e, "compute.cores"), -1);
+    QCOMPARE(e.projectText(), twoSteps);
+    redo->click();
+    QCOMPARE(e.axisCount(), axes + 1);
+    QCOMPARE(e.axisCountShown(row(e, "compute.cores")), 2);
+    QCOMPARE(size(), withCores);
+    // Removing one is a step too.
+    e.removeAxis(row(e, "compute.cores"));
+    e.flush();
+    QCOMPARE(stack->undoText(), QStringLiteral("remove axis compute.cores"));
+    stack->undo();
+    QCOMPARE(row(e, "compute.cores"), axes);
+
+    // A constraint and a run option: steps named by their keys.
+    auto* power = e.findChild<QCheckBox*>(QStringLiteral("constraint_max_power_W"));
+    QVERIFY(power);
+    const bool had = power->isChecked();
+    power->setChecked(!had);
+    e.flush();
+    QCOMPARE(stack->undoText(), QStringLiteral("change to max_power_W"));
+    stack->undo();
+    QCOMPARE(power->isChecked(), had);
+    auto* strategy = e.findChild<QComboBox*>(QStringLiteral("searchStrategy"));
+    strategy->setCurrentIndex((strategy->currentIndex() + 1) % strategy->count());
+    e.flush();
+    QCOMPARE(stack->undoText(), QStringLiteral("change to strategy"));
+
+    // Loading another preset clears the history.
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    QCOMPARE(stack->count(), 0);
+    QVERIFY(!undo->isEnabled() && !redo->isEnabled());
+    QVERIFY(!e.edited());
+  }
+
+  // A JSON edit that parses is a step; its undo reloads the form.
+  void jsonEditsUndo() {
+    SpaceEditor e(presets_);
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    const QString preset = e.projectText();
+    auto* tpot = e.findChild<QDoubleSpinBox*>(QStringLiteral("constraintValue_tpot_slo_s"));
+    QVERIFY(tpot);
+    QCOMPARE(tpot->value(), 50.0);
+    const int batchRows = e.axisCount();
+    QString text = preset;
+    text.replace(QStringLiteral("\"tpot_slo_s\": 0.05"), QStringLiteral("\"tpot_slo_s\": 0.1"));
+    QVERIFY(text != preset);
+    e.jsonEditor()->setPlainText(text);
+    e.flush();
+    QCOMPARE(tpot->value(), 100.0);
+    QCOMPARE(e.undoStack()->count(), 1);
+    QCOMPARE(e.undoStack()->undoText(), QStringLiteral("edit of the JSON"));
+    // A text that does not parse is no step.
+    e.jsonEditor()->setPlainText(text + QStringLiteral("}"));
+    e.flush();
+    QVERIFY(!e.valid());
+    QCOMPARE(e.undoStack()->count(), 1);
+    e.jsonEditor()->setPlainText(text);
+    e.flush();
+    QCOMPARE(e.undoStack()->count(), 1);
+    e.undoStack()->undo();
+    QCOMPARE(tpot->value(), 50.0);
+    QCOMPARE(e.projectText(), preset);
+    QCOMPARE(e.jsonEditor()->toPlainText(), preset);
+    QCOMPARE(e.axisCount(), batchRows);
+    QVERIFY(e.valid());
+    e.undoStack()->redo();
+    QCOMPARE(tpot->value(), 100.0);
+    QCOMPARE(e.jsonEditor()->toPlainText(), text);
+    // Ctrl+Z in the form's window (focus outside a text field) undoes; Ctrl+Shift+Z redoes.
+    e.show();
+    QVERIFY(QTest::qWaitForWindowActive(&e));
+    auto* strategy = e.findChild<QComboBox*>(QStringLiteral("searchStrategy"));
+    strategy->setFocus();
+    QTest::keyClick(strategy, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(tpot->value(), 50.0);
+    QTest::keyClick(strategy, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(tpot->value(), 100.0);
   }
 
   // The form in its window, as the user sees it: light, dark, and with a problem on a row.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/space_editor.hpp"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -12,6 +13,7 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -25,10 +27,14 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <utility>
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/search_writer.hpp"
@@ -171,6 +177,42 @@ QString issueText(const Issue& i) {
   return s;
 }
 
+// One step of the space's history: the project text before and after (both parse), shown again
+// by `show` on undo and redo.
+class SpaceTextCommand : public QUndoCommand {
+ public:
+  SpaceTextCommand(std::function<void(const QString&)> show, QString before, QString after,
+                   const QString& text, int id)
+      : QUndoCommand(text),
+        show_(std::move(show)),
+        before_(std::move(before)),
+        after_(std::move(after)),
+        id_(id) {}
+  void undo() override { show_(before_); }
+  void redo() override {
+    // The first redo() runs inside push(): the form already shows `after`.
+    if (first_) {
+      first_ = false;
+      return;
+    }
+    show_(after_);
+  }
+  int id() const override { return id_; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const SpaceTextCommand*>(other);
+    if (id_ < 0 || o->id_ != id_) return false;
+    after_ = o->after_;
+    setObsolete(after_ == before_);  // typed back to where it was: no step
+    return true;
+  }
+
+ private:
+  std::function<void(const QString&)> show_;
+  QString before_, after_;
+  int id_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 QString metricLabel(search::Metric m) {
@@ -308,7 +350,8 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
               .arg(i));
       boxes[i]->setToolTip(tip);
       h->addWidget(boxes[i]);
-      connect(boxes[i], &QCheckBox::toggled, this, &SpaceEditor::formEdited);
+      connect(boxes[i], &QCheckBox::toggled, this,
+              [this, which] { edit(QLatin1String(which == 0 ? "sequence_parallel" : "overlap")); });
     }
     h->addStretch(1);
     schedGrid->addWidget(host, r, 1, 1, 2);
@@ -358,11 +401,11 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
     consGrid->addWidget(row.spin, r, 1);
     QCheckBox* on = row.on;
     QDoubleSpinBox* spin = row.spin;
-    connect(on, &QCheckBox::toggled, this, [this, spin](bool b) {
+    connect(on, &QCheckBox::toggled, this, [this, spin, key = row.key](bool b) {
       spin->setEnabled(b);
-      formEdited();
+      edit(key);
     });
-    connect(spin, &QDoubleSpinBox::valueChanged, this, &SpaceEditor::formEdited);
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, key = row.key] { edit(key); });
     if (row.key == QLatin1String("tpot_slo_s")) {
       tpotHint_ = new QLabel(consGroup);
       tpotHint_->setObjectName(QStringLiteral("hint"));
@@ -391,7 +434,7 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   objOuter->addLayout(objButtons);
   connect(addObjective_, &QPushButton::clicked, this, [this] {
     addObjective(search::objective(search::Metric::energy_per_token_j));
-    formEdited();
+    edit(QStringLiteral("+objectives"), tr("add objective"), false);
   });
   formBox->addWidget(objGroup);
 
@@ -409,8 +452,9 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
                                    "samples uniformly; NSGA-II evolves a population."),
                                 {}, tr("exhaustive, random, nsga2"),
                                 QStringLiteral("/search/strategy")));
-  const auto spin = [&](const char* object, int min, int max, const QString& suffix,
-                        const QString& tip) {
+  // `field`: the key in the file (an undo step's name); nullptr for run-only limits.
+  const auto spin = [&](const char* object, const char* field, int min, int max,
+                        const QString& suffix, const QString& tip) {
     auto* s = new QSpinBox(runGroup);
     s->setObjectName(QString::fromLatin1(object));
     s->setRange(min, max);
@@ -418,24 +462,26 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
     s->setGroupSeparatorShown(true);
     s->setKeyboardTracking(false);
     s->setToolTip(tip);
-    connect(s, &QSpinBox::valueChanged, this, &SpaceEditor::formEdited);
+    connect(s, &QSpinBox::valueChanged, this,
+            [this, field] { edit(field ? QString::fromLatin1(field) : QString()); });
     return s;
   };
-  seed_ = spin("searchSeed", 0, std::numeric_limits<int>::max(), {},
+  seed_ = spin("searchSeed", "seed", 0, std::numeric_limits<int>::max(), {},
                tipHtml(tr("Seed"), tr("Random seed (random and NSGA-II)"), {}, tr(">= 0"),
                        QStringLiteral("/search/seed")));
-  samples_ = spin("searchSamples", 1, std::numeric_limits<int>::max(), tr(" points"),
+  samples_ = spin("searchSamples", "samples", 1, std::numeric_limits<int>::max(), tr(" points"),
                   tipHtml(tr("Samples"), tr("Points drawn by random sampling"), tr("points"),
                           tr(">= 1"), QStringLiteral("/search/samples")));
-  population_ = spin("searchPopulation", 2, 1'000'000, {},
+  population_ = spin("searchPopulation", "population", 2, 1'000'000, {},
                      tipHtml(tr("Population"), tr("NSGA-II individuals per generation"),
                              tr("individuals"), tr(">= 1"), QStringLiteral("/search/population")));
-  generations_ = spin("searchGenerations", 1, 1'000'000, {},
+  generations_ = spin("searchGenerations", "generations", 1, 1'000'000, {},
                       tipHtml(tr("Generations"), tr("NSGA-II generations"), tr("generations"),
                               tr(">= 1"), QStringLiteral("/search/generations")));
-  maxEvals_ = spin("searchMaxEvals", 0, std::numeric_limits<int>::max(), tr(" evaluations"),
-                   tr("Stop after this many evaluations (0 = no limit). For this run only: the "
-                      "file format has no limit (stackscope-cli search --max-evals)."));
+  maxEvals_ =
+      spin("searchMaxEvals", nullptr, 0, std::numeric_limits<int>::max(), tr(" evaluations"),
+           tr("Stop after this many evaluations (0 = no limit). For this run only: the "
+              "file format has no limit (stackscope-cli search --max-evals)."));
   maxEvals_->setSpecialValueText(tr("no limit"));
   timeLimit_ = new QDoubleSpinBox(runGroup);
   timeLimit_->setObjectName(QStringLiteral("searchTimeLimit"));
@@ -471,7 +517,7 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   };
   connect(strategy_, &QComboBox::currentIndexChanged, this, [this, strategyFields] {
     strategyFields();
-    formEdited();
+    edit(QStringLiteral("strategy"));
   });
   strategyFields();
   formBox->addWidget(runGroup);
@@ -499,6 +545,35 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   save->setToolTip(tr("Save the space as a search project; `stackscope-cli search FILE` runs it"));
   buttons->addWidget(load);
   buttons->addWidget(save);
+  // Undo and redo: buttons beside the file ones, shortcuts anywhere in the form's window (a
+  // focused text field keeps Ctrl+Z for its own text).
+  undo_ = new QUndoStack(this);
+  undoAction_ = new QAction(tr("Undo"), this);
+  undoAction_->setShortcut(QKeySequence::Undo);
+  redoAction_ = new QAction(tr("Redo"), this);
+  QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+  if (const QKeySequence z(Qt::CTRL | Qt::SHIFT | Qt::Key_Z); !redoKeys.contains(z))
+    redoKeys.prepend(z);
+  redoAction_->setShortcuts(redoKeys);
+  for (QAction* a : {undoAction_, redoAction_}) {
+    a->setShortcutContext(Qt::WindowShortcut);
+    addAction(a);
+  }
+  connect(undoAction_, &QAction::triggered, this, &SpaceEditor::undo);
+  connect(redoAction_, &QAction::triggered, this, &SpaceEditor::redo);
+  undoButton_ = new QPushButton(tr("Undo"), left);
+  undoButton_->setObjectName(QStringLiteral("spaceUndo"));
+  redoButton_ = new QPushButton(tr("Redo"), left);
+  redoButton_->setObjectName(QStringLiteral("spaceRedo"));
+  connect(undoButton_, &QPushButton::clicked, this, &SpaceEditor::undo);
+  connect(redoButton_, &QPushButton::clicked, this, &SpaceEditor::redo);
+  connect(undo_, &QUndoStack::indexChanged, this, [this] {
+    edited_ = !undo_->isClean() || !pending_.field.isEmpty();
+    refreshUndo();
+  });
+  buttons->addSpacing(12);
+  buttons->addWidget(undoButton_);
+  buttons->addWidget(redoButton_);
   buttons->addStretch(1);
   jsonToggle_ = new QPushButton(tr("Edit space as JSON (advanced)"), left);
   jsonToggle_->setObjectName(QStringLiteral("spaceJsonToggle"));
@@ -562,9 +637,13 @@ SpaceEditor::SpaceEditor(const io::PresetRegistry& presets, QWidget* parent)
   });
   refreshAddCombo();
   showProblems();
+  refreshUndo();
 }
 
-SpaceEditor::~SpaceEditor() = default;
+SpaceEditor::~SpaceEditor() {
+  // The stack (a child) outlives the buttons: its last signals must not reach refreshUndo().
+  undo_->disconnect(this);
+}
 
 void SpaceEditor::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
@@ -627,7 +706,7 @@ SpaceEditor::AxisRow* SpaceEditor::makeAxisRow(QGridLayout* grid, int r, const Q
   for (int c = 0; c < 5; ++c)
     if (row->rowWidgets[c]) grid->addWidget(row->rowWidgets[c], r, c);
   for (QLineEdit* e : {row->list, row->from, row->to, row->step})
-    connect(e, &QLineEdit::textEdited, this, &SpaceEditor::formEdited);
+    connect(e, &QLineEdit::textEdited, this, [this, row] { edit(row->key); });
   connect(row->mode, &QComboBox::currentIndexChanged, this, [this, row](int index) {
     row->stepLabel->setText(index == kGeometric ? tr("×") : tr("step"));
     row->step->setPlaceholderText(index == kGeometric ? tr("factor > 1") : tr("step > 0"));
@@ -659,7 +738,7 @@ SpaceEditor::AxisRow* SpaceEditor::makeAxisRow(QGridLayout* grid, int r, const Q
       }
       loading_ = was;
     }
-    formEdited();
+    edit(row->key);
   });
   if (row->remove)
     connect(row->remove, &QPushButton::clicked, this, [this, row] {
@@ -794,13 +873,14 @@ void SpaceEditor::addAxis(const QString& knobName) {
     QTimer::singleShot(0, row->list,
                        [this, edit = row->list] { scroll_->ensureWidgetVisible(edit); });
     refreshAddCombo();
-    formEdited();
+    edit(QStringLiteral("+") + knobName, tr("add axis %1").arg(knobName), false);
   }
 }
 
 void SpaceEditor::removeAxis(int index) {
   if (index < 0 || index >= axisCount()) return;
   auto it = hw_.begin() + index;
+  const QString knob = (*it)->key;
   for (QWidget* w : (*it)->rowWidgets)
     if (w) {
       hwGrid_->removeWidget(w);
@@ -809,7 +889,7 @@ void SpaceEditor::removeAxis(int index) {
   hw_.erase(it);
   layoutHardware();
   refreshAddCombo();
-  formEdited();
+  edit(QStringLiteral("-") + knob, tr("remove axis %1").arg(knob), false);
 }
 
 void SpaceEditor::refreshAddCombo() {
@@ -867,9 +947,10 @@ void SpaceEditor::addObjective(search::Objective o) {
     if (!loading_)
       direction->setCurrentIndex(search::default_direction(m) == search::Direction::maximize ? 0
                                                                                              : 1);
-    formEdited();
+    edit(QStringLiteral("objectives"));
   });
-  connect(direction, &QComboBox::currentIndexChanged, this, &SpaceEditor::formEdited);
+  connect(direction, &QComboBox::currentIndexChanged, this,
+          [this] { edit(QStringLiteral("objectives")); });
   connect(row.remove, &QPushButton::clicked, this, [this, host, metric] {
     for (std::size_t i = 0; i < objectives_.size(); ++i)
       if (objectives_[i].metric == metric)
@@ -877,7 +958,7 @@ void SpaceEditor::addObjective(search::Objective o) {
     host->hide();
     host->deleteLater();
     addObjective_->setEnabled(objectives_.size() < search::kMaxObjectives);
-    formEdited();
+    edit(QStringLiteral("-objectives"), tr("remove objective"), false);
   });
   objectives_.push_back(row);
   addObjective_->setEnabled(objectives_.size() < search::kMaxObjectives);
@@ -957,6 +1038,18 @@ void SpaceEditor::loadForm(const io::SearchProject& sp) {
   loading_ = was;
 }
 
+void SpaceEditor::edit(const QString& field, const QString& label, bool mergeable) {
+  if (loading_) return;
+  if (!field.isEmpty()) {
+    if (pending_.field.isEmpty())
+      pending_ = {field, label.isEmpty() ? tr("change to %1").arg(field) : label, mergeable};
+    else if (pending_.field != field && pending_.field != QLatin1Char('+') + field)  // a new
+      pending_ = {QStringLiteral("*"), tr("edits of the space"), false};  // axis keeps its name
+  }
+  formEdited();
+  refreshUndo();
+}
+
 void SpaceEditor::formEdited() {
   if (loading_) return;
   formDirty_ = true;
@@ -966,6 +1059,10 @@ void SpaceEditor::formEdited() {
 
 void SpaceEditor::jsonEdited() {
   if (loading_) return;
+  if (pending_.field.isEmpty())
+    pending_ = {QStringLiteral("json"), tr("edit of the JSON"), true};
+  else if (pending_.field != QLatin1String("json"))
+    pending_ = {QStringLiteral("*"), tr("edits of the space"), false};
   jsonDirty_ = true;
   edited_ = true;
   debounce_.start(kJsonDebounceMs);
@@ -980,9 +1077,73 @@ void SpaceEditor::flush() {
     formDirty_ = false;
     applyForm();
   }
+  refreshUndo();
+}
+
+void SpaceEditor::undo() {
+  flush();
+  if (!pending_.field.isEmpty())
+    restore(baseText_);  // edits with problems are in no step: back to the last text that parsed
+  else
+    undo_->undo();
+}
+
+void SpaceEditor::redo() {
+  flush();
+  undo_->redo();
+}
+
+void SpaceEditor::record(const QString& before) {
+  const Pending p = std::exchange(pending_, Pending{});
+  if (baseText_ == before) return;
+  int id = -1;
+  if (p.mergeable && !p.field.isEmpty()) {
+    auto it = fieldIds_.find(p.field);
+    if (it == fieldIds_.end()) it = fieldIds_.insert(p.field, static_cast<int>(fieldIds_.size()));
+    id = *it;
+  }
+  undo_->push(new SpaceTextCommand([this](const QString& t) { restore(t); }, before, baseText_,
+                                   p.field.isEmpty() ? tr("edits of the space") : p.label, id));
+}
+
+void SpaceEditor::restore(const QString& text) {
+  io::SearchProject sp;
+  try {
+    sp = io::parse_search_project(text.toStdString(), presets_);
+  } catch (const ConfigError&) {
+    return;  // not reached: a step's texts parsed when it was recorded (same presets)
+  }
+  pending_ = {};
+  showText(text, sp);
+  edited_ = !undo_->isClean();  // (during undo() the stack's index moves after this)
+}
+
+void SpaceEditor::refreshUndo() {
+  if (!redoButton_) return;  // still in the constructor
+  const bool uncommitted = !pending_.field.isEmpty();
+  const QString undoTip =
+      uncommitted && (formDirty_ || jsonDirty_) ? tr("Undo %1").arg(pending_.label)
+      : uncommitted      ? tr("Undo the edits with problems (back to the last space that parsed)")
+      : undo_->canUndo() ? tr("Undo %1").arg(undo_->undoText())
+                         : tr("Nothing to undo");
+  const QString redoTip =
+      undo_->canRedo() ? tr("Redo %1").arg(undo_->redoText()) : tr("Nothing to redo");
+  const auto keys = [](const QAction* a) {
+    return a->shortcut().toString(QKeySequence::NativeText);
+  };
+  undoAction_->setEnabled(uncommitted || undo_->canUndo());
+  redoAction_->setEnabled(undo_->canRedo());
+  undoAction_->setToolTip(QStringLiteral("%1 (%2)").arg(undoTip, keys(undoAction_)));
+  redoAction_->setToolTip(QStringLiteral("%1 (%2)").arg(redoTip, keys(redoAction_)));
+  for (auto [button, action] :
+       {std::pair{undoButton_, undoAction_}, std::pair{redoButton_, redoAction_}}) {
+    button->setEnabled(action->isEnabled());
+    button->setToolTip(action->toolTip());
+  }
 }
 
 void SpaceEditor::applyForm() {
+  const QString before = baseText_;
   compiled_.reset();
   problems_.clear();
   for (auto* rows : {&hw_, &sched_})
@@ -1067,6 +1228,7 @@ void SpaceEditor::applyForm() {
       baseText_ = text_;
       base_ = parsed;
       compile(parsed);
+      record(before);
     } catch (const ConfigError& e) {
       place(e.issues());
     } catch (const std::exception& e) {
@@ -1079,6 +1241,7 @@ void SpaceEditor::applyForm() {
 }
 
 void SpaceEditor::applyJson() {
+  const QString before = baseText_;
   compiled_.reset();
   problems_.clear();
   for (auto* rows : {&hw_, &sched_})
@@ -1102,6 +1265,7 @@ void SpaceEditor::applyJson() {
         rowValues(*r, v);
         r->count->setText(v.empty() ? tr("base") : valuesText(v.size()));
       }
+    record(before);
   } catch (const ConfigError& e) {
     place(e.issues());
     jsonStatus_->setText(
@@ -1272,13 +1436,22 @@ bool SpaceEditor::setProjectText(const QString& text, const QString& origin, QSt
     if (error) *error = QString::fromStdString(format_issues(e.issues()));
     return false;
   }
+  // A fresh load: its history starts here (undo never leads into another file's edits).
+  pending_ = {};
+  undo_->clear();
+  undo_->setClean();
+  origin_ = origin;
+  edited_ = false;
+  showText(text, sp);
+  return true;
+}
+
+void SpaceEditor::showText(const QString& text, const io::SearchProject& sp) {
   debounce_.stop();
   formDirty_ = jsonDirty_ = false;
   loadForm(sp);
   base_ = sp;
   baseText_ = text_ = text;
-  origin_ = origin;
-  edited_ = false;
   {
     const bool was = loading_;
     loading_ = true;
@@ -1306,8 +1479,8 @@ bool SpaceEditor::setProjectText(const QString& text, const QString& origin, QSt
   jsonStatus_->setText(tr("The project JSON of the space (presets by id)."));
   compile(sp);
   showProblems();
+  refreshUndo();
   emit spaceChanged();
-  return true;
 }
 
 bool SpaceEditor::loadPreset(const QString& id, QString* error) {
@@ -1342,6 +1515,7 @@ bool SpaceEditor::saveFile(const QString& file, QString* error) {
     return false;
   }
   origin_ = file;
+  undo_->setClean();
   edited_ = false;
   return true;
 }
@@ -1351,7 +1525,7 @@ void SpaceEditor::setAxisList(int row, const QString& text) {
   AxisRow& r = *hw_[static_cast<std::size_t>(row)];
   r.mode->setCurrentIndex(kList);
   r.list->setText(text);
-  formEdited();
+  edit(r.key);
 }
 
 void SpaceEditor::setAxisRange(int row, double min, double max, double step, double factor) {
@@ -1364,7 +1538,7 @@ void SpaceEditor::setAxisRange(int row, double min, double max, double step, dou
   r.from->setText(number(min));
   r.to->setText(number(max));
   r.step->setText(number(factor > 0 ? factor : step));
-  formEdited();
+  edit(r.key);
 }
 
 QString SpaceEditor::axisProblem(int row) const {
@@ -1381,7 +1555,7 @@ void SpaceEditor::setScheduleList(const QString& key, const QString& text) {
     if (r->key == key) {
       r->mode->setCurrentIndex(kList);
       r->list->setText(text);
-      formEdited();
+      edit(r->key);
     }
 }
 

@@ -8,6 +8,10 @@
 // and as text with what, where and the allowed range. The JSON the form stands for is written
 // by core/io (io::replace_search_section) and shown in an optional JSON view; editing that text
 // reloads the form whenever it parses. Save writes the JSON atomically; the CLI reads it.
+// Undo (STYLE.md "forms bind to a document with undo"): every edit that leaves a text that
+// parses is one step of a QUndoStack holding the text before and after; edits of one field in a
+// row merge; undo and redo reload the form from the text. Loading a preset or file clears it.
+#include <QHash>
 #include <QString>
 #include <QStringList>
 #include <QTimer>
@@ -20,6 +24,7 @@
 #include "stackscope/search/engine.hpp"
 #include "stackscope/search/space.hpp"
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -31,6 +36,7 @@ class QPushButton;
 class QScrollArea;
 class QSpinBox;
 class QStackedWidget;
+class QUndoStack;
 class QVBoxLayout;
 
 namespace stackscope::ui {
@@ -84,6 +90,13 @@ class SpaceEditor : public QWidget {
   void setScheduleList(const QString& key, const QString& text);
   QString scheduleProblem(const QString& key) const;
   QPlainTextEdit* jsonEditor() const { return json_; }
+  // The edit history of the loaded space (cleared by every load). Its steps' texts all parse.
+  QUndoStack* undoStack() const { return undo_; }
+  // The Undo and Redo buttons' actions (Ctrl+Z, Ctrl+Shift+Z in the form's window). Undo first
+  // applies pending edits; edits with problems, which are in no step, are undone back to the
+  // last text that parsed.
+  void undo();
+  void redo();
 
  signals:
   // After every validation (valid() or problems() may have changed).
@@ -137,11 +150,21 @@ class SpaceEditor : public QWidget {
   void addObjective(search::Objective o);
   void refreshAddCombo();
   void loadForm(const io::SearchProject& sp);
+  // A form edit of `field` (a knob, "tp", "max_power_W", ...; "" = not in the file): recorded
+  // as one undo step when the text next parses. Edits of one mergeable field in a row merge.
+  void edit(const QString& field, const QString& label = QString(), bool mergeable = true);
   void formEdited();
   void jsonEdited();
   void applyForm();
   void applyJson();
   void compile(const io::SearchProject& sp);
+  // Shows a text that parsed as `sp`: form, JSON view, counts, problems; emits spaceChanged.
+  void showText(const QString& text, const io::SearchProject& sp);
+  // Pushes the pending edits as one step from `before` to baseText_ (none when equal).
+  void record(const QString& before);
+  // Undo/redo: shows a text of the history without recording a step.
+  void restore(const QString& text);
+  void refreshUndo();
   void place(const std::vector<Issue>& issues);
   void showProblems();
   void paintRow(QWidget* w, bool bad, const QString& problem, const QString& baseTip);
@@ -157,6 +180,18 @@ class SpaceEditor : public QWidget {
   bool widened_ = false;
   bool formDirty_ = false, jsonDirty_ = false;
   QTimer debounce_;
+  // The edits since the last recorded step: one field (mergeable), or "*" for several.
+  struct Pending {
+    QString field;
+    QString label;
+    bool mergeable = true;
+  } pending_;
+  QHash<QString, int> fieldIds_;  // undo command ids of the fields
+  QUndoStack* undo_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
+  QPushButton* undoButton_ = nullptr;
+  QPushButton* redoButton_ = nullptr;
   std::shared_ptr<const search::CompiledSpace> compiled_;
   QStringList problems_;
 
