@@ -124,9 +124,6 @@ std::array<double, kMaxObjectives> worst_vector(const Space& s) {
 }
 
 // Hardware-level pruning of an exhaustive run, prepared once before the workers start.
-//  - Inert twins: a hardware point whose digit on an inert axis (space.hpp KnobEffect) is not 0
-//    gives exactly the results of its twin with digit 0 (a lower hardware index, so a lower
-//    PointId), which the archive prefers on equal objectives: it is never on the frontier.
 //  - Regions: hardware points that differ only in system axes share their hardware, device
 //    count and parallel groups, so the collective-free bound of every (group, batch) unit
 //    (DecodeWork x DecodeRates) and the memory fit are the same for all of them. A region is
@@ -141,23 +138,12 @@ struct UnitWork {
 };
 
 struct Plan {
-  std::vector<std::pair<std::uint64_t, std::size_t>> inert;   // (stride, radix) of inert axes
-  std::vector<std::pair<std::uint64_t, std::size_t>> system;  // of system axes
+  std::vector<std::pair<std::uint64_t, std::size_t>> system;  // (stride, radix) of system axes
   bool regions = false;
   std::vector<std::vector<UnitWork>> classes;  // per device class, group-major
   std::vector<double> pages;                   // distinct KV page sizes of all units
   std::uint64_t block = 1;                     // hardware points claimed at once
 
-  bool inert_twin(std::uint64_t hw) const {
-    for (const auto& [stride, radix] : inert)
-      if (hw / stride % radix != 0) return true;
-    return false;
-  }
-  // The inert twin with every inert digit 0.
-  std::uint64_t twin(std::uint64_t hw) const {
-    for (const auto& [stride, radix] : inert) hw -= hw / stride % radix * stride;
-    return hw;
-  }
   std::uint64_t region_key(std::uint64_t hw) const {
     std::uint64_t key = hw;
     for (const auto& [stride, radix] : system) key -= hw / stride % radix * stride;
@@ -173,12 +159,10 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
     const Knob* k = cs.knob(a);
     const auto& values = sp.hardware[a].values;
     if (!k || values.size() < 2) continue;
-    if (k->effect == KnobEffect::inert && k->valid && k->valid(values[0]))
-      plan.inert.emplace_back(cs.hardware_stride(a), values.size());
     if (k->effect == KnobEffect::system)
       plan.system.emplace_back(cs.hardware_stride(a), values.size());
   }
-  // Claim runs of hardware points that differ only in trailing system/inert axes.
+  // Claim runs of hardware points that differ only in trailing system axes.
   for (auto it = cs.axis_order().rbegin(); it != cs.axis_order().rend(); ++it) {
     const Knob* k = cs.knob(*it);
     if (!k || k->effect == KnobEffect::hardware) break;
@@ -363,7 +347,7 @@ struct Boxes {
   bool enabled = false;
   // Per depth l = 1..depth (index l - 1): hardware points per box (a box's index is hw / width;
   // also the l-th axis's stride in the hardware index), the l-th axis's radix, whether it is a
-  // hardware axis (system, inert and workload axes leave the aggregate unchanged), and the
+  // hardware axis (system and workload axes leave the aggregate unchanged), and the
   // aggregates, indexed by the digits of the hardware axes among the first l axes (boxes that
   // differ only in other digits share one).
   std::vector<std::uint64_t> width, radix;
@@ -383,8 +367,7 @@ struct Boxes {
 constexpr std::uint64_t kMaxBoxes = std::uint64_t{1} << 18;
 constexpr std::uint64_t kMaxBoxRegions = std::uint64_t{1} << 22;
 
-// The aggregate of one region (hardware point `hw` with its system digits at 0 and its inert
-// digits at their first valid value).
+// The aggregate of one region (hardware point `hw` with its system digits at 0).
 BoxAgg region_agg(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw) {
   BoxAgg g;
   const perf::Design d = cs.hardware_design(hw);
@@ -440,19 +423,12 @@ Boxes make_boxes(const CompiledSpace& cs, const Plan& plan, int threads, std::st
     if (b.hardware_axis.back()) deep_aggs *= b.radix.back();
   }
   // Regions: every combination of the hardware axes' digits (index order, the last fastest),
-  // system digits 0, inert digits at their first valid value (rates depend on neither).
+  // system digits 0 (rates do not depend on them).
   std::vector<std::size_t> base(sp.hardware.size(), 0);
   std::vector<std::size_t> hw_axes;
   for (std::size_t a : order) {
     const Knob* k = cs.knob(a);
-    if (k && k->effect == KnobEffect::inert) {
-      const auto& v = sp.hardware[a].values;
-      std::size_t i = 0;
-      while (i + 1 < v.size() && !(k->valid && k->valid(v[i]))) ++i;
-      base[a] = i;
-    } else if (!k || k->effect == KnobEffect::hardware) {
-      hw_axes.push_back(a);
-    }
+    if (!k || k->effect == KnobEffect::hardware) hw_axes.push_back(a);
   }
   std::uint64_t regions = 1;
   for (std::size_t a : hw_axes) regions *= sp.hardware[a].values.size();
@@ -553,7 +529,7 @@ struct Shared {
 
 // Hardware points to visit first: of up to kSamples regions spread evenly over the shard, the
 // kPerObjective with the best collective-free bound in each objective; all their points that
-// are in the shard and not inert twins. Deterministic (a stop or the time limit cuts the
+// are in the shard. Deterministic (a stop or the time limit cuts the
 // sampling short: the run is then incomplete anyway).
 std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard,
                                      std::stop_token stop, double time_limit_s) {
@@ -576,7 +552,6 @@ std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, 
   for (std::uint64_t i = 0; i < samples; ++i) {
     if (stop.stop_requested() || (time_limit_s > 0 && seconds_since(t0) >= time_limit_s)) break;
     std::uint64_t hw = (i * m / samples) * n + k;
-    if (n == 1) hw = plan.twin(hw);
     bound_region(cs, plan, hw, nullptr, nullptr, r);
     if (r.infeasible || r.alive.empty()) continue;
     Scored x;
@@ -607,7 +582,7 @@ std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, 
         hw += rest % radix * stride;
         rest /= radix;
       }
-      if (hw % n == k && !plan.inert_twin(hw)) out.push_back(hw);
+      if (hw % n == k) out.push_back(hw);
     }
   }
   return out;
@@ -1054,10 +1029,6 @@ class Worker {
   void hardware_point(std::uint64_t hw) {
     const std::uint64_t inner_n = s_.space.inner_points(hw);
     if (inner_n == 0) return;
-    if (s_.plan.inert_twin(hw)) {
-      prune(inner_n, false);
-      return;
-    }
     if (!s_.plan.regions) {
       schedules(hw, nullptr);
       return;

@@ -161,9 +161,8 @@ TEST(SearchEngine, AxisWithInvalidFirstValueEqualsBruteForce) {
 
 // The on-die mesh knobs reach the evaluator (compute/noc.hpp): on a mesh a slower link or a
 // slower router never makes a design at full clock faster and slows every one (each operator
-// waits for the mesh fill); no registered knob is inert.
+// waits for the mesh fill).
 TEST(SearchKnobs, MeshKnobsReachTheEvaluator) {
-  for (const Knob& knob : knobs()) EXPECT_NE(knob.effect, KnobEffect::inert) << knob.name;
   int slower = 0, checked = 0;
   const CompiledSpace cs(deepseek_preset_space(false));
   perf::Evaluator ev;

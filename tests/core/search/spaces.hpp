@@ -184,11 +184,11 @@ inline Space deepseek_space(bool large) {
   return s;
 }
 
-// The DeepSeek-V3 search preset (presets/search/deepseek-v3-deepstack.json: 13 hardware axes
-// including inert NoC knobs and system multipliers, TPOT SLO and DRAM-temperature constraint,
-// STPS per mm2 vs UTPS) with each axis cut to a few values: ~10^5 points, or ~10^6 when
-// `large`. Exercises every hardware-level pruning rule of the engine (inert twins, region bounds,
-// infeasible dies, connected > total layers, memory fit).
+// The DeepSeek-V3 search preset (presets/search/deepseek-v3-deepstack.json: 11 hardware axes
+// including the system multipliers, TPOT SLO and DRAM-temperature constraint, STPS per mm2 vs
+// UTPS) plus the on-die mesh's two axes, each axis cut to a few values: ~10^5 points, or ~10^6
+// when `large`. Exercises every hardware-level pruning rule of the engine (boxes, region
+// bounds, infeasible dies, connected > total layers, memory fit).
 inline Space deepseek_preset_space(bool large) {
   Space s = io::resolve_search_project("deepseek-v3-deepstack", presets()).space;
   auto keep = [&](const char* knob, std::vector<double> values) {

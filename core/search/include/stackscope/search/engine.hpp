@@ -17,9 +17,6 @@
 //     Units are first bounded without collectives (cheap); survivors get the collective-aware
 //     bound (network::NetworkModel of the hardware point's system) before evaluation.
 //  3. hardware level, exhaustive runs (before any unit of a hardware point is looked at):
-//     - inert twins: a hardware point with a non-first value on an inert axis (KnobEffect::inert,
-//       a field no model reads) has a twin with the first value, a lower PointId and identical
-//       results, which the archive keeps instead; skipped when the first value is valid;
 //     - boxes: hardware points sharing their leading axes' digits form a box whose aggregate is
 //       the best any design below offers (largest rates, shortest launch, smallest die, most
 //       free memory); the unit list narrows box by box down the hierarchy and a box with no

@@ -38,16 +38,11 @@ double to_double(Count n);       // for display and rates
 //  - hardware: anything in the design;
 //  - system: only Design::system (network levels), never the hardware, the device count or the
 //    plan, so bounds that leave collectives out do not depend on it;
-//  - inert: a field no model reads (perf::validate() only): designs that differ only in it give
-//    identical results (tests/core/search/engine_test.cpp checks every knob registered so). No
-//    built-in knob is inert today (the on-die mesh's link bandwidth and hop latency were, until
-//    the evaluator modelled mesh traffic, compute/noc.hpp); a model that starts reading an inert
-//    knob's field must change its effect here;
 //  - workload: the model or the workload (Design::model, input/output lengths), never the
 //    hardware or the system. Like `devices` it defines a class of hardware points: the valid
 //    parallel groups, the memory footprint and the decode work depend on it, so class axes
 //    (devices, then the workload axes in the order given) are the most significant digits.
-enum class KnobEffect { hardware, system, inert, workload };
+enum class KnobEffect { hardware, system, workload };
 
 struct Knob {
   std::string_view name;
@@ -57,8 +52,6 @@ struct Knob {
   double min = 0;        // smallest allowed value (inclusive)
   void (*apply)(perf::Design& design, double value) = nullptr;
   KnobEffect effect = KnobEffect::hardware;
-  // Inert knobs: whether perf::validate() accepts the value (it checks nothing else of it).
-  bool (*valid)(double value) = nullptr;
 };
 std::span<const Knob> knobs();
 // Null when unknown.
