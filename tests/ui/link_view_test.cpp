@@ -23,7 +23,7 @@ class LinkViewTest : public QObject {
   stackscope::io::PresetRegistry presets_;
 
   static void show(LinkView& view, const stackscope::perf::Design& d) {
-    view.showDesign(d);
+    view.showDesign(d, stackscope::perf::evaluate(d));
     view.waitForIdle();
     QTRY_VERIFY_WITH_TIMEOUT(view.linkCount() > 0, 10000);
   }
@@ -91,7 +91,7 @@ class LinkViewTest : public QObject {
     view.resize(900, 600);
     view.show();
     const auto dense = presets_.project("llama-2-70b-h100-tp4");
-    view.showDesign(dense);
+    view.showDesign(dense, stackscope::perf::evaluate(dense));
     view.waitForIdle();
     QVERIFY(!view.deviceColouringAvailable());
     auto* box = view.findChild<QComboBox*>(QStringLiteral("linkDeviceColour"));
@@ -99,7 +99,8 @@ class LinkViewTest : public QObject {
     QVERIFY2(box->toolTip().contains(QStringLiteral("dense model")), qPrintable(box->toolTip()));
     QCOMPARE(view.expertsOnDevice(0), -1);
     // Back to an MoE design: enabled again.
-    view.showDesign(presets_.project("deepseek-v3-deepstack"));
+    const auto moe = presets_.project("deepseek-v3-deepstack");
+    view.showDesign(moe, stackscope::perf::evaluate(moe));
     view.waitForIdle();
     QVERIFY(view.deviceColouringAvailable());
   }
@@ -145,7 +146,8 @@ class LinkViewTest : public QObject {
     LinkView view;
     view.resize(1100, 900);
     view.show();
-    view.showDesign(presets_.project("llama-2-70b-h100-tp4"));
+    const auto h100 = presets_.project("llama-2-70b-h100-tp4");
+    view.showDesign(h100, stackscope::perf::evaluate(h100));
     view.waitForIdle();
     MeshView* mesh = view.meshView();
     QCOMPARE(mesh->drawnLinks(), 0);
@@ -158,9 +160,8 @@ class LinkViewTest : public QObject {
     wafer.parallel = {};
     wafer.system.devices = 1;
     wafer.system.levels.clear();
-    mesh->showDesign(wafer);
-    mesh->waitForIdle();
-    QTRY_VERIFY_WITH_TIMEOUT(mesh->busiest() > 0, 10000);
+    mesh->showResult(wafer, stackscope::perf::evaluate(wafer));
+    QVERIFY(mesh->busiest() > 0);
     // 750 / 24 columns and 1200 / 38 rows per block -> 32 x 32 blocks.
     QCOMPARE(mesh->drawnLinks(), 2 * (31 * 32 + 32 * 31));
     QVERIFY2(stats->text().contains(QStringLiteral("block of 24 × 38 cores")),

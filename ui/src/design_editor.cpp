@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
@@ -1629,9 +1630,11 @@ void DesignEditor::refreshDerived() {
                                  readable(area.used_mm2()), readable(area.die_mm2)));
   const auto& noc = h.noc;
   const int routers = noc.mesh_x * noc.mesh_y;
-  // Mean XY distance between two uniformly random cores (compute/noc.hpp byte_hops).
-  const double hops = (noc.mesh_x * noc.mesh_x - 1.0) / (3.0 * std::max(1, noc.mesh_x)) +
-                      (noc.mesh_y * noc.mesh_y - 1.0) / (3.0 * std::max(1, noc.mesh_y));
+  // Mean XY distance between two uniformly random cores: the byte-hops of one byte of
+  // uniform traffic.
+  compute::NocTraffic one_byte;
+  one_byte.uniform_bytes = 1.0;
+  const double hops = compute::byte_hops(compute::mesh_rates(h), one_byte);
   meshInfo_->setText(tr("Derived: %1 router(s), %2 mm²; mean path %3 hops = %4 pJ per bit "
                         "between random cores; bisection %5 GB/s per "
                         "direction.")

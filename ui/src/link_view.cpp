@@ -422,7 +422,7 @@ void LinkView::clear() {
   mesh_->clear();
 }
 
-void LinkView::showDesign(const perf::Design& design) {
+void LinkView::showDesign(const perf::Design& design, const perf::Result& result) {
   pending_ = ++generation_;
   const bool moe = parallel::is_moe(design.model);
   colour_->setEnabled(moe);
@@ -432,7 +432,7 @@ void LinkView::showDesign(const perf::Design& design) {
                           : tr("%1 is a dense model: no routed experts to place")
                                 .arg(QString::fromStdString(design.model.name)));
   stats_->setText(tr("Routing every collective of the design…"));
-  mesh_->showDesign(design);
+  mesh_->showResult(design, result);
   auto job = [design]() {
     auto c = std::make_shared<Computed>();
     if (design.system.levels.empty() || design.system.devices <= 1) return c;
@@ -546,7 +546,6 @@ void LinkView::showDesign(const perf::Design& design) {
 
 void LinkView::waitForIdle() {
   watcher_.waitForFinished();
-  mesh_->waitForIdle();
   QCoreApplication::processEvents();
 }
 

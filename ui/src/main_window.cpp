@@ -544,7 +544,7 @@ void MainWindow::refreshLazyViews() {
   }
   if (linksStale_ && views_->currentWidget() == tabPage(links_)) {
     linksStale_ = false;
-    links_->showDesign(design_);
+    links_->showDesign(design_, *result_);
   }
 }
 
@@ -645,7 +645,7 @@ bool MainWindow::exportReport(const QString& file, QString* error) {
   const auto& m = r.metrics;
   // Every view of the current design, the thermal and link views solved for it first.
   thermal_->showDesign(design_, r);
-  links_->showDesign(design_);
+  links_->showDesign(design_, r);
   thermal_->waitForIdle();
   links_->waitForIdle();
   QApplication::processEvents();
@@ -812,7 +812,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       view.setAttribute(Qt::WA_DontShowOnScreen);
       view.resize(1100, 760);
       view.show();
-      view.showDesign(moe);
+      view.showDesign(moe, perf::evaluate(moe));
       view.setDeviceColouring(LinkView::kExperts);
       view.waitForIdle();
       if (!grab(QStringLiteral("links-moe"), &view)) return {};

@@ -6,12 +6,10 @@
 #include <QPainter>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrent>
 #include <algorithm>
 #include <cmath>
 
 #include "stackscope/compute/noc.hpp"
-#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -205,14 +203,10 @@ MeshView::MeshView(QWidget* parent) : QWidget(parent) {
   canvas_->setObjectName(QStringLiteral("meshCanvas"));
   box->addWidget(canvas_, 1);
   attachExportMenu(canvas_, QStringLiteral("mesh"));
-  connect(&watcher_, &QFutureWatcher<std::shared_ptr<Computed>>::finished, this,
-          &MeshView::onFinished);
   clear();
 }
 
-MeshView::~MeshView() {
-  watcher_.waitForFinished();
-}
+MeshView::~MeshView() = default;
 
 void MeshView::clear() {
   computed_.reset();
@@ -227,47 +221,25 @@ void MeshView::setPhase(int phase) {
   redraw();
 }
 
-void MeshView::showDesign(const perf::Design& design) {
-  pending_ = ++generation_;
-  stats_->setText(tr("Evaluating the mesh traffic…"));
-  auto job = [design]() {
-    auto c = std::make_shared<Computed>();
-    const perf::Result r = perf::evaluate(design);
-    c->clock = r.clock_scale;
-    c->noc_pJ_per_bit_hop = design.hardware.energy.noc_pJ_per_bit_per_hop;
-    c->mesh = compute::mesh_rates(design.hardware, r.clock_scale);
-    c->nominal_link_Bps = compute::mesh_rates(design.hardware).link_Bps;
-    const perf::PhaseBreakdown* ph[2] = {&r.decode, &r.prefill};
-    for (int i = 0; i < 2; ++i) {
-      c->traffic[i] = ph[i]->noc;
-      c->time_s[i] = ph[i]->time_s;
-      c->noc_bound_s[i] = ph[i]->resource_s[static_cast<std::size_t>(perf::Resource::noc)];
-      c->byte_hops[i] = compute::byte_hops(c->mesh, ph[i]->noc);
-    }
-    c->bx = (c->mesh.x + kMaxDrawn - 1) / kMaxDrawn;
-    c->by = (c->mesh.y + kMaxDrawn - 1) / kMaxDrawn;
-    c->sx = (c->mesh.x + c->bx - 1) / c->bx;
-    c->sy = (c->mesh.y + c->by - 1) / c->by;
-    c->ok = r.prefill.time_s > 0 || r.decode.time_s > 0;
-    return c;
-  };
-  watcher_.setFuture(QtConcurrent::run(job));
-}
-
-void MeshView::waitForIdle() {
-  watcher_.waitForFinished();
-  QCoreApplication::processEvents();
-}
-
-void MeshView::onFinished() {
-  if (!watcher_.isFinished() || watcher_.future().resultCount() == 0) return;
-  if (pending_ != generation_) return;
-  try {
-    computed_ = watcher_.result();
-  } catch (const std::exception& e) {
-    stats_->setText(tr("Cannot evaluate this design: %1").arg(QString::fromLocal8Bit(e.what())));
-    return;
+void MeshView::showResult(const perf::Design& design, const perf::Result& r) {
+  auto c = std::make_shared<Computed>();
+  c->clock = r.clock_scale;
+  c->noc_pJ_per_bit_hop = design.hardware.energy.noc_pJ_per_bit_per_hop;
+  c->mesh = compute::mesh_rates(design.hardware, r.clock_scale);
+  c->nominal_link_Bps = compute::mesh_rates(design.hardware).link_Bps;
+  const perf::PhaseBreakdown* ph[2] = {&r.decode, &r.prefill};
+  for (int i = 0; i < 2; ++i) {
+    c->traffic[i] = ph[i]->noc;
+    c->time_s[i] = ph[i]->time_s;
+    c->noc_bound_s[i] = ph[i]->resource_s[static_cast<std::size_t>(perf::Resource::noc)];
+    c->byte_hops[i] = compute::byte_hops(c->mesh, ph[i]->noc);
   }
+  c->bx = (c->mesh.x + kMaxDrawn - 1) / kMaxDrawn;
+  c->by = (c->mesh.y + kMaxDrawn - 1) / kMaxDrawn;
+  c->sx = (c->mesh.x + c->bx - 1) / c->bx;
+  c->sy = (c->mesh.y + c->by - 1) / c->by;
+  c->ok = r.prefill.time_s > 0 || r.decode.time_s > 0;
+  computed_ = c;
   canvas_->data = computed_;
   redraw();
 }

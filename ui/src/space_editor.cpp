@@ -1142,8 +1142,7 @@ void SpaceEditor::refreshUndo() {
   }
 }
 
-void SpaceEditor::applyForm() {
-  const QString before = baseText_;
+void SpaceEditor::clearProblems() {
   compiled_.reset();
   problems_.clear();
   for (auto* rows : {&hw_, &sched_})
@@ -1152,6 +1151,11 @@ void SpaceEditor::applyForm() {
   for (auto& c : constraints_) c.problem.clear();
   switchProblem_[0].clear();
   switchProblem_[1].clear();
+}
+
+void SpaceEditor::applyForm() {
+  const QString before = baseText_;
+  clearProblems();
 
   io::SearchProject sp = base_;
   auto& s = sp.space;
@@ -1242,14 +1246,7 @@ void SpaceEditor::applyForm() {
 
 void SpaceEditor::applyJson() {
   const QString before = baseText_;
-  compiled_.reset();
-  problems_.clear();
-  for (auto* rows : {&hw_, &sched_})
-    for (auto& r : *rows) r->problem.clear();
-  for (auto& o : objectives_) o.problem.clear();
-  for (auto& c : constraints_) c.problem.clear();
-  switchProblem_[0].clear();
-  switchProblem_[1].clear();
+  clearProblems();
   text_ = json_->toPlainText();
   try {
     io::SearchProject sp = io::parse_search_project(text_.toStdString(), presets_);

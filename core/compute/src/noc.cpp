@@ -62,7 +62,7 @@ NocTraffic gemm_traffic(const MeshRates& mesh, double m, double n, double k, dou
   if (is_crossbar(mesh) || m <= 0 || n <= 0 || k <= 0 || count <= 0) return t;
   const double x = mesh.x, y = mesh.y;
   const double panel = m * k * a_bytes * count;            // activations A
-  const double partial = m * n * kPartialSumBytes * count;  // fp32 partial sums of C
+  const double partial = m * n * kAccumulatorBytes * count;  // fp32 partial sums of C
   // Links a direction has at all (a 1-wide mesh has no links in that direction).
   const bool hx = mesh.x > 1, hy = mesh.y > 1;
   // K over the rows: each row multicasts its K/Y panel along the X-links, each column reduces

@@ -14,8 +14,6 @@ double ceil_to(double x, double q) { return std::ceil(x / q) * q; }
 // K depth of one pipelined panel (elements): a common choice for tensor-core GEMM mainloops
 // (CUTLASS Hopper kernels use 64 for 16-bit types).
 constexpr double kPanelK = 64.0;
-// Accumulators are fp32.
-constexpr double kAccBytes = 4.0;
 
 // Largest square-ish output tile (multiple of the MMA tile) whose double-buffered operand
 // panels plus fp32 accumulators fit one core's SRAM.
@@ -24,7 +22,7 @@ void core_tile_search(const hw::ComputeDie& die, double in_bytes, double* tm, do
   double m = std::max(1, die.mma_tile_m);
   double n = std::max(1, die.mma_tile_n);
   auto fits = [&](double a, double b) {
-    return 2.0 * (a + b) * kPanelK * in_bytes + a * b * kAccBytes <= sram;
+    return 2.0 * (a + b) * kPanelK * in_bytes + a * b * kAccumulatorBytes <= sram;
   };
   // Grow the smaller side first, doubling, while it fits (bounded: SRAM is finite).
   for (int i = 0; i < 16; ++i) {

@@ -86,4 +86,10 @@ HeadDims head_dims(const workload::Model& m, bool absorbed_mla) noexcept {
   return {double(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim), double(m.mla.v_head_dim)};
 }
 
+double decode_kv_reads(const workload::Model& m, double reread_fraction) noexcept {
+  if (m.attention == workload::AttentionKind::mla) return 1.0;
+  const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
+  return 1.0 + (group - 1.0) * reread_fraction;
+}
+
 }  // namespace stackscope::parallel

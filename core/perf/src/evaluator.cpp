@@ -284,10 +284,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, tp);
   s.q_bytes = c.a_bytes;
   s.causal = true;
-  if (m.attention != workload::AttentionKind::mla) {
-    const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
-    s.kv_reads = 1.0 + (group - 1.0) * c.die.decode_kv_reread_fraction;
-  }
+  s.kv_reads = parallel::decode_kv_reads(m, c.die.decode_kv_reread_fraction);
   const OpCost attn = compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
   charge_op(b, OpClass::attention, attn, c, false);
   const int cp = c.place.degree(parallel::Dim::cp);

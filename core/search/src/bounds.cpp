@@ -358,10 +358,7 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
           sh.kv_bytes_per_token = kvb;
           sh.q_bytes = ab;
           sh.causal = true;
-          if (m.attention != workload::AttentionKind::mla) {
-            const double group = static_cast<double>(m.heads) / std::max(1, m.kv_heads);
-            sh.kv_reads = 1.0 + (group - 1.0) * die.decode_kv_reread_fraction;
-          }
+          sh.kv_reads = parallel::decode_kv_reads(m, die.decode_kv_reread_fraction);
           const compute::OpCost c = compute::attention(die, absorbed ? kv_rates : stream,
                                                        die.attention_efficiency, sh);
           op.busy_s = c.busy() + fill;

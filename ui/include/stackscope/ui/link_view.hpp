@@ -29,7 +29,8 @@ class LinkView : public QWidget {
  public:
   explicit LinkView(QWidget* parent = nullptr);
   ~LinkView() override;
-  void showDesign(const perf::Design& design);
+  // `result` is perf::evaluate(design) (the mesh view reads its traffic).
+  void showDesign(const perf::Design& design, const perf::Result& result);
   void clear();
   void waitForIdle();
   // Links drawn (undirected pairs) and the busiest utilisation of the shown phase (tests).

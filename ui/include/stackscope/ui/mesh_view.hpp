@@ -5,13 +5,13 @@
 // traffic (compute/noc.hpp: GEMM row multicasts and column reductions, attention re-layouts,
 // DRAM bytes from the die edges on HBM devices) at the clock the design runs at; hover gives
 // both directions' bytes and utilisation. Meshes wider than kMaxDrawn cores are drawn in
-// blocks (each square a block of cores, the links between blocks shown). The evaluation runs
-// off the UI thread.
-#include <QFutureWatcher>
+// blocks (each square a block of cores, the links between blocks shown). It reads the result
+// the window already evaluated: no evaluation of its own.
 #include <QWidget>
 #include <memory>
 
 #include "stackscope/perf/design.hpp"
+#include "stackscope/perf/result.hpp"
 
 class QLabel;
 
@@ -26,10 +26,10 @@ class MeshView : public QWidget {
 
   explicit MeshView(QWidget* parent = nullptr);
   ~MeshView() override;
-  void showDesign(const perf::Design& design);
+  // `result` is perf::evaluate(design).
+  void showResult(const perf::Design& design, const perf::Result& result);
   void clear();
   void setPhase(int phase);  // 0 decode step, 1 prefill pass
-  void waitForIdle();
   // Busiest link utilisation (0..1) of the shown phase, and links drawn (directed, between
   // blocks) — for tests.
   double busiest() const;
@@ -41,14 +41,12 @@ class MeshView : public QWidget {
   struct Computed;
 
  private:
-  void onFinished();
   void redraw();
 
   QLabel* stats_ = nullptr;
   MeshCanvas* canvas_ = nullptr;
-  QFutureWatcher<std::shared_ptr<Computed>> watcher_;
   std::shared_ptr<Computed> computed_;
-  int generation_ = 0, pending_ = 0, phase_ = 0;
+  int phase_ = 0;
 };
 
 }  // namespace stackscope::ui

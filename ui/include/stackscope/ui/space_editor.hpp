@@ -155,6 +155,8 @@ class SpaceEditor : public QWidget {
   void edit(const QString& field, const QString& label = QString(), bool mergeable = true);
   void formEdited();
   void jsonEdited();
+  // Forgets the compiled space and every row's problem (before a re-validation).
+  void clearProblems();
   void applyForm();
   void applyJson();
   void compile(const io::SearchProject& sp);

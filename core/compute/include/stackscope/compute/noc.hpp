@@ -63,8 +63,9 @@ struct NocTraffic {
   }
 };
 
-// Accumulator bytes of the partial sums reduced over the mesh (fp32).
-inline constexpr double kPartialSumBytes = 4.0;
+// GEMM accumulators are fp32: the per-core tile's accumulators (roofline.cpp) and the partial
+// sums reduced over the mesh.
+inline constexpr double kAccumulatorBytes = 4.0;
 
 // Traffic of C[M x N] = A[M x K] . B[K x N] repeated `count` times, with `a_bytes` per input
 // element, plus `dram_bytes` of memory traffic (used only with edge memory).

@@ -50,4 +50,10 @@ struct HeadDims {
 };
 HeadDims head_dims(const workload::Model& m, bool absorbed_mla) noexcept;
 
+// Times a decode step reads each KV head's cache (compute::AttentionShape::kv_reads): once per
+// GQA group, plus `reread_fraction` of the group's other query heads for kernels that do not
+// share KV across the group (hw::ComputeDie::decode_kv_reread_fraction). MLA reads its latent
+// cache once.
+double decode_kv_reads(const workload::Model& m, double reread_fraction) noexcept;
+
 }  // namespace stackscope::parallel
