@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "plan_hint.hpp"
 #include "resolve.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
@@ -408,10 +409,13 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
   }
   apply_overrides(design, a, ctx.presets);
 
+  const auto hint = plan_convention_hint(design, a);
   if (const auto issues = perf::validate(design); !issues.empty()) {
     for (const auto& issue : issues) ctx.err << "error: " << format_issue(issue) << "\n";
+    if (hint) ctx.err << *hint;
     return kExitBadInput;
   }
+  if (hint) ctx.err << *hint;  // valid, but on more devices than the user probably meant
   const perf::Result result = perf::evaluate(design);
   const bool links = a.has("--links");
   const bool reference = a.has("--reference-sim");

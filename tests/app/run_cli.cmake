@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DCLI=... -DARGS=a|b -DEXPECT_EXIT=N [-DEXPECT_STDOUT=regex] [-DEXPECT_STDERR=regex]
 #       -P run_cli.cmake
-# Fails unless the exit code matches and the output matches. For a non-zero EXPECT_EXIT every
-# stderr line must start with "error: " (one-line reasons, no stack traces or Qt noise).
+# Fails unless the exit code matches and the output matches. For a non-zero EXPECT_EXIT the
+# first stderr line must start with "error: " and every other with "error: " or "note: " (one-line
+# reasons and the hints that follow them; no stack traces or Qt noise).
 string(REPLACE "|" ";" ARGS "${ARGS}")
 execute_process(COMMAND "${CLI}" ${ARGS}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -25,8 +26,11 @@ if(NOT EXPECT_EXIT EQUAL 0)
   string(REGEX REPLACE "\n$" "" trimmed "${err}")
   string(REPLACE ";" "," trimmed "${trimmed}")  # a ";" would split a line into list items
   string(REPLACE "\n" ";" lines "${trimmed}")
+  if(NOT trimmed MATCHES "^error: ")
+    message(FATAL_ERROR "stackscope-cli ${shown}: stderr does not start with 'error: ': ${err}")
+  endif()
   foreach(line IN LISTS lines)
-    if(NOT line MATCHES "^error: ")
+    if(NOT line MATCHES "^(error|note): ")
       message(FATAL_ERROR "stackscope-cli ${shown}: stderr line without 'error: ': ${line}")
     endif()
   endforeach()
