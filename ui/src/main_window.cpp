@@ -90,6 +90,8 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), presets_(std::make_unique<io::PresetRegistry>()) {
   initStackScopeResources();
   setObjectName(QStringLiteral("mainWindow"));
+  // Every 30 s while there are unsaved edits (enableSessionState starts it).
+  autosave_.setInterval(30000);
   setWindowIcon(QIcon(renderIcon(256)));
   if (QFile qss(QStringLiteral(":/stackscope/stackscope.qss")); qss.open(QIODevice::ReadOnly))
     baseStyleSheet_ = QString::fromUtf8(qss.readAll());
@@ -404,10 +406,15 @@ bool MainWindow::autosaveNow() {
     QDir().mkpath(QFileInfo(autosavePath()).path());
     io::save_text_atomic(autosavePath().toStdString(), io::project_to_json(doc_.design()));
     QSettings().setValue(QStringLiteral("autosave/file"), file_);
+    Q_EMIT autosaved();
     return true;
   } catch (const std::exception&) {
     return false;  // best effort; the next tick tries again
   }
+}
+
+void MainWindow::setAutosaveInterval(int ms) {
+  autosave_.setInterval(ms);
 }
 
 void MainWindow::dropAutosave() {
@@ -460,9 +467,9 @@ void MainWindow::setTheme(theme::Mode mode) {
 void MainWindow::enableSessionState() {
   sessionState_ = true;
   if (const theme::Mode saved = theme::saved(); saved != theme::current()) setTheme(saved);
-  // Autosave every 30 s while there are unsaved edits; a crash loses at most that much.
+  // Autosave while there are unsaved edits; a crash loses at most one interval of work.
   connect(&autosave_, &QTimer::timeout, this, [this] { autosaveNow(); });
-  autosave_.start(30000);
+  autosave_.start();
   if (QFileInfo::exists(autosavePath())) {
     const auto answer = QMessageBox::question(
         this, tr("Recover unsaved edits?"),

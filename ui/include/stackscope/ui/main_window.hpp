@@ -81,6 +81,12 @@ class MainWindow : public QMainWindow {
   static QString autosavePath();
   bool autosaveNow();
   bool recoverAutosave(QString* error);
+  // The autosave period (default 30 s); the kill-and-recover test shortens it.
+  void setAutosaveInterval(int ms);
+
+ Q_SIGNALS:
+  // An autosave was written (the file at autosavePath() now holds the current design).
+  void autosaved();
 
  protected:
   void closeEvent(QCloseEvent* e) override;
