@@ -72,7 +72,7 @@ ninja_lines() { awk '{ while (/\$$/ && (getline nxt) > 0) { sub(/\$$/, ""); $0 =
 ninja_lines | awk '$1 == "build" && $2 == "build.ninja:" && $3 == "RERUN_CMAKE" {
   for (i = 4; i <= NF; i++) print $i }' | add cmake
 n_rerun="$(grep -c . "$files" || true)"
-((n_rerun > 0)) || die "build.ninja has no RERUN_CMAKE inputs from the system (not a CMake Ninja build?)"
+((n_rerun > 0)) || die "build.ninja has no RERUN_CMAKE inputs from the system"
 # find_package(X) in config mode reads X_DIR/XConfig.cmake or x-config.cmake and its version file.
 while IFS=$'\t' read -r name dir; do
   lower="$(echo "$name" | tr '[:upper:]' '[:lower:]')"
@@ -215,7 +215,8 @@ awk -F'\t' '
       m = split(owners[c], os, ",")
       good = 0
       for (j = 1; j <= m; j++) if (os[j] in ok) good = 1
-      if (!good && index(" " bad " ", " " owners[c] " ") == 0) bad = bad (bad == "" ? "" : " ") owners[c]
+      if (!good && index(" " bad " ", " " owners[c] " ") == 0)
+        bad = bad (bad == "" ? "" : " ") owners[c]
       for (j = 1; j <= m; j++) pk[os[j]] = 1
     }
     if (!known) { print "UNOWNED\t" kind "\t" p; next }
@@ -225,14 +226,16 @@ awk -F'\t' '
 
 awk -F'\t' '{ n[$1]++; k[$2]++ } END {
   printf "check-packages: %d files from the system (", NR
-  printf "%d CMake files, %d headers, %d libraries, %d tools)", k["cmake"], k["header"], k["library"], k["tool"]
+  printf "%d CMake files, %d headers, %d libraries, %d tools)",
+    k["cmake"], k["header"], k["library"], k["tool"]
   print "" }' "$work/verdict"
 echo "check-packages: allowed set: $n_allowed packages, the closure of $(basename "$list")" \
   "($n_listed) and $(basename "$base")"
 status=0
 if grep -q '^UNCOVERED' "$work/verdict"; then
   status=1
-  awk -F'\t' '$1 == "UNCOVERED" { printf "check-packages: not covered: %s %s (package %s)\n", $2, $3, $4 }' \
+  awk -F'\t' '$1 == "UNCOVERED" {
+    printf "check-packages: not covered: %s %s (package %s)\n", $2, $3, $4 }' \
     "$work/verdict"
   pkgs="$(awk -F'\t' '$1 == "UNCOVERED" { n = split($4, a, "[ ,]"); for (i = 1; i <= n; i++)
     if (a[i] != "") print a[i] }' "$work/verdict" | sort -u | tr '\n' ' ')"
@@ -241,7 +244,8 @@ if grep -q '^UNCOVERED' "$work/verdict"; then
 fi
 if grep -q '^UNOWNED' "$work/verdict"; then
   status=1
-  awk -F'\t' '$1 == "UNOWNED" { printf "check-packages: no Debian package owns: %s %s\n", $2, $3 }' \
+  awk -F'\t' '$1 == "UNOWNED" {
+    printf "check-packages: no Debian package owns: %s %s\n", $2, $3 }' \
     "$work/verdict"
   echo "check-packages: FAIL: files installed by hand are absent on a fresh machine"
 fi
