@@ -80,7 +80,8 @@ TEST(Validate, SizesMustBeAtLeastOne) {
     Design d = baseline();
     mutate(d);
     const auto issues = validate(d);
-    auto it = std::find_if(issues.begin(), issues.end(), [&](auto& i) { return i.path == path; });
+    auto it =
+        std::find_if(issues.begin(), issues.end(), [&p = path](auto& i) { return i.path == p; });
     ASSERT_NE(it, issues.end()) << path << ":\n" << format_issues(issues);
     EXPECT_EQ(it->allowed, "integer >= 1") << path;
     EXPECT_TRUE(contains(format_issue(*it), "allowed: integer >= 1")) << format_issue(*it);

@@ -118,7 +118,7 @@ void BreakdownChart::rebuild() {
       set->setBorderColor(col.darker(115));
       *set << v;
       const QString unit = power ? QStringLiteral("W") : QStringLiteral("mm²");
-      connect(set, &QBarSet::hovered, view_, [name, v, unit](bool on, int) {
+      connect(set, &QBarSet::hovered, view_, [name = name, v = v, unit](bool on, int) {
         if (on)
           QToolTip::showText(QCursor::pos(),
                              QStringLiteral("%1: %2 %3").arg(name, readable(v), unit));
