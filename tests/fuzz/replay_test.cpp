@@ -35,8 +35,8 @@ struct Input {
 // "dir/*suffix" or a file; "@reference/" is STACKSCOPE_REFERENCE_DIR, anything else is relative
 // to the source tree.
 std::vector<fs::path> expand(const std::string& pattern) {
-  fs::path p = pattern.rfind("@reference/", 0) == 0 ? kReference / pattern.substr(11)
-                                                   : kSource / pattern;
+  fs::path p =
+      pattern.rfind("@reference/", 0) == 0 ? kReference / pattern.substr(11) : kSource / pattern;
   const std::string name = p.filename().string();
   if (name.empty() || name[0] != '*') return {p};
   const std::string suffix = name.substr(1);

@@ -135,7 +135,9 @@ constexpr std::array kTargets = {
 
 }  // namespace
 
-std::span<const Target> targets() { return kTargets; }
+std::span<const Target> targets() {
+  return kTargets;
+}
 
 const Target* find_target(std::string_view name) {
   const auto it = std::find_if(kTargets.begin(), kTargets.end(),
