@@ -4,6 +4,7 @@
 // run, run one shard of a partition, and merge shard frontiers.
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
+#include "stackscope/perf/result.hpp"
 #include "stackscope/search/engine.hpp"
 
 namespace stackscope::cli {
@@ -70,6 +72,14 @@ class CliSink final : public search::ResultSink {
           std::ostream& err)
       : log_(log), log_all_(log_all), seen_(objectives), tty_(tty), err_(err) {}
   void on_batch(std::span<const search::PointRecord> points) override {
+    for (const auto& p : points) {
+      if (p.feasible) {
+        ++feasible_;
+        continue;
+      }
+      for (std::uint32_t b = 0; b < 32; ++b)
+        if (p.reasons & (1u << b)) ++reasons_[b];
+    }
     if (!log_) return;
     if (log_all_) {
       log_->append(points);
@@ -100,6 +110,15 @@ class CliSink final : public search::ResultSink {
   void end_line() {
     if (shown_) err_ << "\n";
   }
+  std::uint64_t feasible() const { return feasible_; }
+  // The reason bit most evaluated points failed on (0 when none failed).
+  std::uint32_t commonest_reason(std::uint64_t* count) const {
+    std::size_t best = 0;
+    for (std::size_t b = 1; b < reasons_.size(); ++b)
+      if (reasons_[b] > reasons_[best]) best = b;
+    *count = reasons_[best];
+    return reasons_[best] > 0 ? 1u << best : 0;
+  }
 
  private:
   io::SearchLog* log_;
@@ -109,6 +128,8 @@ class CliSink final : public search::ResultSink {
   bool tty_;
   std::ostream& err_;
   bool shown_ = false;
+  std::uint64_t feasible_ = 0;
+  std::array<std::uint64_t, 32> reasons_{};
 };
 
 std::string plan_cell(const search::CompiledSpace& space, const search::PointRecord& p) {
@@ -206,28 +227,50 @@ struct LogState {
 
 // Creates DIR/points.jsonl, or reopens it with --resume and seeds `opt` with the finished units
 // and frontier. `who` prefixes the resume message ("" or "rank 1: ").
-LogState open_log(const std::filesystem::path& dir, const std::string& fingerprint,
-                  std::span<const search::Objective> objectives, search::RunOptions& opt,
-                  bool resume, const std::string& who, std::ostream& err) {
+LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
+                  const search::CompiledSpace& space, search::RunOptions& opt, bool resume,
+                  const std::string& who, std::ostream& err) {
   const char* strategy = opt.strategy == search::Strategy::random  ? "random"
                          : opt.strategy == search::Strategy::nsga2 ? "nsga2"
                                                                    : "exhaustive";
-  const io::SearchLogHeader header{fingerprint,
+  const io::SearchLogHeader header{sp.fingerprint,
                                    strategy,
                                    opt.strategy == search::Strategy::random ? opt.seed : 0,
                                    opt.strategy == search::Strategy::random ? opt.samples : 0,
                                    opt.shard.index,
-                                   opt.shard.count};
+                                   opt.shard.count,
+                                   sp.canonical};
   LogState s;
+  // One write per line: under mpirun the ranks share stderr.
+  auto notes = [&](const std::vector<std::string>& lines) {
+    for (const auto& n : lines) err << who + "note: " + n + "\n" << std::flush;
+  };
   if (!resume) {
-    s.log.emplace(io::SearchLog::create(dir, header));
+    std::vector<std::string> replaced;
+    s.log.emplace(io::SearchLog::create(dir, header, &replaced));
+    notes(replaced);
     return s;
   }
-  s.log.emplace(io::SearchLog::resume(dir, header, objectives, s.resumed));
+  // What the log's records are checked against: the run's work units, and points of the space
+  // in this shard (a corrupted record must not resume as finished work).
+  const std::uint64_t n = opt.shard.count, k = opt.shard.index;
+  const bool random = opt.strategy == search::Strategy::random;
+  auto below = [&](std::uint64_t b) { return b / n + (b % n > k ? 1 : 0); };
+  const std::uint64_t units =
+      random ? (below(opt.samples) + search::kSampleChunk - 1) / search::kSampleChunk
+             : below(space.hardware_points());
+  io::ResumeLimits limits;
+  limits.units = units;
+  limits.point_ok = [&space, random, n, k, units](const search::PointRecord& p) {
+    if (p.id.hw >= space.hardware_points() || p.id.inner >= space.inner_points(p.id.hw))
+      return false;
+    return random ? p.unit < units : p.unit == p.id.hw && p.id.hw % n == k;
+  };
+  s.log.emplace(io::SearchLog::resume(dir, header, space.space().objectives, s.resumed, limits));
+  notes(s.resumed.notes);
   opt.resume_below = s.resumed.done_below;
   const auto seed = s.resumed.archive.sorted();
   opt.seed_points.assign(seed.begin(), seed.end());
-  // One write per line: under mpirun the ranks share stderr.
   std::string line = who + "resuming: " + std::to_string(s.resumed.done_below) +
                      " finished work units, " + std::to_string(s.resumed.archive.size()) +
                      " frontier points";
@@ -238,12 +281,24 @@ LogState open_log(const std::filesystem::path& dir, const std::string& fingerpri
   return s;
 }
 
+// Why nothing was feasible, from the points this process evaluated.
+struct Infeasibility {
+  std::uint64_t feasible = 0;   // points found feasible
+  std::uint32_t commonest = 0;  // reason bit (perf::Infeasibility | search::SearchReason)
+  std::uint64_t count = 0;      // points that failed on it
+};
+
 // Runs the search (of one shard) and adds the counters of the resumed, earlier part.
 search::Summary execute(const search::CompiledSpace& space, const search::RunOptions& opt,
-                        LogState& state, bool log_all, bool tty, std::ostream& err) {
+                        LogState& state, bool log_all, bool tty, std::ostream& err,
+                        Infeasibility* why = nullptr) {
   CliSink sink(state.log ? &*state.log : nullptr, log_all, space.space().objectives, tty, err);
   search::Summary sum = search::run(space, opt, sink);
   sink.end_line();
+  if (why) {
+    why->feasible = sink.feasible();
+    why->commonest = sink.commonest_reason(&why->count);
+  }
   if (state.log) state.log->flush_watermark();
   const auto& r = state.resumed.totals;
   sum.progress.evaluated += r.evaluated;
@@ -261,11 +316,56 @@ void write_results(const std::filesystem::path& dir, const search::CompiledSpace
   io::save_text_atomic(dir / "summary.json", io::summary_to_json(space, sum));
 }
 
+std::string reason_text(std::uint32_t bit) {
+  switch (bit) {
+    case search::kInvalidPoint: return "the design is invalid (perf::validate)";
+    case search::kViolatesPower: return "mean power per device over constraints/max_power_W";
+    case search::kViolatesArea: return "die area over constraints/max_die_area_mm2";
+    case search::kViolatesDramTemp: return "DRAM peak temperature over constraints/max_dram_C";
+    case search::kViolatesTtft: return "TTFT over constraints/ttft_slo_s";
+    case search::kViolatesTpot: return "TPOT over constraints/tpot_slo_s";
+    default: {
+      const auto d = perf::describe(bit);
+      return d.empty() ? "unknown" : d.front();
+    }
+  }
+}
+
+// The status line. A complete run that found no feasible point says so (exit code 0 still:
+// the search did what was asked, and a shard of a feasible space may hold none), with the
+// commonest reason among the points this process evaluated.
+std::string status_text(const search::Summary& sum, const search::Shard& shard,
+                        const Infeasibility* why) {
+  const std::string status = sum.complete       ? "complete: the frontier is exact"
+                             : sum.stopped      ? "stopped"
+                             : sum.time_limited ? "time limit reached (resume with --resume)"
+                                                : "evaluation limit reached";
+  if (sum.archive.size() > 0) return status;
+  if (sum.progress.total == 0)
+    return "no points: the space has no point (no parallel plan of /search/parallel gives "
+           "tp*pp*ep*dp*cp = a device count of the space and passes validation)";
+  if (!sum.complete) return status + "; no feasible point found yet";
+  std::string s = "complete: no point " +
+                  std::string(shard.count > 1 ? "of this shard" : "of the space") + " is feasible";
+  if (why && why->count > 0)
+    s += " (commonest reason: " + reason_text(why->commonest) + ", " + std::to_string(why->count) +
+         " of " + std::to_string(sum.progress.evaluated) + " evaluated points)";
+  else if (sum.progress.pruned > 0 && sum.progress.pruned_bound == sum.progress.pruned)
+    s += " (every point was pruned: even its optimistic bound misses the TTFT or TPOT SLO)";
+  else if (sum.progress.pruned > 0)
+    s += " (every point was pruned before evaluation: the memory footprint, die area, static "
+         "power or DRAM temperature of its hardware alone fails)";
+  return s + "; relax the constraints or widen the space";
+}
+
 // The report on stdout (table or --json). `ranks` > 0 for an MPI run over that many ranks.
 void report(const search::CompiledSpace& space, const search::Summary& sum,
             const search::Shard& shard, const std::string& fingerprint, bool json,
-            const std::optional<std::string>& out_dir, int ranks, std::ostream& out) {
+            const std::optional<std::string>& out_dir, int ranks, std::ostream& out,
+            const Infeasibility* why = nullptr) {
   const auto& p = sum.progress;
+  const std::string status = status_text(sum, shard, why);
+  const bool none_feasible = sum.complete && (sum.archive.size() == 0);
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
   if (json) {
     auto j = nlohmann::ordered_json::object();
@@ -277,13 +377,15 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
     j["infeasible"] = p.infeasible;
     j["evaluations_per_second"] = rate;
     j["points_per_second"] =
-        p.elapsed_s > 0 ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) /
-                              p.elapsed_s
-                        : 0.0;
+        p.elapsed_s > 0
+            ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
+            : 0.0;
     j["evaluations_per_core_second"] =
         p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0;
     j["elapsed_s"] = p.elapsed_s;
     j["complete"] = sum.complete;
+    j["feasible_found"] = sum.archive.size() > 0;
+    j["status"] = status;
     j["frontier"] = nlohmann::ordered_json::parse(
         io::frontier_to_json(space, sum.archive, fingerprint))["points"];
     out << j.dump(2) << "\n";
@@ -306,13 +408,8 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
                             p.elapsed_s
                       : 0.0)
       << " points/s decided\n"
-      << "status       "
-      << (sum.complete       ? "complete: the frontier is exact"
-          : sum.stopped      ? "stopped"
-          : sum.time_limited ? "time limit reached (resume with --resume)"
-                             : "evaluation limit reached")
-      << "\n\nfrontier (" << sum.archive.size() << " points)\n";
-  print_frontier(space, sum.archive, out);
+      << "status       " << status << "\n\nfrontier (" << sum.archive.size() << " points)\n";
+  if (!none_feasible) print_frontier(space, sum.archive, out);
   if (out_dir) {
     out << "\nwritten to " << *out_dir << "/ (frontier.json, frontier.csv, summary.json, "
         << (ranks > 0 ? "rank-*/points.jsonl" : "points.jsonl") << ")\n";
@@ -324,7 +421,7 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
 // directory that exists, a missing one on --resume) end every rank with exit 2 after one
 // collective check; a failure during or after the search ends the job with MPI_Abort.
 int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
-                   const std::string& fingerprint, bool resume, bool log_all, bool json,
+                   const io::SearchProject& sp, bool resume, bool log_all, bool json,
                    const std::optional<std::string>& out_dir, Context& ctx) {
   mpi::World world;
   const std::string who = "rank " + std::to_string(world.rank()) + ": ";
@@ -334,7 +431,7 @@ int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
   try {
     if (out_dir) {
       const auto dir = std::filesystem::path(*out_dir) / ("rank-" + std::to_string(world.rank()));
-      state = open_log(dir, fingerprint, space.space().objectives, opt, resume, who, ctx.err);
+      state = open_log(dir, sp, space, opt, resume, who, ctx.err);
     }
   } catch (...) {
     setup_error = current_error();
@@ -350,8 +447,8 @@ int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
     state.log.reset();  // close the rank's log before reporting
     const auto all = world.gather(mine, space.space().objectives);
     if (!all) return kExitOk;  // only rank 0 reports
-    if (out_dir) write_results(*out_dir, space, *all, fingerprint);
-    report(space, *all, {}, fingerprint, json, out_dir, world.size(), ctx.out);
+    if (out_dir) write_results(*out_dir, space, *all, sp.fingerprint);
+    report(space, *all, {}, sp.fingerprint, json, out_dir, world.size(), ctx.out);
     ctx.out.flush();
   } catch (...) {
     const ErrorReport e = current_error();
@@ -433,16 +530,15 @@ int run_search(std::span<const std::string> args, Context& ctx) {
 
   // Every rank checks the space before MPI starts, so bad input never meets a collective.
   const search::CompiledSpace space(std::move(sp.space));
-  if (use_mpi)
-    return run_search_mpi(space, opt, sp.fingerprint, resume, log_all, json, out_dir, ctx);
+  if (use_mpi) return run_search_mpi(space, opt, sp, resume, log_all, json, out_dir, ctx);
 
   LogState state;
-  if (out_dir)
-    state = open_log(*out_dir, sp.fingerprint, space.space().objectives, opt, resume, "", ctx.err);
+  if (out_dir) state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
-  const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err);
+  Infeasibility why;
+  const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err, &why);
   if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);
-  report(space, sum, opt.shard, sp.fingerprint, json, out_dir, 0, ctx.out);
+  report(space, sum, opt.shard, sp.fingerprint, json, out_dir, 0, ctx.out, &why);
   return kExitOk;
 }
 
@@ -513,7 +609,12 @@ Command make_search_command() {
       "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); `merge` combines the shard frontiers.\n"
       "Under `mpirun -np N ... --mpi`, rank r runs shard r/N with --threads threads (budgets\n"
       "apply per rank), logs to DIR/rank-r/points.jsonl (resumed per rank), and rank 0\n"
-      "gathers the ranks' frontiers and prints and writes what a single-process run would.";
+      "gathers the ranks' frontiers and prints and writes what a single-process run would.\n"
+      "One --out DIR serves one search at a time (DIR/search.lock). A damaged points.jsonl is\n"
+      "resumed from its last good record (format: io/search.hpp); one with an unreadable header\n"
+      "is refused with how to start over. Exit status: 0 when the search ran (also when no\n"
+      "point is feasible: the status line says so, summary.json has \"frontier\": 0), 2 on bad\n"
+      "input or an unusable --out DIR, 3 on an internal error.";
   c.options = search_options();
   c.run = run_search;
   return c;

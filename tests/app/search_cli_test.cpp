@@ -6,12 +6,17 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "stackscope/cli/command.hpp"
+#include "stackscope/io/search.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -193,6 +198,174 @@ TEST_F(SearchCli, BadInputIsReportedNotGuessed) {
   std::ofstream(plain) << R"({"schema_version": 1, "hardware": "h100-sxm", "model": "llama-3-8b",
     "workload": {}, "parallel": {}})";
   bad({"search", plain}, "/search");
+}
+
+// Issue 12, deliverable 5: damaged, empty, foreign and busy output directories.
+std::vector<std::string> lines_of(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> v;
+  for (std::string line; std::getline(in, line);) v.push_back(line);
+  return v;
+}
+
+void write_lines(const std::filesystem::path& p, const std::vector<std::string>& lines) {
+  std::ofstream out(p, std::ios::trunc);
+  for (const auto& l : lines) out << l << '\n';
+}
+
+TEST_F(SearchCli, EveryLogLineCarriesAChecksumAndACorruptedWatermarkIsNotTrusted) {
+  const CliResult full = cli({"search", project_, "--json", "--threads", "2"});
+  ASSERT_EQ(full.code, 0) << full.err;
+  const auto reference = frontier_of(nlohmann::json::parse(full.out)["frontier"]);
+  const auto out = dir_ / "run";
+  ASSERT_EQ(cli({"search", project_, "--out", out.string(), "--threads", "1", "--log", "all"}).code,
+            0);
+  auto lines = lines_of(out / "points.jsonl");
+  ASSERT_GT(lines.size(), 3u);
+  for (const auto& l : lines) EXPECT_TRUE(io::verify_log_line(l).has_value()) << l;
+  // The last watermark says every unit is done; rewrite it as "done below 10^6" (past the end
+  // of the space) without fixing the checksum, and drop the other watermarks and half the
+  // points: trusted, it would end the run at once with half a frontier.
+  ASSERT_NE(lines.back().find("\"done_below\":108,"), std::string::npos) << lines.back();
+  auto& last = lines.back();
+  last.replace(last.find("108"), 3, "1000000");
+  std::vector<std::string> damaged = {lines.front()};
+  for (std::size_t i = 1; i + 1 < lines.size(); i += 2)
+    if (lines[i].find("done_below") == std::string::npos) damaged.push_back(lines[i]);
+  damaged.push_back(last);
+  write_lines(out / "points.jsonl", damaged);
+  const CliResult r =
+      cli({"search", project_, "--out", out.string(), "--resume", "--threads", "2"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("is damaged (checksum mismatch)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resuming: 0 finished work units"), std::string::npos) << r.err;
+  EXPECT_EQ(frontier_of(read_json(out / "frontier.json")["points"]), reference);
+
+  // A watermark with a valid checksum but past the run's units is refused as well.
+  lines = lines_of(out / "points.jsonl");
+  auto body = *io::verify_log_line(lines.back());
+  ASSERT_NE(body.find("\"done_below\":108,"), std::string::npos);
+  body.replace(body.find("108"), 3, "1000000");
+  lines.back() = io::seal_log_line(body);
+  write_lines(out / "points.jsonl", lines);
+  const CliResult forged =
+      cli({"search", project_, "--out", out.string(), "--resume", "--threads", "2"});
+  ASSERT_EQ(forged.code, 0) << forged.err;
+  EXPECT_NE(forged.err.find("watermark 1000000 is past the run's 108 work units"),
+            std::string::npos)
+      << forged.err;
+  EXPECT_EQ(frontier_of(read_json(out / "frontier.json")["points"]), reference);
+}
+
+TEST_F(SearchCli, EmptyGarbledFifoAndBusyLogsNeverLeaveTheFolderStuck) {
+  // Empty: holds no result, so a new run and a resume both replace it.
+  const auto empty = dir_ / "empty";
+  std::filesystem::create_directories(empty);
+  std::ofstream(empty / "points.jsonl").close();
+  CliResult r = cli({"search", project_, "--out", empty.string(), "--max-evals", "50"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("held no record"), std::string::npos) << r.err;
+  std::ofstream(empty / "points.jsonl", std::ios::trunc).close();
+  r = cli({"search", project_, "--out", empty.string(), "--resume", "--max-evals", "50"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("starts from the beginning"), std::string::npos) << r.err;
+
+  // Garbled header: refused by both, saying how to start over.
+  const auto garbled = dir_ / "garbled";
+  std::filesystem::create_directories(garbled);
+  std::ofstream(garbled / "points.jsonl") << "garbage\nmore garbage\n";
+  for (bool resume : {false, true}) {
+    std::vector<std::string> args = {"search", project_, "--out", garbled.string()};
+    if (resume) args.emplace_back("--resume");
+    r = cli(args);
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("is not a readable search log"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("to start over: rm '" + (garbled / "points.jsonl").string() + "'"),
+              std::string::npos)
+        << r.err;
+  }
+
+  // A FIFO in place of the log: refused at once (opening it for reading would block).
+  const auto fifo = dir_ / "fifo";
+  std::filesystem::create_directories(fifo);
+  ASSERT_EQ(::mkfifo((fifo / "points.jsonl").c_str(), 0644), 0);
+  for (bool resume : {false, true}) {
+    std::vector<std::string> args = {"search", project_, "--out", fifo.string()};
+    if (resume) args.emplace_back("--resume");
+    r = cli(args);
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("is a FIFO, not a search log"), std::string::npos) << r.err;
+  }
+
+  // A directory another search holds (here this process, through a second open file).
+  const auto busy = dir_ / "busy";
+  {
+    auto log = io::SearchLog::create(busy, {"0123456789abcdef", "exhaustive", 0, 0, 0, 1, ""});
+    for (bool resume : {false, true}) {
+      std::vector<std::string> args = {"search", project_, "--out", busy.string()};
+      if (resume) args.emplace_back("--resume");
+      r = cli(args);
+      EXPECT_EQ(r.code, kExitBadInput);
+      EXPECT_NE(r.err.find("is in use by another search (pid " + std::to_string(::getpid()) + ")"),
+                std::string::npos)
+          << r.err;
+    }
+  }
+  std::filesystem::remove(busy / "points.jsonl");
+  r = cli({"search", project_, "--out", busy.string(), "--max-evals", "50"});
+  EXPECT_EQ(r.code, 0) << r.err;  // the lock went with the log
+}
+
+TEST_F(SearchCli, ResumeRefusesAChangedSpaceNamingItButNotAReorderedOne) {
+  const auto out = dir_ / "run";
+  ASSERT_EQ(cli({"search", project_, "--out", out.string(), "--max-evals", "300"}).code, 0);
+  // The same space with every key of the search section in reverse order and the batch range
+  // spelled as its list: no change.
+  auto j = nlohmann::ordered_json::parse(kProject);
+  nlohmann::ordered_json reordered = nlohmann::ordered_json::object();
+  const auto& section = j["search"];
+  for (auto it = section.rbegin(); it != section.rend(); ++it) reordered[it.key()] = it.value();
+  reordered["batch"] = {1, 4, 16, 64, 256};
+  j["search"] = reordered;
+  const auto same = (dir_ / "same.json").string();
+  std::ofstream(same) << j.dump(1);
+  CliResult r = cli({"search", same, "--out", out.string(), "--resume", "--max-evals", "300"});
+  EXPECT_EQ(r.code, 0) << r.err;
+
+  j["search"]["hardware"][1]["values"] = {4, 8};
+  j["search"]["constraints"]["tpot_slo_s"] = 0.02;
+  const auto changed = (dir_ / "changed.json").string();
+  std::ofstream(changed) << j.dump(1);
+  r = cli({"search", changed, "--out", out.string(), "--resume"});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("belongs to a different search"), std::string::npos) << r.err;
+  // (In the canonical spelling: a list that is a range is written as the range.)
+  EXPECT_NE(r.err.find("/search/hardware/1: {\"knob\":\"memory.layers_total\",\"min\":4,"
+                       "\"max\":16,\"step\":4} in the log, {\"knob\":\"memory.layers_total\","
+                       "\"values\":[4,8]} now"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("/search/constraints/tpot_slo_s: 0.01 in the log, 0.02 now"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(SearchCli, NoFeasiblePointIsSaidSoNotReportedAsAFrontier) {
+  auto j = nlohmann::ordered_json::parse(kProject);
+  j["search"]["constraints"] = {{"tpot_slo_s", 1e-9}};
+  const auto none = (dir_ / "none.json").string();
+  std::ofstream(none) << j.dump(1);
+  // Without bound pruning every point that fits is evaluated and misses the SLO.
+  const CliResult r = cli({"search", none, "--threads", "2", "--no-bound-pruning"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("complete: no point of the space is feasible (commonest reason: TPOT over "
+                       "constraints/tpot_slo_s"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("the frontier is exact"), std::string::npos) << r.out;
+  const CliResult js = cli({"search", none, "--threads", "2", "--json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  EXPECT_EQ(nlohmann::json::parse(js.out)["feasible_found"], false);
 }
 
 }  // namespace

@@ -234,7 +234,7 @@ TEST(SearchJson, MergingShardFrontiersGivesTheFrontierOfTheUnion) {
 TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_test";
   std::filesystem::remove_all(dir);
-  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1};
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1, ""};
   const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
                                               search::objective(search::Metric::utps)};
   auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(0, 1, 50, 20);
@@ -292,6 +292,108 @@ TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   for (std::string line; std::getline(f, line);) points += line.find("\"hw\"") != std::string::npos;
   EXPECT_EQ(points, 4);
   std::filesystem::remove_all(dir);
+}
+
+TEST(SearchLog, Crc32IsTheStandardOneAndEveryLineIsSealed) {
+  // The CRC-32 check value (IEEE 802.3 / zlib; e.g. Koopman's CRC catalogue).
+  EXPECT_EQ(crc32("123456789"), 0xCBF43926u);
+  const std::string line = seal_log_line(R"({"done_below":3,"evaluated":7})");
+  EXPECT_EQ(line.substr(0, 29), R"({"done_below":3,"evaluated":7)");
+  EXPECT_EQ(verify_log_line(line), std::optional<std::string>(R"({"done_below":3,"evaluated":7})"));
+  std::string flipped = line;
+  flipped[14] = '4';  // done_below 3 -> 4
+  EXPECT_FALSE(verify_log_line(flipped));
+  EXPECT_FALSE(verify_log_line(R"({"done_below":3,"evaluated":7})"));  // none
+  EXPECT_FALSE(verify_log_line(line.substr(0, line.size() - 3)));      // cut short
+}
+
+TEST(SearchLog, ADamagedLineResumesFromTheLastGoodRecordBeforeIt) {
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_damage_test";
+  std::filesystem::remove_all(dir);
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 0, 1, ""};
+  const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
+                                              search::objective(search::Metric::utps)};
+  auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(1, 0, 50, 20);
+  auto p2 = sample_point(2, 0, 200, 30);
+  p0.unit = 0, p1.unit = 1, p2.unit = 2;
+  {
+    auto log = SearchLog::create(dir, h);
+    log.watermark_interval_s = 0;
+    log.append(std::span(&p0, 1));
+    log.unit_done(0, {1, 0, 0, 0});
+    log.append(std::span(&p1, 1));
+    log.unit_done(1, {1, 0, 0, 0});
+    log.append(std::span(&p2, 1));
+    log.unit_done(2, {1, 0, 0, 0});
+  }
+  // Lines: header, p0, wm 1, p1, wm 2, p2, wm 3. A bit flip in p1 (line 4).
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(dir / "points.jsonl");
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 7u);
+  lines[3][lines[3].find("\"inner\":0") + 8] = '7';
+  {
+    std::ofstream out(dir / "points.jsonl", std::ios::trunc);
+    for (const auto& l : lines) out << l << '\n';
+  }
+  ResumeState st;
+  ResumeLimits limits;
+  limits.units = 3;
+  SearchLog::resume(dir, h, obj, st, limits);
+  EXPECT_EQ(st.done_below, 1u);  // the watermark before the damaged line
+  ASSERT_EQ(st.archive.size(), 1u);
+  EXPECT_EQ(st.archive.sorted()[0].id, p0.id);
+  ASSERT_EQ(st.notes.size(), 1u);
+  EXPECT_NE(st.notes[0].find("line 4 is damaged (checksum mismatch)"), std::string::npos)
+      << st.notes[0];
+  EXPECT_NE(st.notes[0].find("4 lines from there on discarded"), std::string::npos) << st.notes[0];
+  // The rewritten log verifies line by line.
+  std::ifstream in(dir / "points.jsonl");
+  for (std::string l; std::getline(in, l);) EXPECT_TRUE(verify_log_line(l)) << l;
+
+  // A format-1 log (before checksums) is read, with the sense checks, and rewritten sealed.
+  {
+    std::ofstream out(dir / "points.jsonl", std::ios::trunc);
+    out << R"({"kind":"search_log","schema_version":1,"fingerprint":"0123456789abcdef",)"
+        << R"("strategy":"exhaustive","seed":0,"samples":0,"shard_index":0,"shard_count":1})"
+        << '\n'
+        << point_to_jsonl(p0) << '\n'
+        << R"({"done_below":1,"evaluated":1,"pruned":0,"pruned_bound":0,"infeasible":0})" << '\n'
+        << R"({"done_below":9,"evaluated":2,"pruned":0,"pruned_bound":0,"infeasible":0})" << '\n';
+  }
+  ResumeState old;
+  SearchLog::resume(dir, h, obj, old, limits);
+  EXPECT_EQ(old.format, 1);
+  EXPECT_EQ(old.done_below, 1u);  // "done below 9" is past the run's 3 units
+  ASSERT_EQ(old.notes.size(), 2u);
+  EXPECT_NE(old.notes[0].find("log format 1"), std::string::npos) << old.notes[0];
+  EXPECT_NE(old.notes[1].find("watermark 9 is past the run's 3 work units"), std::string::npos)
+      << old.notes[1];
+  std::ifstream again(dir / "points.jsonl");
+  for (std::string l; std::getline(again, l);) EXPECT_TRUE(verify_log_line(l)) << l;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SearchJson, TheFingerprintIsOfTheSpaceNotOfItsSpelling) {
+  const auto a =
+      parse_search_project(project_with(R"({"hardware": [{"knob": "devices", "values": [4, 8]}],
+        "batch": {"min": 1, "max": 64, "factor": 4}, "objectives": ["stps", "utps"]})"),
+                           presets());
+  // Keys reordered, the range as its list, the objective as an object in its default
+  // direction, a note and run options: the same space.
+  const auto b = parse_search_project(
+      project_with(R"({"notes": "x", "seed": 9, "objectives": [{"metric": "stps"}, "utps"],
+        "batch": [1, 4, 16, 64], "hardware": [{"values": [4, 8], "knob": "devices"}]})"),
+      presets());
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_EQ(a.canonical, b.canonical);
+  const auto c =
+      parse_search_project(project_with(R"({"hardware": [{"knob": "devices", "values": [4, 16]}],
+        "batch": {"min": 1, "max": 64, "factor": 4}, "objectives": ["stps", "utps"]})"),
+                           presets());
+  EXPECT_NE(a.fingerprint, c.fingerprint);
 }
 
 // Field-by-field equality of two parsed search projects (the structs have no operator==; the

@@ -90,11 +90,13 @@ std::vector<double> read_values(const Json& j, const std::string& path, Issues& 
 std::vector<int> read_ints(const Json& j, const std::string& path, int min, Issues& issues) {
   std::vector<int> out;
   for (double v : read_values(j, path, issues)) {
+    // Checked before the conversion: 3e9 must not wrap to a negative int.
     if (v != std::floor(v) || v < min || v > std::numeric_limits<int>::max()) {
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%g", v);
-      issues.push_back({path, "value must be a whole number >= " + std::to_string(min), buf,
-                        "integer >= " + std::to_string(min)});
+      std::snprintf(buf, sizeof buf, "%.17g", v);
+      issues.push_back({path,
+                        "value must be a whole number in [" + std::to_string(min) + ", 2147483647]",
+                        buf, "integer in [" + std::to_string(min) + ", 2147483647]"});
       continue;
     }
     out.push_back(static_cast<int>(v));
@@ -436,7 +438,10 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
   }
   read_search(*it, sp.space, sp.run, presets, issues);
   if (!issues.empty()) throw ConfigError(std::move(issues));
-  sp.fingerprint = fingerprint(project_to_json(sp.space.base) + detail::dump(*it, -1));
+  // Of the canonical text: key order, list-vs-range spelling, notes and run options (checked by
+  // the log header on their own) are no change of the space.
+  sp.canonical = canonical_space_text(sp.space);
+  sp.fingerprint = fingerprint(sp.canonical);
   return sp;
 }
 
@@ -727,9 +732,9 @@ std::string summary_to_json(const search::CompiledSpace& space, const search::Su
   // Points decided (evaluated or pruned) per second of wall time, and the evaluator's own rate
   // per core (evaluations per thread-second spent evaluating).
   j["points_per_second"] = detail::write_value(
-      p.elapsed_s > 0 ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) /
-                            p.elapsed_s
-                      : 0.0);
+      p.elapsed_s > 0
+          ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
+          : 0.0);
   j["evaluator_seconds"] = detail::write_value(p.evaluator_s);
   j["evaluations_per_core_second"] = detail::write_value(
       p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0);

@@ -151,7 +151,7 @@ struct Plan {
   }
 };
 
-Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
+Plan make_plan(const CompiledSpace& cs, const RunOptions& opt, const std::stop_token& stop) {
   Plan plan;
   if (opt.strategy != Strategy::exhaustive) return plan;
   const Space& sp = cs.space();
@@ -175,6 +175,13 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
     if (cs.batch_value(b) == 0 && sp.base.workload.batch_auto) fixed_batch = false;
   plan.regions = opt.prune_bounds && fixed_batch && cs.hardware_points() > 0;
   if (!plan.regions) return plan;
+  // The plan bounds every (group, batch) unit of every class up front (~10 us each; seconds for
+  // 10^5 units): a stop or the time limit ends the building, and the run goes without regions
+  // (it ends at once anyway).
+  const auto t0 = Clock::now();
+  auto late = [&] {
+    return stop.stop_requested() || (opt.time_limit_s > 0 && seconds_since(t0) >= opt.time_limit_s);
+  };
   const auto& in = sp.inner;
   const std::size_t nb = cs.batch_count();
   for (std::size_t c = 0; c < cs.device_classes(); ++c) {
@@ -184,6 +191,12 @@ Plan make_plan(const CompiledSpace& cs, const RunOptions& opt) {
     const auto groups = cs.groups(hw);
     units.reserve(groups.size() * nb);
     for (std::uint64_t g = 0; g < groups.size(); ++g) {
+      if (late()) {
+        plan.regions = false;
+        plan.classes.clear();
+        plan.pages.clear();
+        return plan;
+      }
       for (std::size_t b = 0; b < nb; ++b) {
         UnitWork u;
         u.group = g;
@@ -272,8 +285,9 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   if (candidates) region.dominated = units.size() - candidates->size();
   region.die_mm2 = a.die_mm2;
   const auto& nm = d.workload.numerics;
-  region.static_w = power_area::energy_rates(d.hardware, wider(nm.weights, nm.activations)).static_W *
-                    (1.0 - 1e-9);
+  region.static_w =
+      power_area::energy_rates(d.hardware, wider(nm.weights, nm.activations)).static_W *
+      (1.0 - 1e-9);
   region.rates = decode_rates(d, plan.pages.front());
   region.kv.assign(plan.pages.size(), -1.0);
   region.kv[0] = region.rates.kv_bw_Bps;
@@ -320,8 +334,8 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
 // Workers walk the chain of boxes above each hardware point, narrowing the unit list level by
 // level; the region bound then starts from the deepest box's list.
 struct BoxAgg {
-  bool feasible = false;  // some region below passes the hardware-only checks
-  DecodeRates rates{};    // max rates, min launch
+  bool feasible = false;   // some region below passes the hardware-only checks
+  DecodeRates rates{};     // max rates, min launch
   std::vector<double> kv;  // max KV-page bandwidth per Plan::pages entry
   double die_mm2 = std::numeric_limits<double>::infinity();  // min
   double room = -std::numeric_limits<double>::infinity();    // max capacity - reserved
@@ -490,7 +504,7 @@ struct Shared {
         sink(sk),
         stop(std::move(st)),
         archive(sp.space().objectives),
-        plan(make_plan(sp, o)) {}
+        plan(make_plan(sp, o, stop)) {}
   const CompiledSpace& space;
   const RunOptions& opt;
   ResultSink& sink;
@@ -817,11 +831,10 @@ class Worker {
   PointRecord evaluate(const perf::Design& d, PointId id) {
     const auto t0 = Clock::now();
     const perf::Result r = ev_.evaluate(d);
-    s_.evaluator_ns.fetch_add(static_cast<std::uint64_t>(
-                                  std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      Clock::now() - t0)
-                                      .count()),
-                              std::memory_order_relaxed);
+    s_.evaluator_ns.fetch_add(
+        static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count()),
+        std::memory_order_relaxed);
     PointRecord rec = make_record(s_.space, id, d, r);
     rec.unit = unit_;
     s_.evaluated.fetch_add(1, std::memory_order_relaxed);
@@ -1156,9 +1169,8 @@ class Worker {
           o.power_w = region_.static_w;
           // Survivors are bounded per schedule below with this die's own GEMM and attention
           // costs (bounds.hpp hardware_decode_work), several times tighter at small batches.
-          if (!slo_violated(o) &&
-              !local_.dominates({bound_vector(space_, o, devices, die).data(),
-                                 space_.objectives.size()})) {
+          if (!slo_violated(o) && !local_.dominates({bound_vector(space_, o, devices, die).data(),
+                                                     space_.objectives.size()})) {
             exact_work_ = hardware_decode_work(d, u.batch);
             unit_work = &exact_work_;
           }
@@ -1208,10 +1220,9 @@ class Worker {
           ++n_pts;
         }
       }
-      std::stable_sort(pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n_pts),
-                       [](const SchedulePoint& a, const SchedulePoint& b) {
-                         return a.tpot < b.tpot;
-                       });
+      std::stable_sort(
+          pts.begin(), pts.begin() + static_cast<std::ptrdiff_t>(n_pts),
+          [](const SchedulePoint& a, const SchedulePoint& b) { return a.tpot < b.tpot; });
       for (std::size_t i = 0; i < n_pts; ++i) {
         if (s_.halted()) return;
         const SchedulePoint& p = pts[i];
@@ -1550,8 +1561,8 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     s.boxes = make_boxes(space, s.plan, box_threads, stop, opt.time_limit_s);
     // Boxes that the time limit cut short are off; the run ends at the limit anyway.
-    const double left = opt.time_limit_s > 0 ? std::max(1e-3, opt.time_limit_s - seconds_since(t0))
-                                             : 0.0;
+    const double left =
+        opt.time_limit_s > 0 ? std::max(1e-3, opt.time_limit_s - seconds_since(t0)) : 0.0;
     s.first = promising(space, s.plan, opt.shard, stop, left);
     s.first_sorted = s.first;
     std::sort(s.first_sorted.begin(), s.first_sorted.end());

@@ -49,52 +49,100 @@ void scale_latency(perf::Design& d, double f) {
   }
 }
 
+// Upper bounds (issue 12: a devices value of 2^64 reached lround and wrapped). The same values
+// as perf::validate()'s numeric ranges (the hostile-input work of issue 12), so a knob value
+// that passes here never makes an invalid design by its size alone; far above any design
+// studied, they keep every integer product of the model in range:
+//  - devices <= 2^20: 10x the largest GPU clusters built (~10^5 GPUs);
+//  - DRAM layers per stack <= 1024, stacks <= 64, channels per layer <= 4096 (presets: <= 12
+//    dies, 8 stacks, 64 channels);
+//  - cores <= 2^24 (the wafer-scale preset has 900,000);
+//  - prompt and output tokens <= 10^8 (10x the longest context windows offered);
+//  - core clock <= 100 GHz, DRAM clock <= 20,000 MHz, link bandwidths <= 10 PB/s (their lower
+//    bounds, 1 MHz, 1 MHz and 1 MB/s, are perf::validate()'s: a hardware point below them is
+//    invalid and pruned like any other, not a space error);
+//  - other sizes, areas and multipliers <= 10^12 of their unit (sums stay finite).
+constexpr double kMaxDevices = 1 << 20;
+constexpr double kMaxLayers = 1024;
+constexpr double kMaxStacks = 64;
+constexpr double kMaxChannels = 4096;
+constexpr double kMaxCores = 1 << 24;
+constexpr double kMaxTokens = 1e8;
+constexpr double kMaxReal = 1e12;
+// Requests per replica: 10^7 (the CLI's --batch bound).
+constexpr int kMaxBatch = 10'000'000;
+// Values of one inner list (parallel degrees, batch, overlap): with these the inner points of a
+// hardware point stay below 2^52 (groups <= kMaxGroups, sequence parallelism x batch x overlap
+// <= 2 x 4096 x 4096 after duplicates are refused) and the whole space below 2^62 x 2^52, inside
+// the 128-bit Count.
+constexpr std::size_t kMaxInnerValues = 4096;
+// Valid parallel groups of one device class, and perf::validate() calls spent finding them over
+// all classes (5-15 us each: about a second).
+constexpr std::size_t kMaxGroups = 1 << 16;
+constexpr std::size_t kMaxPlanChecks = 100'000;
+// Device classes (each has its own plan list): 2^16.
+constexpr std::uint64_t kMaxClasses = 1 << 16;
+// Issues listed per axis before "N more values rejected".
+constexpr std::size_t kMaxIssuesPerAxis = 10;
+
+using E = KnobEffect;
+
 // The registry. Field names follow hw/hardware.hpp (JSON keys are the member names).
 const Knob kKnobs[] = {
     {"devices", "devices in the system (resizes the outermost network level)", "devices", true, 1,
-     set_devices},
+     set_devices, E::hardware, kMaxDevices},
     {"memory.layers_total", "DRAM dies per stack", "layers", true, 1,
-     [](perf::Design& d, double v) { d.hardware.memory.layers_total = as_int(v); }},
+     [](perf::Design& d, double v) { d.hardware.memory.layers_total = as_int(v); }, E::hardware,
+     kMaxLayers},
     {"memory.layers_connected", "DRAM dies with active vertical links (<= layers_total)", "layers",
-     true, 1, [](perf::Design& d, double v) { d.hardware.memory.layers_connected = as_int(v); }},
+     true, 1, [](perf::Design& d, double v) { d.hardware.memory.layers_connected = as_int(v); },
+     E::hardware, kMaxLayers},
     {"memory.stacks", "DRAM stacks per device", "stacks", true, 1,
-     [](perf::Design& d, double v) { d.hardware.memory.stacks = as_int(v); }},
+     [](perf::Design& d, double v) { d.hardware.memory.stacks = as_int(v); }, E::hardware,
+     kMaxStacks},
     {"memory.channels_per_layer", "channels per connected DRAM layer", "channels", true, 1,
-     [](perf::Design& d, double v) { d.hardware.memory.channels_per_layer = as_int(v); }},
+     [](perf::Design& d, double v) { d.hardware.memory.channels_per_layer = as_int(v); },
+     E::hardware, kMaxChannels},
     {"memory.clock_MHz", "DRAM interface clock", "MHz", false, 0,
-     [](perf::Design& d, double v) { d.hardware.memory.clock_MHz = v; }},
+     [](perf::Design& d, double v) { d.hardware.memory.clock_MHz = v; }, E::hardware, 20'000},
     {"memory.capacity_per_layer_GiB", "capacity of one DRAM layer", "GiB", false, 0,
-     [](perf::Design& d, double v) { d.hardware.memory.capacity_per_layer_GiB = v; }},
+     [](perf::Design& d, double v) { d.hardware.memory.capacity_per_layer_GiB = v; }, E::hardware,
+     kMaxReal},
     {"memory.vertical.pitch_um", "TSV / hybrid-bond pitch", "um", false, 0,
-     [](perf::Design& d, double v) { d.hardware.memory.vertical.pitch_um = v; }},
+     [](perf::Design& d, double v) { d.hardware.memory.vertical.pitch_um = v; }, E::hardware,
+     kMaxReal},
     {"compute.cores", "cores (PEs/SMs) on the die", "cores", true, 1,
-     [](perf::Design& d, double v) { d.hardware.compute.cores = as_int(v); }},
+     [](perf::Design& d, double v) { d.hardware.compute.cores = as_int(v); }, E::hardware,
+     kMaxCores},
     {"compute.clock_GHz", "sustained core clock", "GHz", false, 0,
-     [](perf::Design& d, double v) { d.hardware.compute.clock_GHz = v; }},
+     [](perf::Design& d, double v) { d.hardware.compute.clock_GHz = v; }, E::hardware, 100},
     {"compute.sram_per_core_KiB", "scratchpad SRAM per core", "KiB", false, 0,
-     [](perf::Design& d, double v) { d.hardware.compute.sram_per_core_KiB = v; }},
+     [](perf::Design& d, double v) { d.hardware.compute.sram_per_core_KiB = v; }, E::hardware,
+     kMaxReal},
     {"compute.shared_buffer_MiB", "shared on-die SRAM", "MiB", false, 0,
-     [](perf::Design& d, double v) { d.hardware.compute.shared_buffer_MiB = v; }},
+     [](perf::Design& d, double v) { d.hardware.compute.shared_buffer_MiB = v; }, E::hardware,
+     kMaxReal},
     {"compute.die_area_mm2", "logic die area", "mm2", false, 0,
-     [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }},
+     [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }, E::hardware, kMaxReal},
     // The on-die mesh's links and routers (compute/noc.hpp: operator traffic and fill).
     {"noc.link_GBps", "on-die mesh link bandwidth per direction", "GB/s", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }},
+     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }, E::hardware, 1e7},
     {"noc.hop_latency_ns", "on-die mesh hop latency", "ns", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }},
+     [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }, E::hardware, kMaxReal},
     {"system.link_bw_scale", "multiplier on the link bandwidth of every network level", "x", false,
-     0, scale_links, KnobEffect::system},
+     0, scale_links, E::system, kMaxReal},
     {"system.latency_scale", "multiplier on the step and hop latency of every network level", "x",
-     false, 0, scale_latency, KnobEffect::system},
+     false, 0, scale_latency, E::system, kMaxReal},
     // Index into Space::variants; applied first (whole hardware and system), then the other
     // knobs. CompiledSpace applies it (a knob cannot see the Space).
-    {"variant", "index into the space's hardware/system variants", "index", true, 0, nullptr},
+    {"variant", "index into the space's hardware/system variants", "index", true, 0, nullptr,
+     E::hardware, kMaxDevices},
     // Index into Space::models (CompiledSpace applies it, before the other knobs).
-    {"model", "index into the space's models", "index", true, 0, nullptr, KnobEffect::workload},
+    {"model", "index into the space's models", "index", true, 0, nullptr, E::workload, kMaxDevices},
     {"workload.input_len", "prompt tokens per request", "tokens", true, 1,
-     [](perf::Design& d, double v) { d.workload.input_len = as_int(v); }, KnobEffect::workload},
+     [](perf::Design& d, double v) { d.workload.input_len = as_int(v); }, E::workload, kMaxTokens},
     {"workload.output_len", "generated tokens per request", "tokens", true, 1,
-     [](perf::Design& d, double v) { d.workload.output_len = as_int(v); }, KnobEffect::workload},
+     [](perf::Design& d, double v) { d.workload.output_len = as_int(v); }, E::workload, kMaxTokens},
 };
 
 }  // namespace
@@ -115,6 +163,11 @@ Issue issue(std::string path, std::string message, std::string value, std::strin
 }
 
 std::string num(double v) {
+  if (!(std::abs(v) < 1e15)) {  // 2^64 as "18446744073709551616", not 20 digits of to_string
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+  }
   std::string s = std::to_string(v);
   while (s.size() > 1 && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
@@ -225,6 +278,18 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   if (sp.objectives.empty() || sp.objectives.size() > kMaxObjectives)
     issues.push_back(issue("/search/objectives", "between 1 and 8 objectives are needed",
                            std::to_string(sp.objectives.size()), "1..8 objectives"));
+  // A metric twice is one objective counted twice (or, in opposite directions, a frontier of
+  // every point): refused.
+  for (std::size_t i = 0; i < sp.objectives.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (sp.objectives[j].metric == sp.objectives[i].metric) {
+        issues.push_back(issue("/search/objectives/" + std::to_string(i),
+                               "metric '" + std::string(to_string(sp.objectives[i].metric)) +
+                                   "' is already /search/objectives/" + std::to_string(j),
+                               std::string(to_string(sp.objectives[i].metric)),
+                               "each metric once"));
+        break;
+      }
 
   // Hardware axes.
   constexpr std::uint64_t kMaxHw = std::uint64_t{1} << 62;
@@ -245,6 +310,16 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       issues.push_back(issue(p + "/knob", "unknown hardware knob", axis.knob, knob_names()));
       continue;
     }
+    // A knob on two axes would be applied twice, the later value winning: the space would hold
+    // every point twice over under different indices.
+    if (const auto first = std::find(knob_.begin(), knob_.end() - 1, k); first != knob_.end() - 1) {
+      const std::string other = "/search/hardware/" + std::to_string(first - knob_.begin());
+      if (k->name != "variant" && k->name != "model" && k->name != "devices")
+        issues.push_back(
+            issue(p + "/knob",
+                  "knob '" + axis.knob + "' is already the axis " + other + " (an axis per knob)",
+                  axis.knob, "each knob on one axis: merge the values into " + other));
+    }
     if (axis.values.empty())
       issues.push_back(
           issue(p + "/values", "an axis needs at least one value", "[]", "one or more values"));
@@ -256,8 +331,10 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       const std::size_t n = variant ? sp.variants.size() : sp.models.size();
       const std::string what(k->name);
       if (slot >= 0)
-        issues.push_back(issue(p + "/knob", "the " + what + " axis is given twice", axis.knob,
-                               "at most one " + what + " axis"));
+        issues.push_back(issue(p + "/knob",
+                               "the " + what + " axis is given twice (also /search/hardware/" +
+                                   std::to_string(slot) + ")",
+                               axis.knob, "at most one " + what + " axis"));
       slot = static_cast<int>(a);
       if (variant && sp.variants.empty())
         issues.push_back(issue(p + "/variants", "a variant axis needs variants", "[]",
@@ -273,18 +350,25 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     }
     if (k->name == "devices") {
       if (devices_axis_ >= 0)
-        issues.push_back(issue(p + "/knob", "the devices axis is given twice", axis.knob,
-                               "at most one devices axis"));
+        issues.push_back(issue(p + "/knob",
+                               "the devices axis is given twice (also /search/hardware/" +
+                                   std::to_string(devices_axis_) + ")",
+                               axis.knob, "at most one devices axis"));
       devices_axis_ = static_cast<int>(a);
     }
+    // A million bad values give one line each for the first few, then a count.
+    std::size_t bad = 0;
+    auto report = [&](Issue is) {
+      if (++bad <= kMaxIssuesPerAxis) issues.push_back(std::move(is));
+    };
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
       const double v = axis.values[i];
       const std::string vp = p + "/values/" + std::to_string(i);
       const bool whole = std::abs(v - std::round(v)) < 1e-9;
-      if (!std::isfinite(v) || v < k->min || (k->integer && !whole)) {
-        issues.push_back(issue(vp, "value out of range for " + std::string(k->name), num(v),
-                               std::string(k->integer ? "integer" : "number") +
-                                   " >= " + num(k->min) + " (" + std::string(k->unit) + ")"));
+      if (!std::isfinite(v) || v < k->min || v > k->max || (k->integer && !whole)) {
+        report(issue(vp, "value out of range for " + std::string(k->name), num(v),
+                     std::string(k->integer ? "integer" : "number") + " in [" + num(k->min) + ", " +
+                         num(k->max) + "] (" + std::string(k->unit) + ")"));
         continue;
       }
       perf::Design probe = sp.base;
@@ -295,9 +379,13 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       try {
         k->apply(probe, v);
       } catch (const std::invalid_argument& e) {
-        issues.push_back(issue(vp, e.what(), num(v), std::string(k->description)));
+        report(issue(vp, e.what(), num(v), std::string(k->description)));
       }
     }
+    if (bad > kMaxIssuesPerAxis)
+      issues.push_back(issue(p + "/values",
+                             std::to_string(bad - kMaxIssuesPerAxis) + " more values rejected",
+                             std::to_string(axis.values.size()) + " values", "values as above"));
     count_axis(axis, p);
   }
   // Class axes first (devices, then model and workload axes as given), then the others.
@@ -323,12 +411,33 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     // Paths as in project files (io/search.hpp): /search/parallel/<degree>, /search/batch.
     const bool top = std::string_view(name) == "batch";
     const std::string p = std::string(top ? "/search/" : "/search/parallel/") + name;
+    const int max = top ? kMaxBatch : static_cast<int>(kMaxDevices);
     if (v.empty() && !may_be_empty)
       issues.push_back(issue(p, "needs at least one value", "[]", "one or more values"));
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (v[i] < min)
-        issues.push_back(issue(p + "/" + std::to_string(i), "value out of range",
-                               std::to_string(v[i]), "integer >= " + std::to_string(min)));
+    if (v.size() > kMaxInnerValues) {
+      issues.push_back(issue(p, "too many values", std::to_string(v.size()) + " values",
+                             "at most " + std::to_string(kMaxInnerValues) + " values"));
+      return;
+    }
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if ((v[i] < min || v[i] > max) && ++bad <= kMaxIssuesPerAxis)
+        issues.push_back(
+            issue(p + "/" + std::to_string(i), "value out of range", std::to_string(v[i]),
+                  "integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]"));
+      // A value listed twice gives every point of it twice.
+      for (std::size_t j = 0; j < i; ++j)
+        if (v[j] == v[i] && ++bad <= kMaxIssuesPerAxis) {
+          issues.push_back(
+              issue(p + "/" + std::to_string(i),
+                    "value " + std::to_string(v[i]) + " is already " + p + "/" + std::to_string(j),
+                    std::to_string(v[i]), "distinct values"));
+          break;
+        }
+    }
+    if (bad > kMaxIssuesPerAxis)
+      issues.push_back(issue(p, std::to_string(bad - kMaxIssuesPerAxis) + " more values rejected",
+                             std::to_string(v.size()) + " values", "values as above"));
   };
   check_list("tp", in.tp, 1, false);
   check_list("pp", in.pp, 1, false);
@@ -347,6 +456,21 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   if (in.overlap.empty())
     issues.push_back(
         issue("/search/overlap", "needs at least one value", "[]", "off, fixed, auto"));
+  if (in.overlap.size() > kMaxInnerValues)
+    issues.push_back(issue("/search/overlap", "too many values",
+                           std::to_string(in.overlap.size()) + " values",
+                           "at most " + std::to_string(kMaxInnerValues) + " values"));
+  std::size_t repeated = 0;
+  for (std::size_t i = 0; i < in.overlap.size() && i < kMaxInnerValues; ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (in.overlap[j] == in.overlap[i]) {
+        if (++repeated > kMaxIssuesPerAxis) break;
+        issues.push_back(
+            issue("/search/overlap/" + std::to_string(i),
+                  "overlap mode listed twice (also /search/overlap/" + std::to_string(j) + ")", "",
+                  "distinct modes"));
+        break;
+      }
   if (!issues.empty()) throw ConfigError(std::move(issues));
 
   batches_ = in.batch.empty() ? std::vector<int>{0} : in.batch;
@@ -367,6 +491,13 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   }
   std::uint64_t n_classes = 1;
   for (std::size_t a : class_axes_) n_classes *= sp.hardware[a].values.size();
+  std::size_t plan_checks = 0;
+  if (n_classes > kMaxClasses)
+    throw ConfigError({issue("/search/hardware",
+                             std::to_string(n_classes) +
+                                 " device classes (combinations of the devices, model and "
+                                 "workload axes' values)",
+                             "", "at most " + std::to_string(kMaxClasses) + " combinations")});
   hw_per_class_ = hw_points_ / n_classes;
   const std::vector<int> at_list =
       in.attention_tp.empty() ? std::vector<int>{sp.base.parallel.attention.tp} : in.attention_tp;
@@ -397,25 +528,58 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       if (static_cast<int>(a) == devices_axis_) dc.devices = as_int(v);
     }
     probe.workload.batch_auto = true;  // batch fit is a per-point feasibility check
-    const int n = dc.devices;
-    for (int tp : in.tp)
-      for (int pp : in.pp)
-        for (int ep : in.ep)
-          for (int dp : in.dp)
-            for (int cp : in.cp) {
-              if (1LL * tp * pp * ep * dp * cp != n) continue;
-              for (int at : at_list)
-                for (int me : me_list) {
-                  auto& pl = probe.parallel;
-                  pl.tp = tp, pl.pp = pp, pl.ep = ep, pl.dp = dp, pl.cp = cp;
-                  pl.attention.tp = at;
-                  pl.moe.ep = me;
-                  bool ok = true;
-                  for (const Issue& is : perf::validate(probe))
-                    if (starts_with(is.path, "/parallel")) ok = false;
-                  if (ok) dc.groups.push_back({tp, pp, ep, dp, cp, at, me});
-                }
-            }
+    const long long n = dc.devices;
+    // Only degrees dividing the device count can be in a group: each loop visits those dividing
+    // what the outer degrees leave, so the work is the number of factorisations of n (not the
+    // product of the list lengths), in the order of the nested lists as given.
+    auto dividing = [n](const std::vector<int>& list) {
+      std::vector<long long> out;
+      for (int v : list)
+        if (v >= 1 && n % v == 0) out.push_back(v);
+      return out;
+    };
+    const auto tps = dividing(in.tp), pps = dividing(in.pp), eps = dividing(in.ep),
+               dps = dividing(in.dp), cps = dividing(in.cp);
+    for (long long tp : tps)
+      for (long long pp : pps) {
+        if ((n / tp) % pp != 0) continue;
+        for (long long ep : eps) {
+          if ((n / tp / pp) % ep != 0) continue;
+          for (long long dp : dps) {
+            if ((n / tp / pp / ep) % dp != 0) continue;
+            const long long cp = n / tp / pp / ep / dp;
+            if (std::find(cps.begin(), cps.end(), cp) == cps.end()) continue;
+            for (int at : at_list)
+              for (int me : me_list) {
+                if (++plan_checks > kMaxPlanChecks)
+                  throw ConfigError(
+                      {issue("/search/parallel",
+                             "the parallel lists give more than " + std::to_string(kMaxPlanChecks) +
+                                 " plans to check (at " + std::to_string(n) + " devices, class " +
+                                 std::to_string(c + 1) + " of " + std::to_string(n_classes) + ")",
+                             "", "fewer values in /search/parallel or fewer device counts")});
+                auto& pl = probe.parallel;
+                pl.tp = static_cast<int>(tp), pl.pp = static_cast<int>(pp);
+                pl.ep = static_cast<int>(ep), pl.dp = static_cast<int>(dp);
+                pl.cp = static_cast<int>(cp);
+                pl.attention.tp = at;
+                pl.moe.ep = me;
+                bool ok = true;
+                for (const Issue& is : perf::validate(probe))
+                  if (starts_with(is.path, "/parallel")) ok = false;
+                if (ok) dc.groups.push_back({pl.tp, pl.pp, pl.ep, pl.dp, pl.cp, at, me});
+              }
+          }
+        }
+      }
+    if (dc.groups.size() > kMaxGroups)
+      throw ConfigError({issue("/search/parallel",
+                               std::to_string(dc.groups.size()) + " valid parallel plans at " +
+                                   std::to_string(n) + " devices",
+                               "",
+                               "at most " + std::to_string(kMaxGroups) +
+                                   " plans per device "
+                                   "count: fewer values in /search/parallel")});
     size_ += Count{hw_per_class_} * dc.groups.size() * per_group_;
     classes_.push_back(std::move(dc));
   }

@@ -2,6 +2,8 @@
 // Search space (issue 5): exact sizes, deterministic indexing, knob registry, the archive.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "spaces.hpp"
 
 namespace stackscope::search {
@@ -117,7 +119,7 @@ TEST(SearchSpace, DecodingFollowsTheDigits) {
 TEST(SearchSpace, BadSpacesAreReported) {
   Space s = hand_space();
   s.hardware.push_back({"memory.layer_count", {1}});
-  s.hardware.push_back({"compute.cores", {1.5}});
+  s.hardware.push_back({"memory.stacks", {1.5}});
   try {
     CompiledSpace cs(s);
     FAIL() << "expected a ConfigError";
@@ -135,6 +137,73 @@ TEST(SearchSpace, BadSpacesAreReported) {
   m.hardware = {{"devices", {8, 32}}};
   const CompiledSpace ok(m);
   EXPECT_EQ(ok.hardware_design(1).system.levels.back().size, 8);
+}
+
+// Issue 12: knob values past the registry's range (a devices value of 2^64 reached lround and
+// wrapped; 3e9 layers became negative), a knob on two axes, a metric twice, repeated list values,
+// inner lists and plan enumerations too large to finish.
+std::vector<Issue> issues_of(const Space& s) {
+  try {
+    CompiledSpace cs(s);
+  } catch (const ConfigError& e) {
+    return e.issues();
+  }
+  return {};
+}
+
+TEST(SearchSpace, HostileSpacesAreRefusedWithThePathAndTheAllowedRange) {
+  Space s = hand_space();
+  s.hardware.push_back({"devices", {18446744073709551616.0}});
+  s.hardware[0].values = {4, 3e9};
+  auto is = issues_of(s);
+  ASSERT_EQ(is.size(), 2u);
+  EXPECT_EQ(is[0].path, "/search/hardware/0/values/1");
+  EXPECT_EQ(is[0].value, "3000000000");
+  EXPECT_EQ(is[0].allowed, "integer in [1, 1024] (layers)");
+  EXPECT_EQ(is[1].path, "/search/hardware/2/values/0");
+  EXPECT_EQ(is[1].value, "1.8446744073709552e+19");
+  EXPECT_EQ(is[1].allowed, "integer in [1, 1048576] (devices)");
+  for (const Knob& k : knobs()) EXPECT_TRUE(std::isfinite(k.max)) << k.name;
+
+  s = hand_space();
+  s.hardware.push_back({"compute.cores", {32}});
+  s.objectives = {
+      objective(Metric::stps), objective(Metric::utps), {Metric::stps, Direction::minimize}};
+  s.inner.batch = {1, 2, 1};
+  is = issues_of(s);
+  ASSERT_EQ(is.size(), 3u);
+  EXPECT_EQ(is[0].path, "/search/objectives/2");
+  EXPECT_NE(is[0].message.find("already /search/objectives/0"), std::string::npos);
+  EXPECT_EQ(is[1].path, "/search/hardware/2/knob");
+  EXPECT_NE(is[1].message.find("already the axis /search/hardware/1"), std::string::npos);
+  EXPECT_EQ(is[2].path, "/search/batch/2");
+
+  // A million bad values: ten issues and a count, not a million lines.
+  s = hand_space();
+  s.hardware[1].values.assign(1'000'000, 0.5);
+  is = issues_of(s);
+  ASSERT_EQ(is.size(), 11u);
+  EXPECT_EQ(is[10].message, "999990 more values rejected");
+
+  // Inner lists past 4096 values, and plan lists whose checks would take minutes.
+  s = hand_space();
+  s.inner.tp.clear();
+  for (int v = 1; v <= 100'000; ++v) s.inner.tp.push_back(v);
+  is = issues_of(s);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_EQ(is[0].allowed, "at most 4096 values");
+  s = hand_space();
+  s.base.system = switch_system(720720, 450);  // 2^4 3^2 5 7 11 13: 240 divisors
+  s.hardware = {{"compute.cores", {64}}};
+  for (auto* list : {&s.inner.tp, &s.inner.pp, &s.inner.ep, &s.inner.dp, &s.inner.cp}) {
+    list->clear();
+    for (int d = 1; d <= 4096; ++d)
+      if (720720 % d == 0) list->push_back(d);
+  }
+  is = issues_of(s);
+  ASSERT_EQ(is.size(), 1u);
+  EXPECT_EQ(is[0].path, "/search/parallel");
+  EXPECT_NE(is[0].message.find("more than 100000 plans to check"), std::string::npos);
 }
 
 TEST(SearchSpace, ConnectedAboveTotalIsPrunedNotEvaluated) {

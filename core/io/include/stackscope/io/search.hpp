@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -41,7 +42,8 @@ namespace stackscope::io {
 struct SearchProject {
   search::Space space;      // base design + axes, constraints, objectives
   search::RunOptions run;   // strategy, seed, samples from the file (CLI flags override)
-  std::string fingerprint;  // hash of the base design and the search section
+  std::string fingerprint;  // FNV-1a 64 of `canonical` (16 hex digits)
+  std::string canonical;    // canonical_space_text(space)
 };
 
 // Throws ConfigError with every structural issue (paths below "/search"); a project without a
@@ -78,13 +80,32 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
 std::string summary_to_json(const search::CompiledSpace& space, const search::Summary& s);
 
 // The append-only point log of a search output directory (DIR/points.jsonl). Line 1 is a
-// header naming the search (fingerprint, strategy, seed, samples, shard); then point lines (with
-// the work unit that evaluated them) and watermark lines {"done_below": W, cumulative counters}
-// written after every point of the units with ordinal < W is in the file (ordinal of hardware
-// point hw in shard {k, n}: (hw - k) / n; of a sample chunk: the chunk). Points count only
-// below the last watermark, so a killed run resumes without losing or duplicating points, and
-// the log stays small however many units the space has. Which points are logged is the
-// caller's choice (every evaluated point, or those that entered the frontier when found).
+// header naming the search (fingerprint, strategy, seed, samples, shard, and the canonical space
+// it fingerprints); then point lines (with the work unit that evaluated them) and watermark
+// lines {"done_below": W, cumulative counters} written after every point of the units with
+// ordinal < W is in the file (ordinal of hardware point hw in shard {k, n}: (hw - k) / n; of a
+// sample chunk: the chunk). Points count only below the last watermark, so a killed run resumes
+// without losing or duplicating points, and the log stays small however many units the space
+// has. Which points are logged is the caller's choice (every evaluated point, or those that
+// entered the frontier when found).
+//
+// Log format 2 (header "log_version": 2): every line is a JSON object whose last member is
+// "crc": "xxxxxxxx", the CRC-32 (IEEE 802.3 / zlib polynomial) in hex of the line with that
+// member removed (the text up to the comma before "crc", then "}"). Resume reads the longest
+// prefix of lines that verify and make sense (a point inside the space, watermarks that never go
+// back and stay within the run's units) and continues from the last watermark in it; anything
+// after the first bad line is discarded (a line cut short by a kill is the common case) and
+// reported. Format 1 logs (no "log_version", no checksums) are accepted: read with the same
+// sense checks but unverified, and rewritten in format 2 by the resume.
+//
+// The directory: DIR/search.lock is locked (flock) for as long as a SearchLog is open and holds
+// the owner's pid, so a second search on one DIR is refused naming it; the kernel drops the lock
+// when the process dies. Temporary files are mkstemp-unique (points.jsonl.tmp-PID-XXXXXX);
+// leftovers of a killed resume are removed by the next one. points.jsonl must be a regular file
+// (a FIFO or device is refused without blocking). A log with no complete line (empty, or a
+// header cut short) holds no result and is replaced by a new run or by --resume (which then
+// starts from the beginning); a log whose header is unreadable is refused, saying to remove it or
+// use another directory.
 struct SearchLogHeader {
   std::string fingerprint;
   std::string strategy;  // "exhaustive" | "random" | "nsga2"
@@ -92,8 +113,18 @@ struct SearchLogHeader {
   std::uint64_t samples = 0;
   std::uint64_t shard_index = 0;
   std::uint64_t shard_count = 1;
-  friend bool operator==(const SearchLogHeader&, const SearchLogHeader&) = default;
+  // SearchProject::canonical: lets a refused resume name what changed. Not compared (the
+  // fingerprint is its hash); empty when unknown.
+  std::string space;
+  // Same search: every field but `space`.
+  friend bool operator==(const SearchLogHeader& a, const SearchLogHeader& b) {
+    return a.fingerprint == b.fingerprint && a.strategy == b.strategy && a.seed == b.seed &&
+           a.samples == b.samples && a.shard_index == b.shard_index &&
+           a.shard_count == b.shard_count;
+  }
 };
+
+inline constexpr int kSearchLogVersion = 2;
 
 struct UnitCounters {
   std::uint64_t evaluated = 0, pruned = 0, pruned_bound = 0, infeasible = 0;
@@ -105,22 +136,39 @@ struct ResumeState {
   search::Archive archive;           // frontier of the points of finished units
   UnitCounters totals;               // summed over the finished units
   std::uint64_t dropped_points = 0;  // logged points of unfinished units (re-evaluated)
+  int format = kSearchLogVersion;    // of the log as found
+  // What was found wrong and repaired, one sentence each (a corrupted line and how many lines
+  // after it were discarded, an empty log restarted, a format-1 log upgraded).
+  std::vector<std::string> notes;
+};
+
+// What resume checks records against (the defaults check nothing).
+struct ResumeLimits {
+  // Work units of the run (watermarks above it are corrupt).
+  std::uint64_t units = UINT64_MAX;
+  // A point record that belongs to the space and the run (ids in range, unit consistent).
+  std::function<bool(const search::PointRecord&)> point_ok;
 };
 
 class SearchLog {
  public:
-  // Starts a new log; throws ConfigError if DIR/points.jsonl exists (never overwrites a user's
-  // results) or DIR cannot be created.
-  static SearchLog create(const std::filesystem::path& dir, const SearchLogHeader& header);
-  // Reopens DIR/points.jsonl (ConfigError if missing, or if its header names a different
-  // search), keeps the points below the last watermark, rewrites the file without the rest
-  // (temp file + rename) and reopens it for appending.
+  // Starts a new log (taking the directory's lock first). Throws ConfigError if DIR cannot be
+  // created or written, is locked by another process, or DIR/points.jsonl holds a log (never
+  // overwrites a user's results; a log with no complete line is replaced, with a note in
+  // `notes` if given).
+  static SearchLog create(const std::filesystem::path& dir, const SearchLogHeader& header,
+                          std::vector<std::string>* notes = nullptr);
+  // Reopens DIR/points.jsonl (ConfigError if missing, not a regular file, unreadable, or if its
+  // header names a different search: the message names what differs), keeps the points below
+  // the last good watermark, rewrites the file without the rest (unique temp file + rename) and
+  // reopens it for appending.
   static SearchLog resume(const std::filesystem::path& dir, const SearchLogHeader& header,
-                          std::span<const search::Objective> objectives, ResumeState& state);
+                          std::span<const search::Objective> objectives, ResumeState& state,
+                          const ResumeLimits& limits = {});
 
   SearchLog(SearchLog&&) noexcept;
   SearchLog& operator=(SearchLog&&) noexcept;
-  ~SearchLog();  // writes the final watermark
+  ~SearchLog();  // writes the final watermark, releases the lock
 
   void append(std::span<const search::PointRecord> points);  // written and flushed
   // Unit `unit` (PointRecord::unit numbering) finished with these counters, after its points
@@ -134,14 +182,29 @@ class SearchLog {
 
  private:
   SearchLog() = default;
+  void close() noexcept;
   std::filesystem::path path_;
   std::FILE* file_ = nullptr;
+  int lock_fd_ = -1;
   SearchLogHeader header_;
   std::uint64_t done_below_ = 0, written_below_ = 0;
   UnitCounters totals_;
   std::map<std::uint64_t, UnitCounters> pending_;  // finished units above a gap, by ordinal
   double last_write_s_ = 0;
 };
+
+// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as zlib's crc32()) of `text`; the
+// checksum of log format 2. crc32("123456789") = 0xCBF43926 (the standard check value).
+std::uint32_t crc32(std::string_view text);
+// A log line: `json_object` (compact, ends with '}') with its checksum member appended.
+std::string seal_log_line(std::string_view json_object);
+// The line without its checksum member if it verifies; nullopt if it has none or it is wrong.
+std::optional<std::string> verify_log_line(std::string_view line);
+
+// The canonical text of a space (its base design and search section as search_writer writes
+// them, compact, without run options or notes): equal for every file that describes the same
+// space, whatever its key order or list-vs-range spelling. SearchProject::fingerprint hashes it.
+std::string canonical_space_text(const search::Space& space);
 
 // frontier.csv: one row per frontier point (ids, plan, objectives, key metrics).
 std::string frontier_to_csv(const search::CompiledSpace& space, const search::Archive& archive);

@@ -7,11 +7,11 @@
 //
 // Indexing: a point is (hardware index, inner index). Hardware points are a mixed-radix number
 // over the hardware axes (the class axes - `devices`, then the model and workload axes - are the
-// most significant digits, then the other axes in the order given, the last varying fastest). The inner space of a
-// hardware point depends only on its device count: the valid parallel groups (tp, pp, ep, dp,
-// cp, attention tp, MoE ep) in a fixed order, times sequence_parallel x batch x overlap, the
-// group being the most significant digit, overlap the least. The same index always decodes to
-// the same design.
+// most significant digits, then the other axes in the order given, the last varying fastest). The
+// inner space of a hardware point depends only on its device count: the valid parallel groups (tp,
+// pp, ep, dp, cp, attention tp, MoE ep) in a fixed order, times sequence_parallel x batch x
+// overlap, the group being the most significant digit, overlap the least. The same index always
+// decodes to the same design.
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -52,6 +52,9 @@ struct Knob {
   double min = 0;        // smallest allowed value (inclusive)
   void (*apply)(perf::Design& design, double value) = nullptr;
   KnobEffect effect = KnobEffect::hardware;
+  // Largest allowed value (inclusive). Integer knobs stay far inside int (space.cpp says why
+  // each bound), so no value that passes can wrap or overflow a product.
+  double max = std::numeric_limits<double>::infinity();
 };
 std::span<const Knob> knobs();
 // Null when unknown.
