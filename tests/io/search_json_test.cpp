@@ -376,6 +376,25 @@ TEST(SearchLog, ADamagedLineResumesFromTheLastGoodRecordBeforeIt) {
   std::filesystem::remove_all(dir);
 }
 
+// fuzz-findings.md #1 (UBSan, fuzz_search_points): integers given as floats or out of their
+// type's range ("reasons": 6e23, "devices": 1e30, "hw": 1e300, "batch": -3e9, "unit": -1e300)
+// were converted by undefined float->int casts or wrapped. They are not point lines.
+TEST(SearchJson, PointLinesWithOutOfRangeIntegersAreNotPoints) {
+  std::ifstream in(std::string(STACKSCOPE_SOURCE_DIR) +
+                   "/tests/data/fuzz/search_points/float-to-integer-overflow.jsonl");
+  ASSERT_TRUE(in);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines)
+    EXPECT_FALSE(point_from_jsonl(line)) << line;
+  EXPECT_EQ(lines, 5);
+  auto p = sample_point(3, 4, 1, 2);
+  p.unit = 3;
+  std::string text = point_to_jsonl(p);
+  ASSERT_TRUE(point_from_jsonl(text));
+  text.replace(text.find("\"devices\":"), 12, "\"devices\":4.5,");
+  EXPECT_FALSE(point_from_jsonl(text)) << text;
+}
+
 TEST(SearchJson, TheFingerprintIsOfTheSpaceNotOfItsSpelling) {
   const auto a =
       parse_search_project(project_with(R"({"hardware": [{"knob": "devices", "values": [4, 8]}],

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "json_detail.hpp"
 #include "mapping.hpp"
@@ -445,6 +446,28 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
   return sp;
 }
 
+// A JSON integer that fits T exactly; nullopt for a float (get<int>() on 1e30 would be an
+// out-of-range float conversion, undefined behaviour), a negative value for an unsigned T (it
+// would wrap) or anything out of T's range.
+template <class T>
+std::optional<T> exact_integer(const Json& j) {
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  } else if (j.is_number_integer()) {
+    const auto v = j.get<std::int64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  }
+  return std::nullopt;
+}
+
+// exact_integer, or Json::other_error (caught with the parse errors of the record).
+template <class T>
+T integer_at(const Json& j, const char* key) {
+  if (auto v = exact_integer<T>(j.at(key))) return *v;
+  throw Json::other_error::create(501, std::string("'") + key + "' is not an integer in range", &j);
+}
+
 Json record_json(const search::PointRecord& p) {
   Json j = Json::object();
   j["hw"] = p.id.hw;
@@ -477,16 +500,16 @@ std::optional<search::PointRecord> record_from(const Json& j) {
   if (!j.is_object()) return std::nullopt;
   try {
     search::PointRecord p;
-    p.id.hw = j.at("hw").get<std::uint64_t>();
-    p.id.inner = j.at("inner").get<std::uint64_t>();
+    p.id.hw = integer_at<std::uint64_t>(j, "hw");
+    p.id.inner = integer_at<std::uint64_t>(j, "inner");
     p.feasible = j.at("feasible").get<bool>();
-    p.reasons = j.at("reasons").get<std::uint32_t>();
+    p.reasons = integer_at<std::uint32_t>(j, "reasons");
     const Json& o = j.at("objectives");
     if (!o.is_array() || o.size() > search::kMaxObjectives) return std::nullopt;
     p.n_objectives = static_cast<int>(o.size());
     for (std::size_t i = 0; i < o.size(); ++i) p.objectives[i] = number_or_nan(o[i]);
-    p.devices = j.at("devices").get<int>();
-    p.batch = j.at("batch").get<int>();
+    p.devices = integer_at<int>(j, "devices");
+    p.batch = integer_at<int>(j, "batch");
     p.stps = number_or_nan(j.at("stps"));
     p.utps = number_or_nan(j.at("utps"));
     p.ttft_s = number_or_nan(j.at("ttft_s"));
@@ -495,7 +518,7 @@ std::optional<search::PointRecord> record_from(const Json& j) {
     p.power_w = number_or_nan(j.at("power_w"));
     p.die_mm2 = number_or_nan(j.at("die_mm2"));
     p.dram_peak_C = number_or_nan(j.at("dram_peak_C"));
-    p.unit = j.value("unit", p.id.hw);
+    p.unit = j.contains("unit") ? integer_at<std::uint64_t>(j, "unit") : p.id.hw;
     return p;
   } catch (const Json::exception&) {
     return std::nullopt;
@@ -610,7 +633,10 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
       throw ConfigError({{"", "'" + file.string() + "': " + what, "",
                           "a frontier.json written by stackscope-cli search"}});
     };
-    if (!doc->is_object() || doc->value("kind", "") != "frontier") bad("not a frontier file");
+    if (!doc->is_object() || !(*doc)["kind"].is_string() || (*doc)["kind"] != "frontier" ||
+        !(*doc)["space_fingerprint"].is_string() || !(*doc)["space_size"].is_string() ||
+        !(*doc)["objectives"].is_array())
+      bad("not a frontier file");
     const Json& obj = (*doc)["objectives"];
     const std::string f = doc->value("space_fingerprint", "");
     const std::string sz = doc->value("space_size", "");
@@ -620,6 +646,9 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
       size = sz;
       std::vector<search::Objective> objs;
       for (const auto& o : obj) {
+        if (!o.is_object() || !o.contains("metric") || !o["metric"].is_string() ||
+            !o.contains("direction") || !o["direction"].is_string())
+          bad("malformed objectives");
         const auto m = metric_of(o.value("metric", ""));
         if (!m) bad("unknown metric in objectives");
         objs.push_back({*m, o.value("direction", "") == "minimize" ? search::Direction::minimize

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "json_detail.hpp"
 #include "stackscope/io/search.hpp"
@@ -46,6 +47,28 @@ std::string start_over(const std::filesystem::path& log) {
   return "to start over: rm '" + log.string() + "', or use another --out directory";
 }
 
+// A JSON integer that fits T exactly; nullopt for a float (get<int>() on 1e30 would be an
+// out-of-range float conversion, undefined behaviour), a negative value for an unsigned T (it
+// would wrap) or anything out of T's range.
+template <class T>
+std::optional<T> exact_integer(const Json& j) {
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  } else if (j.is_number_integer()) {
+    const auto v = j.get<std::int64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  }
+  return std::nullopt;
+}
+
+// exact_integer, or Json::other_error (caught with the parse errors of the record).
+template <class T>
+T integer_at(const Json& j, const char* key) {
+  if (auto v = exact_integer<T>(j.at(key))) return *v;
+  throw Json::other_error::create(501, std::string("'") + key + "' is not an integer in range", &j);
+}
+
 Json header_json(const SearchLogHeader& h) {
   Json j = {{"kind", "search_log"},
             {"schema_version", perf::kSchemaVersion},
@@ -64,15 +87,16 @@ Json header_json(const SearchLogHeader& h) {
 }
 
 std::optional<SearchLogHeader> header_from(const Json& j) {
-  if (!j.is_object() || j.value("kind", "") != "search_log") return std::nullopt;
+  if (!j.is_object()) return std::nullopt;
   try {
+    if (j.at("kind") != "search_log") return std::nullopt;
     SearchLogHeader h;
     h.fingerprint = j.at("fingerprint").get<std::string>();
     h.strategy = j.at("strategy").get<std::string>();
-    h.seed = j.at("seed").get<std::uint64_t>();
-    h.samples = j.at("samples").get<std::uint64_t>();
-    h.shard_index = j.at("shard_index").get<std::uint64_t>();
-    h.shard_count = j.at("shard_count").get<std::uint64_t>();
+    h.seed = integer_at<std::uint64_t>(j, "seed");
+    h.samples = integer_at<std::uint64_t>(j, "samples");
+    h.shard_index = integer_at<std::uint64_t>(j, "shard_index");
+    h.shard_count = integer_at<std::uint64_t>(j, "shard_count");
     if (auto s = j.find("space"); s != j.end()) h.space = detail::dump(*s, -1);
     return h;
   } catch (const Json::exception&) {
@@ -348,7 +372,7 @@ HeaderRead read_header(LineReader& r) {
   }
   if (const auto it = j->find("log_version"); it != j->end()) {
     const Json& v = *it;
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() != kSearchLogVersion) {
+    if (exact_integer<std::uint64_t>(v) != std::optional<std::uint64_t>(kSearchLogVersion)) {
       h.why = "it is log format " + short_text(v) + "; this version reads formats 1 and " +
               std::to_string(kSearchLogVersion);
       return h;
@@ -531,10 +555,11 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
       bool ok = j.has_value();
       if (ok && j->contains("done_below")) {
         try {
-          const UnitCounters c{
-              j->at("evaluated").get<std::uint64_t>(), j->at("pruned").get<std::uint64_t>(),
-              j->at("pruned_bound").get<std::uint64_t>(), j->at("infeasible").get<std::uint64_t>()};
-          const auto below = j->at("done_below").get<std::uint64_t>();
+          const UnitCounters c{integer_at<std::uint64_t>(*j, "evaluated"),
+                               integer_at<std::uint64_t>(*j, "pruned"),
+                               integer_at<std::uint64_t>(*j, "pruned_bound"),
+                               integer_at<std::uint64_t>(*j, "infeasible")};
+          const auto below = integer_at<std::uint64_t>(*j, "done_below");
           const auto& t = state.totals;
           if (below > limits.units) {
             ok = false;
