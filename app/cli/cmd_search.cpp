@@ -239,7 +239,8 @@ LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
                                    opt.strategy == search::Strategy::random ? opt.samples : 0,
                                    opt.shard.index,
                                    opt.shard.count,
-                                   sp.canonical};
+                                   sp.canonical,
+                                   sp.legacy_fingerprint};
   LogState s;
   // One write per line: under mpirun the ranks share stderr.
   auto notes = [&](const std::vector<std::string>& lines) {

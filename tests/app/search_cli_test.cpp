@@ -300,7 +300,7 @@ TEST_F(SearchCli, EmptyGarbledFifoAndBusyLogsNeverLeaveTheFolderStuck) {
   // A directory another search holds (here this process, through a second open file).
   const auto busy = dir_ / "busy";
   {
-    auto log = io::SearchLog::create(busy, {"0123456789abcdef", "exhaustive", 0, 0, 0, 1, ""});
+    auto log = io::SearchLog::create(busy, {"0123456789abcdef", "exhaustive", 0, 0, 0, 1, "", ""});
     for (bool resume : {false, true}) {
       std::vector<std::string> args = {"search", project_, "--out", busy.string()};
       if (resume) args.emplace_back("--resume");
@@ -348,6 +348,39 @@ TEST_F(SearchCli, ResumeRefusesAChangedSpaceNamingItButNotAReorderedOne) {
   EXPECT_NE(r.err.find("/search/constraints/tpot_slo_s: 0.01 in the log, 0.02 now"),
             std::string::npos)
       << r.err;
+}
+
+// A log written before checksums (format 1: no "log_version", no "crc", the fingerprint of the
+// file's spelling) resumes, and is rewritten in format 2.
+TEST_F(SearchCli, AFormatOneLogIsResumedAndUpgraded) {
+  const CliResult full = cli({"search", project_, "--json", "--threads", "2"});
+  ASSERT_EQ(full.code, 0) << full.err;
+  const auto reference = frontier_of(nlohmann::json::parse(full.out)["frontier"]);
+  const auto out = dir_ / "old";
+  ASSERT_EQ(cli({"search", project_, "--out", out.string(), "--max-evals", "2000", "--threads", "1",
+                 "--log", "all"})
+                .code,
+            0);
+  io::PresetRegistry presets;
+  presets.register_builtins();
+  const auto sp = io::load_search_project(project_, presets);
+  std::vector<std::string> old;
+  for (const auto& l : lines_of(out / "points.jsonl")) {
+    auto j = nlohmann::ordered_json::parse(*io::verify_log_line(l));
+    if (j.contains("kind")) {
+      j.erase("log_version");
+      j.erase("space");
+      j["fingerprint"] = sp.legacy_fingerprint;
+    }
+    old.push_back(j.dump());
+  }
+  write_lines(out / "points.jsonl", old);
+  const CliResult r = cli(
+      {"search", project_, "--out", out.string(), "--resume", "--threads", "2", "--log", "all"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("is log format 1 (no checksums)"), std::string::npos) << r.err;
+  EXPECT_EQ(frontier_of(read_json(out / "frontier.json")["points"]), reference);
+  for (const auto& l : lines_of(out / "points.jsonl")) EXPECT_TRUE(io::verify_log_line(l)) << l;
 }
 
 TEST_F(SearchCli, NoFeasiblePointIsSaidSoNotReportedAsAFrontier) {

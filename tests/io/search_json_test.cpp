@@ -234,7 +234,7 @@ TEST(SearchJson, MergingShardFrontiersGivesTheFrontierOfTheUnion) {
 TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_test";
   std::filesystem::remove_all(dir);
-  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1, ""};
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 1, 0, 0, 1, "", ""};
   const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
                                               search::objective(search::Metric::utps)};
   auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(0, 1, 50, 20);
@@ -310,7 +310,7 @@ TEST(SearchLog, Crc32IsTheStandardOneAndEveryLineIsSealed) {
 TEST(SearchLog, ADamagedLineResumesFromTheLastGoodRecordBeforeIt) {
   const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_damage_test";
   std::filesystem::remove_all(dir);
-  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 0, 1, ""};
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 0, 1, "", ""};
   const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
                                               search::objective(search::Metric::utps)};
   auto p0 = sample_point(0, 0, 100, 10), p1 = sample_point(1, 0, 50, 20);
@@ -364,7 +364,10 @@ TEST(SearchLog, ADamagedLineResumesFromTheLastGoodRecordBeforeIt) {
         << R"({"done_below":9,"evaluated":2,"pruned":0,"pruned_bound":0,"infeasible":0})" << '\n';
   }
   ResumeState old;
-  SearchLog::resume(dir, h, obj, old, limits);
+  auto legacy = h;
+  legacy.fingerprint = "fedcba9876543210";  // what this search's canonical form hashes to now
+  legacy.legacy_fingerprint = "0123456789abcdef";
+  SearchLog::resume(dir, legacy, obj, old, limits);
   EXPECT_EQ(old.format, 1);
   EXPECT_EQ(old.done_below, 1u);  // "done below 9" is past the run's 3 units
   ASSERT_EQ(old.notes.size(), 2u);

@@ -443,6 +443,8 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
   // the log header on their own) are no change of the space.
   sp.canonical = canonical_space_text(sp.space);
   sp.fingerprint = fingerprint(sp.canonical);
+  // What logs of format 1 (io/search.hpp) recorded: the hash of the file's own spelling.
+  sp.legacy_fingerprint = fingerprint(project_to_json(sp.space.base) + detail::dump(*it, -1));
   return sp;
 }
 

@@ -503,7 +503,10 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
       throw error("--resume: '" + p + "' is not a readable search log (" + h.why +
                       "); nothing can be resumed from it",
                   start_over(log.path_));
-    if (!(*h.header == header)) {
+    // Format 1 fingerprinted the file's spelling of the space, not its canonical form.
+    SearchLogHeader expected = header;
+    if (h.format == 1) expected.fingerprint = header.legacy_fingerprint;
+    if (!(*h.header == expected)) {
       std::string what;
       if (h.header->fingerprint != header.fingerprint && !h.header->space.empty() &&
           !header.space.empty())

@@ -44,6 +44,9 @@ struct SearchProject {
   search::RunOptions run;   // strategy, seed, samples from the file (CLI flags override)
   std::string fingerprint;  // FNV-1a 64 of `canonical` (16 hex digits)
   std::string canonical;    // canonical_space_text(space)
+  // The fingerprint of log format 1 (before the canonical form: the hash of the base design and
+  // the search section as spelled in the file), so such logs can still be resumed.
+  std::string legacy_fingerprint;
 };
 
 // Throws ConfigError with every structural issue (paths below "/search"); a project without a
@@ -95,8 +98,9 @@ std::string summary_to_json(const search::CompiledSpace& space, const search::Su
 // prefix of lines that verify and make sense (a point inside the space, watermarks that never go
 // back and stay within the run's units) and continues from the last watermark in it; anything
 // after the first bad line is discarded (a line cut short by a kill is the common case) and
-// reported. Format 1 logs (no "log_version", no checksums) are accepted: read with the same
-// sense checks but unverified, and rewritten in format 2 by the resume.
+// reported. Format 1 logs (no "log_version", no checksums; their fingerprint is
+// SearchProject::legacy_fingerprint) are accepted: read with the same sense checks but
+// unverified, and rewritten in format 2 by the resume.
 //
 // The directory: DIR/search.lock is locked (flock) for as long as a SearchLog is open and holds
 // the owner's pid, so a second search on one DIR is refused naming it; the kernel drops the lock
@@ -116,7 +120,10 @@ struct SearchLogHeader {
   // SearchProject::canonical: lets a refused resume name what changed. Not compared (the
   // fingerprint is its hash); empty when unknown.
   std::string space;
-  // Same search: every field but `space`.
+  // SearchProject::legacy_fingerprint: what a format-1 log's header is compared with. Not
+  // written.
+  std::string legacy_fingerprint;
+  // Same search: every field but `space` and `legacy_fingerprint`.
   friend bool operator==(const SearchLogHeader& a, const SearchLogHeader& b) {
     return a.fingerprint == b.fingerprint && a.strategy == b.strategy && a.seed == b.seed &&
            a.samples == b.samples && a.shard_index == b.shard_index &&
