@@ -492,6 +492,7 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   std::uint64_t n_classes = 1;
   for (std::size_t a : class_axes_) n_classes *= sp.hardware[a].values.size();
   std::size_t plan_checks = 0;
+  std::string rejected;  // the first plan validation refused, for empty_reason()
   if (n_classes > kMaxClasses)
     throw ConfigError({issue("/search/hardware",
                              std::to_string(n_classes) +
@@ -566,7 +567,14 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
                 pl.moe.ep = me;
                 bool ok = true;
                 for (const Issue& is : perf::validate(probe))
-                  if (starts_with(is.path, "/parallel")) ok = false;
+                  if (starts_with(is.path, "/parallel")) {
+                    if (ok && rejected.empty())
+                      rejected = "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " ep " +
+                                 std::to_string(ep) + " dp " + std::to_string(dp) + " cp " +
+                                 std::to_string(cp) + " at " + std::to_string(n) +
+                                 " devices: " + is.path + ": " + is.message;
+                    ok = false;
+                  }
                 if (ok) dc.groups.push_back({pl.tp, pl.pp, pl.ep, pl.dp, pl.cp, at, me});
               }
           }
@@ -582,6 +590,19 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
                                    "count: fewer values in /search/parallel")});
     size_ += Count{hw_per_class_} * dc.groups.size() * per_group_;
     classes_.push_back(std::move(dc));
+  }
+  if (size_ == 0) {
+    std::string counts;
+    for (std::size_t c = 0; c < classes_.size() && c < 8; ++c)
+      counts += (c ? ", " : "") + std::to_string(classes_[c].devices);
+    if (classes_.size() > 8) counts += ", ...";
+    empty_reason_ =
+        plan_checks == 0
+            ? "no combination of the /search/parallel degrees has tp*pp*ep*dp*cp equal to a "
+              "device count of the space (" +
+                  counts + ")"
+            : "every plan whose degrees multiply to the device count fails validation (first: " +
+                  rejected + ")";
   }
 }
 

@@ -206,6 +206,19 @@ TEST(SearchSpace, HostileSpacesAreRefusedWithThePathAndTheAllowedRange) {
   EXPECT_NE(is[0].message.find("more than 100000 plans to check"), std::string::npos);
 }
 
+// Issue 12: a space without a valid plan said "0 points, complete"; it now says why.
+TEST(SearchSpace, AnEmptySpaceSaysWhy) {
+  Space s = hand_space();
+  s.inner.tp = {3};  // 8 devices: no tp x pp x dp with tp 3 equals 8
+  const CompiledSpace none(s);
+  EXPECT_EQ(none.size(), Count{0});
+  EXPECT_NE(none.empty_reason().find("no combination of the /search/parallel degrees"),
+            std::string::npos)
+      << none.empty_reason();
+  EXPECT_NE(none.empty_reason().find("(8)"), std::string::npos) << none.empty_reason();
+  EXPECT_TRUE(CompiledSpace(hand_space()).empty_reason().empty());
+}
+
 TEST(SearchSpace, ConnectedAboveTotalIsPrunedNotEvaluated) {
   Space s = hand_space();
   s.hardware = {{"memory.layers_total", {4}}, {"memory.layers_connected", {2, 8}}};

@@ -174,6 +174,9 @@ class CompiledSpace {
   std::uint64_t hardware_points() const { return hw_points_; }
   // Exact number of points: sum over hardware points of their inner points.
   Count size() const { return size_; }
+  // Why size() is 0 (no parallel plan fits any device count, or every one that does fails
+  // validation, with the first such plan and its issue); empty when the space has points.
+  const std::string& empty_reason() const { return empty_reason_; }
   // Points of shard `index` of `count` (hardware points with hw % count == index).
   Count points_in_shard(std::uint64_t index, std::uint64_t count) const;
   // Inner points of one hardware point.
@@ -242,6 +245,7 @@ class CompiledSpace {
   std::uint64_t hw_per_class_ = 1;  // hardware points sharing one devices value
   std::uint64_t per_group_ = 1;
   Count size_ = 0;
+  std::string empty_reason_;
 
   std::size_t class_of(std::uint64_t hw) const;
 };
