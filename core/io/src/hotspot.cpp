@@ -9,10 +9,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <system_error>
+#include <unordered_map>
+#include <unordered_set>
 
+#include "sections.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
 
 namespace stackscope::io {
@@ -42,10 +45,11 @@ std::string at(const std::string& source, int line) {
   return source + ":" + std::to_string(line);
 }
 
-// Non-blank lines with '#' comments removed, split on whitespace (HotSpot reads with fscanf,
-// so tabs and repeated spaces are separators).
-std::vector<Line> tokenise(std::string_view text) {
-  std::vector<Line> lines;
+// Calls `take(Line&&)` for each non-blank line with '#' comments removed, split on whitespace
+// (HotSpot reads with fscanf, so tabs and repeated spaces are separators). Streams: a long
+// power trace is never held as fields all at once.
+template <class Take>
+void for_each_line(std::string_view text, Take take) {
   int number = 0;
   std::size_t pos = 0;
   std::string note;
@@ -74,12 +78,23 @@ std::vector<Line> tokenise(std::string_view text) {
     if (!line.fields.empty()) {
       line.name_note = std::move(note);
       note.clear();
-      lines.push_back(std::move(line));
+      take(std::move(line));
     }
     if (end == text.size()) break;
     pos = end + 1;
   }
+}
+
+std::vector<Line> tokenise(std::string_view text) {
+  std::vector<Line> lines;
+  for_each_line(text, [&](Line&& line) { lines.push_back(std::move(line)); });
   return lines;
+}
+
+// More than `limit` items of a kind in one file.
+[[noreturn]] void too_many(const std::string& where, const std::string& what, std::size_t limit) {
+  fail(where, "more than " + std::to_string(limit) + " " + what, {},
+       "at most " + std::to_string(limit) + " " + what + " (io/limits.hpp)");
 }
 
 double number(const std::string& where, std::string_view what, const std::string& text) {
@@ -112,23 +127,28 @@ bool yes_no(const std::string& where, std::string_view what, const std::string& 
   fail(where, std::string(what) + ": expected Y or N", "'" + text + "'", "Y, N");
 }
 
-std::string read_text(const std::filesystem::path& file, std::string_view what) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+// The whole file, refused before reading if it is not a regular file or larger than the
+// format's limit (a FIFO or /dev/zero in place of a file must not block or fill memory).
+std::string read_text(const std::filesystem::path& file, std::string_view what,
+                      std::size_t max_bytes = limits::kMaxHotspotFileBytes) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
     fail(file.string(), "cannot read " + std::string(what) + " file", {},
          "an existing, readable file");
   }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return detail::read_text_file(file, file.string(), max_bytes);
 }
 
 }  // namespace
 
 HotspotFloorplan parse_flp(std::string_view text, const std::string& source) {
   HotspotFloorplan fp;
+  std::vector<int> line_of;  // per block
+  std::unordered_set<std::string> names;
   for (const Line& line : tokenise(text)) {
     const std::string where = at(source, line.number);
+    if (fp.blocks.size() == limits::kMaxHotspotBlocks)
+      too_many(where, "floorplan blocks", limits::kMaxHotspotBlocks);
     // HotSpot 6 accepts two optional trailing columns (per-block specific heat and
     // resistivity); the grid model here uses the layer's material, so they are read and dropped.
     if (line.fields.size() != 5 && line.fields.size() != 7) {
@@ -145,12 +165,23 @@ HotspotFloorplan parse_flp(std::string_view text, const std::string& source) {
       positive(where, "specific heat", line.fields[5]);
       positive(where, "resistivity", line.fields[6]);
     }
-    for (const auto& other : fp.blocks) {
-      if (other.name == b.name) fail(where, "duplicate block name", "'" + b.name + "'", "unique");
-    }
+    if (!names.insert(b.name).second)
+      fail(where, "duplicate block name", "'" + b.name + "'", "unique");
     fp.blocks.push_back(std::move(b));
+    line_of.push_back(line.number);
   }
   if (fp.blocks.empty()) fail(source, "floorplan has no blocks", {}, "at least one block");
+  thermal::Floorplan shape;
+  for (const auto& b : fp.blocks)
+    shape.blocks.push_back(thermal::Block{{}, b.width_m, b.height_m, b.left_m, b.bottom_m});
+  if (const auto o = thermal::find_overlap(shape)) {
+    const auto& a = fp.blocks[o->first];
+    const auto& b = fp.blocks[o->second];
+    fail(at(source, line_of[o->second]),
+         "blocks '" + a.name + "' (line " + std::to_string(line_of[o->first]) + ") and '" + b.name +
+             "' overlap by " + num(o->width_m) + " x " + num(o->height_m) + " m",
+         {}, "blocks that tile the chip without overlapping (touching edges are fine)");
+  }
   return fp;
 }
 
@@ -159,6 +190,8 @@ std::vector<HotspotLayer> parse_lcf(std::string_view text, const std::string& so
   std::vector<HotspotLayer> layers;
   constexpr std::size_t kPerLayer = 7;
   for (std::size_t i = 0; i < lines.size(); i += kPerLayer) {
+    if (layers.size() == limits::kMaxHotspotLayers)
+      too_many(at(source, lines[i].number), "layers", limits::kMaxHotspotLayers);
     if (i + kPerLayer > lines.size()) {
       fail(at(source, lines[i].number),
            "incomplete layer: " + std::to_string(lines.size() - i) + " of 7 lines", {},
@@ -195,30 +228,33 @@ std::vector<HotspotLayer> parse_lcf(std::string_view text, const std::string& so
 }
 
 HotspotPowerTrace parse_ptrace(std::string_view text, const std::string& source) {
-  const std::vector<Line> lines = tokenise(text);
-  if (lines.empty()) fail(source, "power trace is empty", {}, "a header line of block names");
   HotspotPowerTrace t;
-  t.names = lines[0].fields;
-  t.header_line = lines[0].number;
-  for (std::size_t i = 0; i < t.names.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (t.names[i] == t.names[j]) {
-        fail(at(source, lines[0].number), "duplicate block name", "'" + t.names[i] + "'", "unique");
-      }
+  bool header = true;
+  for_each_line(text, [&](Line&& line) {
+    const std::string where = at(source, line.number);
+    if (header) {
+      header = false;
+      if (line.fields.size() > limits::kMaxPtraceColumns)
+        too_many(where, "power trace columns", limits::kMaxPtraceColumns);
+      std::unordered_set<std::string_view> seen;
+      for (const auto& name : line.fields)
+        if (!seen.insert(name).second)
+          fail(where, "duplicate block name", "'" + name + "'", "unique");
+      t.names = std::move(line.fields);
+      t.header_line = line.number;
+      t.average_W.assign(t.names.size(), 0.0);
+      return;
     }
-  }
-  t.average_W.assign(t.names.size(), 0.0);
-  for (std::size_t r = 1; r < lines.size(); ++r) {
-    const std::string where = at(source, lines[r].number);
-    if (lines[r].fields.size() != t.names.size()) {
-      fail(where, "power line: wrong number of columns", std::to_string(lines[r].fields.size()),
+    if (line.fields.size() != t.names.size()) {
+      fail(where, "power line: wrong number of columns", std::to_string(line.fields.size()),
            std::to_string(t.names.size()) + " (one per block in the header)");
     }
     for (std::size_t c = 0; c < t.names.size(); ++c) {
-      t.average_W[c] += non_negative(where, "power of " + t.names[c], lines[r].fields[c]);
+      t.average_W[c] += non_negative(where, "power of " + t.names[c], line.fields[c]);
     }
-  }
-  t.steps = lines.size() - 1;
+    ++t.steps;
+  });
+  if (header) fail(source, "power trace is empty", {}, "a header line of block names");
   if (t.steps == 0) fail(source, "power trace has no power lines", {}, "at least one time step");
   for (double& p : t.average_W) p /= static_cast<double>(t.steps);
   return t;
@@ -229,6 +265,8 @@ HotspotConfig parse_hotspot_config(std::string_view text, const std::string& sou
   std::map<std::string, int, std::less<>> line_of;
   for (const Line& line : tokenise(text)) {
     const std::string where = at(source, line.number);
+    if (line_of.size() == limits::kMaxHotspotConfigKeys)
+      too_many(where, "config keys", limits::kMaxHotspotConfigKeys);
     if (line.fields.size() != 2 || line.fields[0].size() < 2 || line.fields[0][0] != '-') {
       fail(where, "config line: expected '-key value'",
            std::to_string(line.fields.size()) + " field(s)", "-key value");
@@ -266,9 +304,9 @@ HotspotConfig parse_hotspot_config(std::string_view text, const std::string& sou
     double v = 0;
     if (!take(key, v, false)) continue;
     const std::string where = at(source, line_of.find(key)->second);
-    if (v != std::floor(v) || v > 4096) {
+    if (v != std::floor(v) || v > limits::kMaxHotspotGrid) {
       fail(where, "-" + std::string(key) + ": out of range", c.raw.find(key)->second,
-           "integer in [1, 4096]");
+           "integer in [1, " + std::to_string(limits::kMaxHotspotGrid) + "]");
     }
     (std::string_view(key) == "grid_rows" ? c.grid_rows : c.grid_cols) = static_cast<int>(v);
     c.has_grid = true;
@@ -351,19 +389,24 @@ thermal::PowerMap power_of(const thermal::StackModel& stack, const HotspotPowerT
       seen[l].assign(n, false);
     }
   }
+  // Where each block name occurs, layer by layer (a hash lookup per column instead of a scan
+  // of every floorplan: 10^4 columns x 10^4 blocks would be 10^8 comparisons).
+  std::unordered_map<std::string_view, std::vector<std::pair<std::size_t, std::size_t>>> where;
+  for (std::size_t l = 0; l < stack.layers.size(); ++l) {
+    const auto& layer = stack.layers[l];
+    if (layer.floorplan < 0) continue;
+    const auto& blocks = stack.floorplans[static_cast<std::size_t>(layer.floorplan)].blocks;
+    for (std::size_t b = 0; b < blocks.size(); ++b) where[blocks[b].name].emplace_back(l, b);
+  }
   for (std::size_t i = 0; i < trace.names.size(); ++i) {
     const std::string& name = trace.names[i];
     bool found = false;
     std::vector<int> unpowered;
-    for (std::size_t l = 0; l < stack.layers.size() && !found; ++l) {
-      const auto& layer = stack.layers[l];
-      if (layer.floorplan < 0) continue;
-      const auto& blocks = stack.floorplans[static_cast<std::size_t>(layer.floorplan)].blocks;
-      for (std::size_t b = 0; b < blocks.size(); ++b) {
-        if (blocks[b].name != name) continue;
-        if (!layer.dissipates_power) {
+    if (const auto it = where.find(name); it != where.end()) {
+      for (const auto& [l, b] : it->second) {
+        if (!stack.layers[l].dissipates_power) {
           unpowered.push_back(static_cast<int>(l));
-          break;
+          continue;
         }
         if (seen[l][b]) continue;  // a shared floorplan: the next power layer takes it
         power[l][b] = trace.average_W[i];
@@ -438,8 +481,9 @@ HotspotModel read_hotspot(const std::filesystem::path& config, const std::filesy
       if (loaded[k] == key) index = static_cast<int>(k);
     }
     if (index < 0) {
-      std::ifstream probe(file);
-      if (!probe) {
+      // Not opened to probe it: a FIFO would block; read_text refuses non-regular files.
+      std::error_code ec;
+      if (!std::filesystem::exists(file, ec)) {
         fail(at(lcf.string(), hl.floorplan_line), "cannot read floorplan file",
              "'" + file.string() + "'", "a floorplan file, relative to the .lcf's directory");
       }
@@ -472,7 +516,8 @@ HotspotModel read_hotspot(const std::filesystem::path& config, const std::filesy
                            num(m.stack.chip_height_m) + " m");
     }
   }
-  const HotspotPowerTrace trace = parse_ptrace(read_text(ptrace, "power trace"), ptrace.string());
+  const HotspotPowerTrace trace =
+      parse_ptrace(read_text(ptrace, "power trace", limits::kMaxPtraceFileBytes), ptrace.string());
   m.power = power_of(m.stack, trace, ptrace.string(), m.warnings);
   return m;
 }
@@ -502,7 +547,8 @@ HotspotModel read_hotspot_2d(const std::filesystem::path& config, const std::fil
   tim.volumetric_heat_capacity_J_per_m3K = cfg.p_interface_J_m3K;
   m.stack.layers = {si, tim};
   set_chip_extent(m.stack);
-  const HotspotPowerTrace trace = parse_ptrace(read_text(ptrace, "power trace"), ptrace.string());
+  const HotspotPowerTrace trace =
+      parse_ptrace(read_text(ptrace, "power trace", limits::kMaxPtraceFileBytes), ptrace.string());
   m.power = power_of(m.stack, trace, ptrace.string(), m.warnings);
   return m;
 }

@@ -5,6 +5,9 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
+
+#include "stackscope/io/limits.hpp"
 
 namespace stackscope::io::detail {
 
@@ -39,23 +42,15 @@ std::string value_text(const Json& j) {
 
 std::string type_text(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::boolean:
-      return "boolean";
-    case Json::value_t::string:
-      return "string";
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "boolean";
+    case Json::value_t::string: return "string";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-      return "integer";
-    case Json::value_t::number_float:
-      return "number";
-    case Json::value_t::array:
-      return "array";
-    case Json::value_t::object:
-      return "object";
-    default:
-      return "binary";
+    case Json::value_t::number_unsigned: return "integer";
+    case Json::value_t::number_float: return "number";
+    case Json::value_t::array: return "array";
+    case Json::value_t::object: return "object";
+    default: return "binary";
   }
 }
 
@@ -92,76 +87,188 @@ std::string parse_error_detail(const std::string& what) {
   return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-// Tracks the JSON pointer of the element being parsed, to name duplicate keys.
-struct Frame {
-  bool is_object = false;
-  std::vector<std::string> keys;
-  std::string key;
-  std::size_t next_index = 0;
+// Builds the document from nlohmann's SAX events, enforcing the limits of io/limits.hpp as it
+// goes and stopping at the first one exceeded, so a deep or huge document costs no more than
+// the limit. nlohmann's callback parser is not used: it copies values recursively (a stack
+// overflow at ~10^5 levels) and rescans the enclosing container at every object or array end
+// (quadratic in the length of an array of objects).
+class DomBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  DomBuilder(std::string_view where, const std::string& path) : where_(where), path_(path) {}
+
+  Json root;
+  Issues duplicates;
+  std::size_t more_duplicates = 0;
+  std::optional<Issue> limit;  // the limit that stopped the parse
+  // A syntax error or number overflow reported by the parser.
+  bool failed = false;
+  std::size_t error_position = 0;
+  int error_id = 0;  // nlohmann exception id: 1xx parse_error, 406 number overflow
+  std::string error_what;
+
+  bool null() override { return scalar(nullptr); }
+  bool boolean(bool v) override { return scalar(v); }
+  bool number_integer(number_integer_t v) override { return scalar(v); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(v); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(v); }
+  bool string(string_t& v) override { return check_string(v, "string") && scalar(std::move(v)); }
+  bool binary(binary_t&) override { return scalar(nullptr); }  // not produced by JSON text
+
+  bool start_object(std::size_t) override { return open(Json::object()); }
+  bool start_array(std::size_t) override { return open(Json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool key(string_t& k) override {
+    if (!check_string(k, "key")) return false;
+    Frame& top = frames_.back();
+    top.key = k;
+    if (++top.count > limits::kMaxJsonObjectMembers)
+      return exceed("object has more than " + count(limits::kMaxJsonObjectMembers) + " members",
+                    "at most " + count(limits::kMaxJsonObjectMembers) + " members per object");
+    auto& object = refs_.back()->get_ref<Json::object_t&>();
+    if (top.keys.insert(k).second) {
+      // A new key: append (ordered_map's own insert searches linearly for the key first).
+      object.emplace_back(k, nullptr);
+      element_ = &object.back().second;
+      return true;
+    }
+    // nlohmann keeps the last value silently; a duplicate is almost always an editing mistake,
+    // so it is an error (the value is still read, into the first occurrence).
+    if (duplicates.size() < limits::kMaxIssues)
+      duplicates.push_back({path_ + pointer(),
+                            "duplicate key '" + k + "' in " + std::string(where_), "",
+                            "each key at most once per object"});
+    else
+      ++more_duplicates;
+    element_ = &object[k];
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    failed = true;
+    error_position = position;
+    error_id = ex.id;
+    error_what = ex.what();
+    return false;
+  }
+
+ private:
+  struct Frame {
+    std::string key;                       // objects: the member being parsed
+    std::size_t count = 0;                 // members or elements so far
+    std::unordered_set<std::string> keys;  // objects: keys seen
+  };
+
+  static std::string count(std::size_t n) { return std::to_string(n); }
+
+  std::string pointer() const {
+    std::string p;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      p += '/';
+      p += refs_[i]->is_object() ? escape_pointer_token(frames_[i].key)
+                                 : std::to_string(frames_[i].count - 1);
+    }
+    return p;
+  }
+
+  bool exceed(std::string message, std::string allowed) {
+    limit = Issue{path_ + pointer(), std::move(message) + " in " + std::string(where_), "",
+                  std::move(allowed)};
+    return false;
+  }
+
+  bool check_string(const string_t& s, const char* what) {
+    if (s.size() <= limits::kMaxJsonStringBytes) return true;
+    return exceed(std::string(what) + " of " + count(s.size()) + " bytes",
+                  "at most " + count(limits::kMaxJsonStringBytes) + " bytes per " + what);
+  }
+
+  // Places a new value (counting it against the limits); returns where it went.
+  Json* place(Json&& value) {
+    if (++values_ > limits::kMaxJsonValues) {
+      exceed("more than " + count(limits::kMaxJsonValues) + " JSON values",
+             "at most " + count(limits::kMaxJsonValues) + " values per document");
+      return nullptr;
+    }
+    if (refs_.empty()) {
+      root = std::move(value);
+      return &root;
+    }
+    Json& parent = *refs_.back();
+    if (parent.is_array()) {
+      if (++frames_.back().count > limits::kMaxJsonArrayElements) {
+        exceed("array has more than " + count(limits::kMaxJsonArrayElements) + " elements",
+               "at most " + count(limits::kMaxJsonArrayElements) + " elements per array");
+        return nullptr;
+      }
+      auto& array = parent.get_ref<Json::array_t&>();
+      array.push_back(std::move(value));
+      return &array.back();
+    }
+    *element_ = std::move(value);
+    return element_;
+  }
+
+  template <class V>
+  bool scalar(V&& v) {
+    return place(Json(std::forward<V>(v))) != nullptr;
+  }
+
+  bool open(Json&& container) {
+    Json* placed = place(std::move(container));
+    if (placed == nullptr) return false;
+    // The new container's depth is refs_.size() + 1 (the root is depth 1); placed first, so the
+    // message's pointer ends at it.
+    if (refs_.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth))
+      return exceed("JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels",
+                    "at most " + std::to_string(limits::kMaxJsonDepth) + " nested arrays/objects");
+    refs_.push_back(placed);
+    frames_.emplace_back();
+    return true;
+  }
+
+  bool close() {
+    refs_.pop_back();
+    frames_.pop_back();
+    return true;
+  }
+
+  std::string_view where_;
+  const std::string& path_;
+  std::vector<Json*> refs_;  // open containers, outermost first (pointers stay valid: a
+                             // container's elements move only while it is the innermost)
+  std::vector<Frame> frames_;
+  Json* element_ = nullptr;  // the object member the next value goes to
+  std::size_t values_ = 0;
 };
 
 }  // namespace
 
 std::optional<Json> parse_json_text(std::string_view text, std::string_view where,
                                     const std::string& path, Issues& issues) {
-  std::vector<Frame> stack;
-  Issues duplicates;
-  auto pointer = [&stack]() {
-    std::string p;
-    for (const auto& f : stack) {
-      p += '/';
-      p += f.is_object ? escape_pointer_token(f.key) : std::to_string(f.next_index - 1);
-    }
-    return p;
-  };
-  auto callback = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start:
-        if (!stack.empty() && !stack.back().is_object) ++stack.back().next_index;
-        stack.push_back({event == Json::parse_event_t::object_start, {}, {}, 0});
-        break;
-      case Json::parse_event_t::object_end:
-      case Json::parse_event_t::array_end:
-        if (!stack.empty()) stack.pop_back();
-        break;
-      case Json::parse_event_t::key: {
-        auto& top = stack.back();
-        top.key = parsed.get<std::string>();
-        if (std::find(top.keys.begin(), top.keys.end(), top.key) != top.keys.end()) {
-          // nlohmann keeps the last value silently; a duplicate is almost always an editing
-          // mistake, so it is an error.
-          duplicates.push_back({path + pointer(),
-                                "duplicate key '" + top.key + "' in " + std::string(where), "",
-                                "each key at most once per object"});
-        } else {
-          top.keys.push_back(top.key);
-        }
-        break;
-      }
-      case Json::parse_event_t::value:
-        if (!stack.empty() && !stack.back().is_object) ++stack.back().next_index;
-        break;
-    }
-    return true;
-  };
-
+  DomBuilder dom(where, path);
   try {
-    Json j = Json::parse(text.begin(), text.end(), callback);
-    issues.insert(issues.end(), duplicates.begin(), duplicates.end());
-    return j;
-  } catch (const Json::parse_error& e) {
-    // e.byte is the 1-based count of bytes read; the offending byte is the last one read.
-    const auto [line, column] = line_column(text, e.byte == 0 ? 0 : e.byte - 1);
-    issues.push_back({path,
-                      "JSON syntax error in " + std::string(where) + " at line " +
-                          std::to_string(line) + ", column " + std::to_string(column) + ": " +
-                          parse_error_detail(e.what()),
-                      "", "valid JSON (RFC 8259)"});
-  } catch (const Json::out_of_range& e) {
-    // Thrown for numbers beyond double range ("number overflow parsing '1e400'"); locate the
-    // token in the text to give a line.
-    std::string msg = parse_error_detail(e.what());
+    if (Json::sax_parse(text.begin(), text.end(), &dom) && !dom.failed && !dom.limit) {
+      issues.insert(issues.end(), dom.duplicates.begin(), dom.duplicates.end());
+      if (dom.more_duplicates > 0)
+        issues.push_back({path,
+                          "... and " + std::to_string(dom.more_duplicates) +
+                              " more duplicate keys in " + std::string(where),
+                          "", "each key at most once per object"});
+      return std::move(dom.root);
+    }
+  } catch (const Json::exception& e) {
+    issues.push_back({path, "cannot parse " + std::string(where) + ": " + e.what(), "", ""});
+    return std::nullopt;
+  }
+  if (dom.limit) {
+    issues.push_back(std::move(*dom.limit));
+  } else if (dom.error_id == 406) {
+    // Numbers beyond double range ("number overflow parsing '1e400'"); locate the token in the
+    // text to give a line.
+    std::string msg = parse_error_detail(dom.error_what);
     std::string where_text;
     const auto q1 = msg.find('\'');
     const auto q2 = q1 == std::string::npos ? q1 : msg.find('\'', q1 + 1);
@@ -175,8 +282,15 @@ std::optional<Json> parse_json_text(std::string_view text, std::string_view wher
     issues.push_back({path,
                       "number out of range in " + std::string(where) + where_text + ": " + msg, "",
                       "finite numbers within double range"});
-  } catch (const Json::exception& e) {
-    issues.push_back({path, "cannot parse " + std::string(where) + ": " + e.what(), "", ""});
+  } else {
+    // The position is the 1-based count of bytes read; the offending byte is the last one read.
+    const std::size_t byte = dom.error_position;
+    const auto [line, column] = line_column(text, byte == 0 ? 0 : byte - 1);
+    issues.push_back({path,
+                      "JSON syntax error in " + std::string(where) + " at line " +
+                          std::to_string(line) + ", column " + std::to_string(column) + ": " +
+                          parse_error_detail(dom.error_what),
+                      "", "valid JSON (RFC 8259)"});
   }
   return std::nullopt;
 }

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sections.hpp"
+#include "stackscope/perf/limits.hpp"
 
 namespace stackscope::io {
 
@@ -98,13 +99,13 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
       depth_ = 2;
       token_ = 0;
       counts_.assign(static_cast<std::size_t>(experts_), 0.0);
+      seen_.assign(static_cast<std::size_t>(experts_), 0);
       return true;
     }
     if (depth_ == 2) {
       depth_ = 3;
       ++token_;
       element_ = 0;
-      seen_.clear();
       return true;
     }
     return unexpected("array");
@@ -215,12 +216,14 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
       bad(pointer(3), "expert id out of range", std::to_string(raw), expert_range_);
       return true;
     }
-    if (std::find(seen_.begin(), seen_.end(), e) != seen_.end()) {
+    // seen_[e] is the last token (1-based) that selected e: O(1) per id, however long a list.
+    auto& last = seen_[static_cast<std::size_t>(e)];
+    if (last == token_) {
       bad(pointer(3), "expert selected twice by one token", std::to_string(raw),
           "distinct expert ids per token");
       return true;
     }
-    seen_.push_back(e);
+    last = token_;
     counts_[static_cast<std::size_t>(e)] += 1.0;
     return true;
   }
@@ -238,7 +241,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
   std::size_t token_ = 0;
   std::size_t element_ = 0;
   std::vector<double> counts_;
-  std::vector<int> seen_;
+  std::vector<std::size_t> seen_;
 };
 
 }  // namespace
@@ -250,10 +253,15 @@ void load_routing_trace(workload::Routing& routing, int experts,
   if (experts < 1)
     throw ConfigError({{kTracePath, "a routing trace needs an MoE model", std::to_string(experts),
                         "model.moe.experts >= 1"}});
+  // Read before perf::validate(): the per-expert counts must not be sized by an absurd model.
+  if (experts > perf::limits::kMaxExperts)
+    throw ConfigError({{"/model/moe/experts", "too many experts to read a routing trace for",
+                        std::to_string(experts),
+                        "integer in [1, " + std::to_string(perf::limits::kMaxExperts) + "]"}});
   std::filesystem::path file(routing.trace);
   if (file.is_relative() && !base_dir.empty()) file = base_dir / file;
 
-  const std::string text = detail::read_text_file(file, kTracePath);
+  const std::string text = detail::read_text_file(file, kTracePath, limits::kMaxTraceFileBytes);
   Issues issues;
   TraceReader reader(experts, text, "routing trace '" + file.string() + "'", issues);
   nlohmann::json::sax_parse(text, &reader);

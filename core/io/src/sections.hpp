@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mapping.hpp"
+#include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
 
 namespace stackscope::io::detail {
@@ -38,7 +39,11 @@ hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Is
 hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues);
 workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues);
 
-// Whole-file text helper: throws ConfigError naming the file when it cannot be read.
-std::string read_text_file(const std::filesystem::path& file, const std::string& path);
+// Whole-file text helper: throws ConfigError (at `path`) naming the file when it is missing,
+// not a regular file (a directory, FIFO or device such as /dev/zero is refused before reading,
+// so it can neither block nor fill memory), larger than `max_bytes`, or unreadable. Reads at
+// most max_bytes + 1 bytes whatever the file claims its size is.
+std::string read_text_file(const std::filesystem::path& file, const std::string& path,
+                           std::size_t max_bytes = limits::kMaxProjectFileBytes);
 
 }  // namespace stackscope::io::detail

@@ -25,6 +25,31 @@ Extent floorplan_extent(const Floorplan& fp) {
   return e;
 }
 
+std::optional<BlockOverlap> find_overlap(const Floorplan& fp) {
+  const auto& blocks = fp.blocks;
+  const Extent e = floorplan_extent(fp);
+  constexpr double kRel = 1e-9;
+  const double tol_x = kRel * e.width_m, tol_y = kRel * e.height_m;
+  std::vector<std::size_t> order(blocks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return blocks[a].x_m < blocks[b].x_m; });
+  std::vector<std::size_t> active;  // blocks whose x range reaches the sweep line
+  for (const std::size_t i : order) {
+    const Block& b = blocks[i];
+    std::erase_if(
+        active, [&](std::size_t j) { return blocks[j].x_m + blocks[j].width_m <= b.x_m + tol_x; });
+    for (const std::size_t j : active) {
+      const Block& o = blocks[j];
+      const double w = std::min(o.x_m + o.width_m, b.x_m + b.width_m) - b.x_m;
+      const double h = std::min(o.y_m + o.height_m, b.y_m + b.height_m) - std::max(o.y_m, b.y_m);
+      if (w > tol_x && h > tol_y) return BlockOverlap{std::min(i, j), std::max(i, j), w, h};
+    }
+    active.push_back(i);
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 struct Overlap {

@@ -5,6 +5,8 @@
 // of hotspot.config. SI units throughout; temperatures in degrees Celsius.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,5 +80,19 @@ struct Extent {
   double height_m = 0.0;
 };
 Extent floorplan_extent(const Floorplan& fp);
+
+// Two blocks of one floorplan that cover the same area: HotSpot's units tile the chip, and the
+// solver would add both blocks' power to the cells they share.
+struct BlockOverlap {
+  std::size_t first = 0;  // block indices, first < second
+  std::size_t second = 0;
+  double width_m = 0.0;  // the shared rectangle
+  double height_m = 0.0;
+};
+// An overlapping pair (the first the sweep meets; deterministic), if any. Blocks that only touch,
+// or overlap by less than 1e-9 of the floorplan's extent in a direction (rounding in the file's
+// decimals), do not overlap. Sweeps blocks by left edge: O(n log n) plus the pairs whose x
+// ranges overlap.
+std::optional<BlockOverlap> find_overlap(const Floorplan& fp);
 
 }  // namespace stackscope::thermal
