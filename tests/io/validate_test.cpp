@@ -343,7 +343,7 @@ TEST(Validate, NetworkLevelShapes) {
   d.system.levels[0].size = 1 << 16;
   d.system.levels[1].size = 1 << 15;
   i = only_issue(d, "/system/levels");
-  EXPECT_TRUE(contains(i.message, "more than the 1073741824 modelled")) << i.message;
+  EXPECT_TRUE(contains(i.message, "more than the 1048576 modelled")) << i.message;
 
   d = baseline();
   d.system.levels.assign(4, hw::NetworkLevel{});
@@ -637,6 +637,144 @@ TEST(Validate, AreaThermalAndKvRereadRanges) {
     set(d);
     EXPECT_FALSE(only_issue(d, path).allowed.empty()) << path;
   }
+}
+
+// Issue 12: ranges a real design never reaches, but that bound memory and time and keep every
+// product finite (stackscope/perf/limits.hpp). Each message states the allowed range.
+TEST(ValidateLimits, CountsPastTheModelledRangeAreRefusedWithTheRange) {
+  Design d = baseline();
+  d.system.devices = 1 << 30;  // with a large mesh: std::bad_alloc in a noexcept evaluator
+  d.system.levels = {hw::NetworkLevel{}};
+  d.system.levels[0].size = 0;
+  d.parallel.dp = 1 << 30;
+  const auto issues = validate(d);
+  const auto devices = std::find_if(issues.begin(), issues.end(),
+                                    [](const Issue& i) { return i.path == "/system/devices"; });
+  ASSERT_NE(devices, issues.end()) << format_issues(issues);
+  EXPECT_EQ(devices->message, "must be at most 1048576, the largest modelled");
+  EXPECT_EQ(devices->allowed, "integer in [1, 1048576]");
+
+  d = baseline();
+  d.hardware.noc.mesh_x = 100000;
+  EXPECT_EQ(only_issue(d, "/hardware/noc/mesh_x").allowed, "integer in [1, 4096]");
+  d.hardware.noc.mesh_x = 4096;  // the limit itself is fine
+  d.hardware.noc.mesh_y = 4096;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+
+  for (auto [path, set] : std::vector<std::pair<std::string, void (*)(Design&)>>{
+           {"/model/layers", [](Design& x) { x.model.layers = 1 << 20; }},
+           {"/model/hidden", [](Design& x) { x.model.hidden = 1 << 30; }},
+           {"/model/vocab", [](Design& x) { x.model.vocab = 1 << 30; }},
+           {"/hardware/compute/cores", [](Design& x) { x.hardware.compute.cores = 1 << 30; }},
+           {"/hardware/memory/banks_per_channel",
+            [](Design& x) { x.hardware.memory.banks_per_channel = 1 << 20; }},
+           {"/workload/input_len", [](Design& x) { x.workload.input_len = 1 << 30; }},
+           {"/workload/batch", [](Design& x) { x.workload.batch = 1 << 30; }}}) {
+    Design x = baseline();
+    set(x);
+    const auto all = validate(x);
+    const auto it =
+        std::find_if(all.begin(), all.end(), [&](const Issue& i) { return i.path == path; });
+    ASSERT_NE(it, all.end()) << path << ": " << format_issues(all);
+    EXPECT_TRUE(contains(it->message, "must be at most")) << path << ": " << it->message;
+    EXPECT_TRUE(contains(it->allowed, "integer in [")) << path << ": " << it->allowed;
+  }
+}
+
+TEST(ValidateLimits, PlanProductsCannotOverflow) {
+  // 2^31 - 1 in every degree: the product wrapped to a negative number in the message before.
+  Design d = baseline();
+  d.parallel.tp = d.parallel.pp = d.parallel.dp = d.parallel.ep = d.parallel.cp =
+      std::numeric_limits<int>::max();
+  for (const auto& i : validate(d)) {
+    EXPECT_FALSE(contains(i.message, "-")) << format_issue(i);
+    if (i.path.rfind("/parallel/", 0) == 0 && i.path.size() == 12) {  // /parallel/tp, ...
+      EXPECT_EQ(i.allowed, "integer in [1, 1048576]") << i.path;
+    }
+  }
+  // Every degree inside its range, the product 2^100: "more than", not a wrapped value.
+  d.parallel.tp = d.parallel.pp = d.parallel.dp = d.parallel.ep = d.parallel.cp = 1 << 20;
+  const auto issues = validate(d);
+  const auto it = std::find_if(issues.begin(), issues.end(),
+                               [](const Issue& i) { return i.path == "/parallel"; });
+  ASSERT_NE(it, issues.end()) << format_issues(issues);
+  EXPECT_EQ(it->value, "more than 1048576");
+}
+
+TEST(ValidateLimits, RatesHavePhysicalMinimums) {
+  // A denormal clock evaluated as feasible with TTFT n/a (inf) before.
+  Design d = baseline();
+  d.hardware.compute.clock_GHz = 1e-310;
+  const Issue clock = only_issue(d, "/hardware/compute/clock_GHz");
+  EXPECT_EQ(clock.allowed, "number in [0.001, 100]");
+  d = baseline();
+  d.hardware.noc.link_GBps = 1e-300;
+  EXPECT_EQ(only_issue(d, "/hardware/noc/link_GBps").allowed, "number in [0.001, 10000000]");
+  d = baseline();
+  d.hardware.memory.clock_MHz = 1e9;  // the bank simulator would step 10^11 cycles
+  EXPECT_EQ(only_issue(d, "/hardware/memory/clock_MHz").allowed, "number in [1, 20000]");
+  d = baseline();
+  d.hardware.compute.matmul_efficiency = 1e-9;
+  EXPECT_EQ(only_issue(d, "/hardware/compute/matmul_efficiency").allowed, "number in [0.001, 1]");
+  d = baseline();
+  d.hardware.energy.tdp_W = 1e300;
+  EXPECT_TRUE(contains(only_issue(d, "/hardware/energy/tdp_W").message, "at most 1e+12"));
+}
+
+TEST(ValidateLimits, TooManyLevelsIsOneProblemNotOnePerLevel) {
+  Design d = baseline();
+  d.system.levels.assign(100000, hw::NetworkLevel{});
+  for (auto& l : d.system.levels) l.link_GBps = -1;
+  const auto issues = validate(d);
+  // The first kMaxLevels + 1 levels' problems and the count, not 10^5 lines.
+  EXPECT_LE(issues.size(), 8u) << format_issues(issues);
+  EXPECT_TRUE(std::any_of(issues.begin(), issues.end(), [](const Issue& i) {
+    return contains(i.message, "at most 3 network levels are modelled, got 100000");
+  }));
+}
+
+TEST(ValidateLimits, MemoryAloneIsValidatedForTheDramCommand) {
+  // `dram` never validated its hardware file: zero clock, zero banks, negative tRCD and
+  // tRFC >= tREFI were all accepted.
+  hw::Hardware h;
+  h.memory.clock_MHz = 0;
+  h.memory.banks_per_channel = 0;
+  h.memory.timing.tRCD_ns = -14;
+  h.memory.timing.tRFC_ns = h.memory.timing.tREFI_ns;
+  const auto issues = validate_memory(h, "");
+  std::set<std::string> paths;
+  for (const auto& i : issues) paths.insert(i.path);
+  EXPECT_EQ(paths, (std::set<std::string>{"/memory/clock_MHz", "/memory/banks_per_channel",
+                                          "/memory/timing/tRCD_ns", "/memory/timing/tRFC_ns"}))
+      << format_issues(issues);
+  EXPECT_TRUE(validate_memory(hw::Hardware{}).empty());
+  // The same checks as the project's, under /hardware there.
+  Design d = baseline();
+  d.hardware.memory.banks_per_channel = 0;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/banks_per_channel").allowed, "integer >= 1");
+}
+
+TEST(ValidateLimits, TheEvaluatorDoesNotLetExceptionsEscape) {
+  // An unvalidated design past the limits: the network model of 2^30 positions cannot be
+  // allocated. evaluate() is noexcept, so bad_alloc escaping it would be std::terminate.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers' allocators abort on a request this size instead of throwing";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "the sanitizers' allocators abort on a request this size instead of throwing";
+#endif
+#endif
+  Design d = baseline();
+  d.system.devices = 1 << 30;
+  d.system.levels = {hw::NetworkLevel{}};
+  d.system.levels[0].size = 0;
+  d.parallel.dp = 1 << 30;
+  const Result r = evaluate(d);
+  EXPECT_FALSE(r.feasible);
+  EXPECT_TRUE(r.reasons & kEvaluationFailed);
+  EXPECT_TRUE(std::isinf(r.metrics.ttft_s));
+  EXPECT_EQ(describe(kEvaluationFailed).front(),
+            "evaluation failed: the evaluator ran out of memory; metrics are not valid");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -634,8 +635,8 @@ PowerSummary power_summary(const Design& d, const Result& r, const power_area::E
   if (mem.kind != hw::MemoryKind::sram_only) {
     p.dram_access_W = bytes_per_s * kBits * mem.energy_pJ_per_bit * units::kPico;
   }
-  p.noc_W = compute::byte_hops(compute::mesh_rates(d.hardware), r.decode.noc) *
-            e.noc_J_per_byte_hop / t;
+  p.noc_W =
+      compute::byte_hops(compute::mesh_rates(d.hardware), r.decode.noc) * e.noc_J_per_byte_hop / t;
   if (stacked) {
     p.vertical_W = bytes_per_s * kBits * mem.vertical.energy_pJ_per_bit * units::kPico;
     p.dram_layers = std::max(0, mem.layers_total);
@@ -897,13 +898,41 @@ Evaluator::~Evaluator() = default;
 Evaluator::Evaluator(Evaluator&&) noexcept = default;
 Evaluator& Evaluator::operator=(Evaluator&&) noexcept = default;
 
+namespace {
+
+// The exception boundary of the evaluator: validate() bounds every size the model allocates
+// (limits.hpp), so nothing should throw; if something still does (std::bad_alloc on a machine
+// short of memory), the design is reported infeasible with kEvaluationFailed instead of the
+// exception escaping a noexcept function (std::terminate) or a search's worker thread.
+Result failed_result() noexcept {
+  Result r;
+  r.feasible = false;
+  r.reasons = kEvaluationFailed;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  r.metrics.ttft_s = inf;
+  r.metrics.tpot_s = inf;
+  r.metrics.energy_per_token_j = inf;
+  return r;
+}
+
+}  // namespace
+
 Result Evaluator::evaluate(const Design& d) {
-  return evaluate_with(d, &impl_->net);
+  try {
+    return evaluate_with(d, &impl_->net);
+  } catch (const std::exception&) {
+    impl_->net = NetState{};  // a half-built network model is not reused
+    return failed_result();
+  }
 }
 
 Result evaluate(const Design& d) noexcept {
-  NetState net;
-  return evaluate_with(d, &net);
+  try {
+    NetState net;
+    return evaluate_with(d, &net);
+  } catch (const std::exception&) {
+    return failed_result();
+  }
 }
 
 NetworkReport network_report(const Design& d, bool reference_sim) {

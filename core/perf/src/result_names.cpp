@@ -51,8 +51,10 @@ std::vector<std::string> describe(std::uint32_t reasons) {
     out.emplace_back("thermal: DRAM above 95 C (refresh already doubled above 85 C)");
   if (reasons & kThermalThrottled)
     out.emplace_back("thermal throttle: clock and DRAM rate lowered to hold DRAM at 95 C");
+  if (reasons & kEvaluationFailed)
+    out.emplace_back("evaluation failed: the evaluator ran out of memory; metrics are not valid");
   const std::uint32_t known = kMemoryCapacity | kZeroBatch | kPowerOverTdp | kAreaOverDie |
-                              kDieOverReticle | kDramTooHot | kThermalThrottled;
+                              kDieOverReticle | kDramTooHot | kThermalThrottled | kEvaluationFailed;
   for (unsigned bit = 0; bit < 32; ++bit) {
     const std::uint32_t flag = 1u << bit;
     if ((reasons & flag) && !(known & flag))

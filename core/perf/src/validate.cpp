@@ -7,14 +7,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/limits.hpp"
 
 namespace stackscope::perf {
 namespace {
+
+using namespace limits;
 
 std::string num(double v) {
   char buf[32];
@@ -50,51 +55,99 @@ class Checker {
     issues.push_back({std::move(path), std::move(message), std::move(value), std::move(allowed)});
   }
 
-  // Sizes and counts: integer >= min.
-  bool at_least(const std::string& path, int v, int min = 1) {
-    if (v >= min) return true;
+  // Sizes and counts: integer >= min, and at most `max` (limits.hpp).
+  bool at_least(const std::string& path, int v, int min = 1, std::int64_t max = kMaxInt) {
+    if (v >= min) return at_most(path, v, min, max);
     add(path, min == 1 ? "must be at least 1" : "must be at least " + num(min), num(v),
         "integer >= " + num(min));
     return false;
   }
 
-  bool positive(const std::string& path, double v) {
-    if (std::isfinite(v) && v > 0) return true;
-    add(path, std::isfinite(v) ? "must be positive" : "must be a finite number", num(v),
-        "finite number > 0");
+  bool at_most(const std::string& path, std::int64_t v, std::int64_t min, std::int64_t max) {
+    if (v <= max) return true;
+    add(path, "must be at most " + std::to_string(max) + ", the largest modelled",
+        std::to_string(v), "integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
     return false;
   }
 
-  bool non_negative(const std::string& path, double v) {
-    if (std::isfinite(v) && v >= 0) return true;
-    add(path, std::isfinite(v) ? "must not be negative" : "must be a finite number", num(v),
-        "finite number >= 0");
-    return false;
+  // Rates and sizes: finite and > 0, within [min, max] when a physical bound is given.
+  bool positive(const std::string& path, double v, double min = 0, double max = kMaxQuantity) {
+    if (!(std::isfinite(v) && v > 0)) {
+      add(path, std::isfinite(v) ? "must be positive" : "must be a finite number", num(v),
+          "finite number > 0");
+      return false;
+    }
+    const std::string range = min > 0 ? "number in [" + num(min) + ", " + num(max) + "]"
+                                      : "number in (0, " + num(max) + "]";
+    if (v < min) {
+      add(path, "must be at least " + num(min) + " (smaller rates make times overflow)", num(v),
+          range);
+      return false;
+    }
+    if (v > max) {
+      add(path, "must be at most " + num(max) + ", the largest modelled", num(v), range);
+      return false;
+    }
+    return true;
+  }
+
+  bool non_negative(const std::string& path, double v, double max = kMaxQuantity) {
+    if (!(std::isfinite(v) && v >= 0)) {
+      add(path, std::isfinite(v) ? "must not be negative" : "must be a finite number", num(v),
+          "finite number >= 0");
+      return false;
+    }
+    if (v > max) {
+      add(path, "must be at most " + num(max) + ", the largest modelled", num(v),
+          "number in [0, " + num(max) + "]");
+      return false;
+    }
+    return true;
   }
 
   // Achieved fractions of a peak: 0 would make times infinite, > 1 would beat the peak.
   bool fraction(const std::string& path, double v) {
-    if (std::isfinite(v) && v > 0 && v <= 1) return true;
-    add(path, "must be a fraction in (0, 1]", num(v), "number in (0, 1]");
-    return false;
+    if (!(std::isfinite(v) && v > 0 && v <= 1)) {
+      add(path, "must be a fraction in (0, 1]", num(v), "number in (0, 1]");
+      return false;
+    }
+    if (v < kMinFraction) {
+      add(path, "must be at least " + num(kMinFraction) + " (0.1 % of the peak)", num(v),
+          "number in [" + num(kMinFraction) + ", 1]");
+      return false;
+    }
+    return true;
   }
+
+ private:
+  static constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
 };
+
+// a x b for non-negative counts, saturating at INT64_MAX (the products compared with limits).
+std::int64_t mul_sat(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (a < 0 || b < 0) return -1;
+  if (__builtin_mul_overflow(a, b, &r)) return std::numeric_limits<std::int64_t>::max();
+  return r;
+}
 
 void check_compute(Checker& c, const hw::ComputeDie& d) {
   const std::string p = "/hardware/compute";
-  c.at_least(p + "/cores", d.cores);
-  c.positive(p + "/clock_GHz", d.clock_GHz);
-  c.non_negative(p + "/matrix_flops_per_cycle_fp16", d.matrix_flops_per_cycle_fp16);
-  c.non_negative(p + "/matrix_flops_per_cycle_fp8", d.matrix_flops_per_cycle_fp8);
-  c.non_negative(p + "/matrix_flops_per_cycle_fp4", d.matrix_flops_per_cycle_fp4);
-  c.non_negative(p + "/matrix_flops_per_cycle_fp32", d.matrix_flops_per_cycle_fp32);
-  // The vector unit is the fallback for every unsupported matrix precision.
-  c.positive(p + "/vector_flops_per_cycle", d.vector_flops_per_cycle);
+  c.at_least(p + "/cores", d.cores, 1, kMaxCores);
+  c.positive(p + "/clock_GHz", d.clock_GHz, kMinClockGHz, kMaxClockGHz);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp16", d.matrix_flops_per_cycle_fp16, kMaxPerCycle);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp8", d.matrix_flops_per_cycle_fp8, kMaxPerCycle);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp4", d.matrix_flops_per_cycle_fp4, kMaxPerCycle);
+  c.non_negative(p + "/matrix_flops_per_cycle_fp32", d.matrix_flops_per_cycle_fp32, kMaxPerCycle);
+  // The vector unit is the fallback for every unsupported matrix precision; below one FLOP per
+  // thousand cycles nothing is computed.
+  c.positive(p + "/vector_flops_per_cycle", d.vector_flops_per_cycle, 1e-3, kMaxPerCycle);
   c.positive(p + "/sram_per_core_KiB", d.sram_per_core_KiB);
-  c.positive(p + "/sram_bw_bytes_per_cycle_per_core", d.sram_bw_bytes_per_cycle_per_core);
+  c.positive(p + "/sram_bw_bytes_per_cycle_per_core", d.sram_bw_bytes_per_cycle_per_core, 1e-3,
+             kMaxPerCycle);
   c.non_negative(p + "/shared_buffer_MiB", d.shared_buffer_MiB);
-  c.at_least(p + "/mma_tile_m", d.mma_tile_m);
-  c.at_least(p + "/mma_tile_n", d.mma_tile_n);
+  c.at_least(p + "/mma_tile_m", d.mma_tile_m, 1, kMaxTile);
+  c.at_least(p + "/mma_tile_n", d.mma_tile_n, 1, kMaxTile);
   c.fraction(p + "/matmul_efficiency", d.matmul_efficiency);
   c.fraction(p + "/attention_efficiency", d.attention_efficiency);
   if (!std::isfinite(d.decode_kv_reread_fraction) || d.decode_kv_reread_fraction < 0 ||
@@ -106,42 +159,43 @@ void check_compute(Checker& c, const hw::ComputeDie& d) {
   c.positive(p + "/die_area_mm2", d.die_area_mm2);
 }
 
-void check_memory(Checker& c, const hw::Memory& m) {
-  const std::string p = "/hardware/memory";
+void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "/hardware") {
+  const std::string p = prefix + "/memory";
   c.non_negative(p + "/reserved_GiB", m.reserved_GiB);
   // SRAM-only devices (wafer-scale) have no DRAM: its fields are unused.
   if (m.kind == hw::MemoryKind::sram_only) return;
-  c.at_least(p + "/stacks", m.stacks);
-  const bool total_ok = c.at_least(p + "/layers_total", m.layers_total);
-  if (c.at_least(p + "/layers_connected", m.layers_connected) && total_ok &&
+  c.at_least(p + "/stacks", m.stacks, 1, kMaxStacks);
+  const bool total_ok = c.at_least(p + "/layers_total", m.layers_total, 1, kMaxMemoryLayers);
+  if (c.at_least(p + "/layers_connected", m.layers_connected, 1, kMaxMemoryLayers) && total_ok &&
       m.layers_connected > m.layers_total) {
     c.add(p + "/layers_connected", "more connected layers than layers in the stack",
           num(m.layers_connected), "integer in [1, layers_total = " + num(m.layers_total) + "]");
   }
-  c.at_least(p + "/channels_per_layer", m.channels_per_layer);
-  c.at_least(p + "/banks_per_channel", m.banks_per_channel);
-  c.positive(p + "/bytes_per_transfer", m.bytes_per_transfer);
-  c.positive(p + "/transfers_per_clock", m.transfers_per_clock);
-  c.positive(p + "/clock_MHz", m.clock_MHz);
-  const bool row_ok = c.positive(p + "/row_bytes", m.row_bytes);
+  c.at_least(p + "/channels_per_layer", m.channels_per_layer, 1, kMaxChannels);
+  c.at_least(p + "/banks_per_channel", m.banks_per_channel, 1, kMaxBanks);
+  // At least one bit per transfer and one transfer per thousand clocks.
+  c.positive(p + "/bytes_per_transfer", m.bytes_per_transfer, 0.125, 1 << 20);
+  c.positive(p + "/transfers_per_clock", m.transfers_per_clock, 1e-3, 64);
+  c.positive(p + "/clock_MHz", m.clock_MHz, kMinMemoryClockMHz, kMaxMemoryClockMHz);
+  const bool row_ok = c.positive(p + "/row_bytes", m.row_bytes, 0, 1 << 30);
   if (c.positive(p + "/sector_bytes", m.sector_bytes) && row_ok && m.sector_bytes > m.row_bytes)
     c.add(p + "/sector_bytes", "a sector cannot be larger than a row", num(m.sector_bytes),
           "number in (0, row_bytes = " + num(m.row_bytes) + "]");
-  c.positive(p + "/cycles_per_sector", m.cycles_per_sector);
+  c.positive(p + "/cycles_per_sector", m.cycles_per_sector, 0, 1e6);
   const std::string t = p + "/timing";
-  c.positive(t + "/tRCD_ns", m.timing.tRCD_ns);
-  c.positive(t + "/tRP_ns", m.timing.tRP_ns);
-  c.positive(t + "/tRAS_ns", m.timing.tRAS_ns);
-  c.positive(t + "/tFAW_ns", m.timing.tFAW_ns);
-  c.positive(t + "/tRRD_ns", m.timing.tRRD_ns);
-  const bool refi_ok = c.positive(t + "/tREFI_ns", m.timing.tREFI_ns);
+  c.positive(t + "/tRCD_ns", m.timing.tRCD_ns, 0, kMaxTimingNs);
+  c.positive(t + "/tRP_ns", m.timing.tRP_ns, 0, kMaxTimingNs);
+  c.positive(t + "/tRAS_ns", m.timing.tRAS_ns, 0, kMaxTimingNs);
+  c.positive(t + "/tFAW_ns", m.timing.tFAW_ns, 0, kMaxTimingNs);
+  c.positive(t + "/tRRD_ns", m.timing.tRRD_ns, 0, kMaxTimingNs);
+  const bool refi_ok = c.positive(t + "/tREFI_ns", m.timing.tREFI_ns, 0, kMaxTimingNs);
   // Refresh overhead is tRFC/tREFI; at >= 1 the device would do nothing but refresh.
-  if (c.non_negative(t + "/tRFC_ns", m.timing.tRFC_ns) && refi_ok &&
+  if (c.non_negative(t + "/tRFC_ns", m.timing.tRFC_ns, kMaxTimingNs) && refi_ok &&
       m.timing.tRFC_ns >= m.timing.tREFI_ns)
     c.add(t + "/tRFC_ns", "refresh would take the whole refresh interval", num(m.timing.tRFC_ns),
           "number in [0, tREFI_ns = " + num(m.timing.tREFI_ns) + ")");
-  c.non_negative(t + "/tWTR_ns", m.timing.tWTR_ns);
-  c.non_negative(t + "/tCCD_ns", m.timing.tCCD_ns);
+  c.non_negative(t + "/tWTR_ns", m.timing.tWTR_ns, kMaxTimingNs);
+  c.non_negative(t + "/tCCD_ns", m.timing.tCCD_ns, kMaxTimingNs);
   c.positive(p + "/capacity_per_layer_GiB", m.capacity_per_layer_GiB);
   c.non_negative(p + "/bit_density_Gb_per_mm2", m.bit_density_Gb_per_mm2);
   c.non_negative(p + "/round_trip_latency_ns", m.round_trip_latency_ns);
@@ -151,7 +205,7 @@ void check_memory(Checker& c, const hw::Memory& m) {
     const std::string v = p + "/vertical";
     c.positive(v + "/pitch_um", m.vertical.pitch_um);
     c.fraction(v + "/signal_fraction", m.vertical.signal_fraction);
-    c.positive(v + "/gbps_per_link", m.vertical.gbps_per_link);
+    c.positive(v + "/gbps_per_link", m.vertical.gbps_per_link, kMinLinkGBps, kMaxLinkGBps);
     c.non_negative(v + "/energy_pJ_per_bit", m.vertical.energy_pJ_per_bit);
     c.non_negative(v + "/keepout_um2", m.vertical.keepout_um2);
   }
@@ -161,9 +215,9 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
   check_compute(c, h.compute);
   check_memory(c, h.memory);
   const std::string n = "/hardware/noc";
-  c.at_least(n + "/mesh_x", h.noc.mesh_x);
-  c.at_least(n + "/mesh_y", h.noc.mesh_y);
-  c.positive(n + "/link_GBps", h.noc.link_GBps);
+  c.at_least(n + "/mesh_x", h.noc.mesh_x, 1, kMaxMeshSide);
+  c.at_least(n + "/mesh_y", h.noc.mesh_y, 1, kMaxMeshSide);
+  c.positive(n + "/link_GBps", h.noc.link_GBps, kMinLinkGBps, kMaxLinkGBps);
   c.non_negative(n + "/hop_latency_ns", h.noc.hop_latency_ns);
   const std::string e = "/hardware/energy";
   c.non_negative(e + "/pJ_per_flop_fp16", h.energy.pJ_per_flop_fp16);
@@ -196,15 +250,16 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
 }
 
 constexpr std::size_t kMaxLevels = 3;
-constexpr double kMaxPositions = 1 << 30;  // network::Topology's limit
+// network::Topology builds every device position of the levels (limits.hpp).
+constexpr double kMaxPositions = static_cast<double>(kMaxDevices);
 // Past ~1000 tiles the per-tile sync cost dominates any overlap gain (MODEL.md §7).
 constexpr int kMaxOverlapTiles = 1024;
 
 // Grid shape of a mesh/torus level: both dims or neither (0 = squarest factorisation), and
 // the shape must hold exactly `size` devices (network::Topology builds the grid from it).
 void check_grid_dims(Checker& c, const hw::NetworkLevel& l, const std::string& p) {
-  const bool x_ok = c.at_least(p + "/dims_x", l.dims_x, 0);
-  const bool y_ok = c.at_least(p + "/dims_y", l.dims_y, 0);
+  const bool x_ok = c.at_least(p + "/dims_x", l.dims_x, 0, kMaxDevices);
+  const bool y_ok = c.at_least(p + "/dims_y", l.dims_y, 0, kMaxDevices);
   if (!x_ok || !y_ok || (l.dims_x == 0 && l.dims_y == 0)) return;
   const bool grid = l.topology == hw::Topology::mesh2d || l.topology == hw::Topology::torus2d;
   if (!grid) {
@@ -230,10 +285,12 @@ void check_grid_dims(Checker& c, const hw::NetworkLevel& l, const std::string& p
 }
 
 void check_system(Checker& c, const hw::System& s) {
-  const bool devices_ok = c.at_least("/system/devices", s.devices);
+  const bool devices_ok = c.at_least("/system/devices", s.devices, 1, kMaxDevices);
   double capacity = 1;
   bool unbounded = false;
-  for (std::size_t i = 0; i < s.levels.size(); ++i) {
+  // Past kMaxLevels only the count is reported: a file with 10^5 levels gets one line, not
+  // 10^5 times each field's problems.
+  for (std::size_t i = 0; i < s.levels.size() && i <= kMaxLevels; ++i) {
     const auto& l = s.levels[i];
     const std::string p = "/system/levels/" + std::to_string(i);
     const bool outermost = i + 1 == s.levels.size();
@@ -248,11 +305,13 @@ void check_system(Checker& c, const hw::System& s) {
                       : "must be at least 1 (only the outermost level may be 0)",
             num(l.size), outermost ? "integer >= 0" : "integer >= 1");
       unbounded = true;  // capacity unknown; do not pile a second issue on it
+    } else if (!c.at_most(p + "/size", l.size, 1, kMaxDevices)) {
+      unbounded = true;
     } else {
       capacity *= l.size;
     }
     check_grid_dims(c, l, p);
-    c.positive(p + "/link_GBps", l.link_GBps);
+    c.positive(p + "/link_GBps", l.link_GBps, kMinLinkGBps, kMaxLinkGBps);
     c.non_negative(p + "/latency_us", l.latency_us);
     c.non_negative(p + "/hop_latency_ns", l.hop_latency_ns);
     c.fraction(p + "/efficiency", l.efficiency);
@@ -260,6 +319,7 @@ void check_system(Checker& c, const hw::System& s) {
     c.fraction(p + "/in_network_efficiency", l.in_network_efficiency);
   }
   // MODEL.md §6: hierarchies of up to 3 levels (package mesh -> board torus -> rack switch).
+  if (s.levels.size() > kMaxLevels) unbounded = true;  // the capacity is not meaningful
   if (s.levels.size() > kMaxLevels)
     c.add("/system/levels",
           "at most " + num(static_cast<int>(kMaxLevels)) + " network levels are modelled, got " +
@@ -304,10 +364,12 @@ struct Degrees {
 
 Degrees module_degrees(const parallel::Plan& p) {
   Degrees g;
-  g.valid = p.tp >= 1 && p.ep >= 1 && p.cp >= 1 && p.attention.tp >= 0 && p.dense_ffn.tp >= 0 &&
-            p.moe.tp >= 0 && p.moe.ep >= 0;
+  const auto degree_ok = [](int v, int min) { return v >= min && v <= kMaxDegree; };
+  g.valid = degree_ok(p.tp, 1) && degree_ok(p.ep, 1) && degree_ok(p.cp, 1) &&
+            degree_ok(p.attention.tp, 0) && degree_ok(p.dense_ffn.tp, 0) &&
+            degree_ok(p.moe.tp, 0) && degree_ok(p.moe.ep, 0);
   if (!g.valid) return g;
-  g.stage = 1LL * p.tp * p.ep * p.cp;
+  g.stage = mul_sat(mul_sat(p.tp, p.ep), p.cp);  // each <= 2^20: exact
   g.attention_tp = p.tp;
   if (p.attention.tp > 0) {
     g.attention_tp = p.attention.tp;
@@ -339,19 +401,16 @@ Degrees module_degrees(const parallel::Plan& p) {
 
 void check_model(Checker& c, const workload::Model& m, const Degrees& g) {
   const std::string p = "/model";
-  c.at_least(p + "/layers", m.layers);
-  c.at_least(p + "/hidden", m.hidden);
-  const bool heads_ok = c.at_least(p + "/heads", m.heads);
-  const bool kv_ok = c.at_least(p + "/kv_heads", m.kv_heads);
-  c.at_least(p + "/head_dim", m.head_dim);
-  c.at_least(p + "/vocab", m.vocab);
+  c.at_least(p + "/layers", m.layers, 1, kMaxLayers);
+  c.at_least(p + "/hidden", m.hidden, 1, kMaxHidden);
+  const bool heads_ok = c.at_least(p + "/heads", m.heads, 1, kMaxHeads);
+  const bool kv_ok = c.at_least(p + "/kv_heads", m.kv_heads, 1, kMaxHeads);
+  c.at_least(p + "/head_dim", m.head_dim, 1, kMaxHidden);
+  c.at_least(p + "/vocab", m.vocab, 1, kMaxVocab);
   const bool moe = is_moe(m);
   // Pure-MoE models (no leading dense layers) never use the dense FFN size.
   const bool dense_ffn_used = !moe || m.moe.first_dense_layers > 0;
-  if (dense_ffn_used)
-    c.at_least(p + "/ffn_dim", m.ffn_dim);
-  else
-    c.at_least(p + "/ffn_dim", m.ffn_dim, 0);
+  c.at_least(p + "/ffn_dim", m.ffn_dim, dense_ffn_used ? 1 : 0, kMaxHidden);
 
   // Global tp keeps its historical wording; a per-module tp names the module.
   const auto tp_name = [](const std::string& path) {
@@ -387,28 +446,27 @@ void check_model(Checker& c, const workload::Model& m, const Degrees& g) {
 
   if (m.attention == AttentionKind::mla) {
     const std::string a = p + "/mla";
-    c.at_least(a + "/q_lora_rank", m.mla.q_lora_rank, 0);
-    c.at_least(a + "/kv_lora_rank", m.mla.kv_lora_rank);
-    c.at_least(a + "/qk_nope_head_dim", m.mla.qk_nope_head_dim);
-    c.at_least(a + "/qk_rope_head_dim", m.mla.qk_rope_head_dim);
-    c.at_least(a + "/v_head_dim", m.mla.v_head_dim);
+    c.at_least(a + "/q_lora_rank", m.mla.q_lora_rank, 0, kMaxHidden);
+    c.at_least(a + "/kv_lora_rank", m.mla.kv_lora_rank, 1, kMaxHidden);
+    c.at_least(a + "/qk_nope_head_dim", m.mla.qk_nope_head_dim, 1, kMaxHidden);
+    c.at_least(a + "/qk_rope_head_dim", m.mla.qk_rope_head_dim, 1, kMaxHidden);
+    c.at_least(a + "/v_head_dim", m.mla.v_head_dim, 1, kMaxHidden);
   }
 
   const std::string e = p + "/moe";
-  c.at_least(e + "/experts", m.moe.experts, 0);
-  if (!moe) return;
+  if (!c.at_least(e + "/experts", m.moe.experts, 0, kMaxExperts) || !moe) return;
   if (m.moe.top_k < 1 || m.moe.top_k > m.moe.experts)
     c.add(e + "/top_k", "each token must select between 1 and all experts", num(m.moe.top_k),
           "integer in [1, experts = " + num(m.moe.experts) + "]");
-  c.at_least(e + "/shared_experts", m.moe.shared_experts, 0);
+  c.at_least(e + "/shared_experts", m.moe.shared_experts, 0, kMaxExperts);
   // Experts and the shared experts of an MoE layer are split the MoE module's tp ways.
   const std::string mtp = tp_name(g.moe_tp_path);
-  if (c.at_least(e + "/expert_ffn_dim", m.moe.expert_ffn_dim) && g.valid &&
+  if (c.at_least(e + "/expert_ffn_dim", m.moe.expert_ffn_dim, 1, kMaxHidden) && g.valid &&
       m.moe.expert_ffn_dim % g.moe_tp != 0)
     c.add(g.moe_tp_path, "each expert is split " + mtp + " ways: expert_ffn_dim % " + mtp + " != 0",
           num(g.moe_tp), "a divisor of expert_ffn_dim = " + num(m.moe.expert_ffn_dim));
-  if (c.at_least(e + "/shared_expert_ffn_dim", m.moe.shared_expert_ffn_dim, 0) && g.valid &&
-      m.moe.shared_experts > 0 && m.moe.shared_expert_ffn_dim % g.moe_tp != 0)
+  if (c.at_least(e + "/shared_expert_ffn_dim", m.moe.shared_expert_ffn_dim, 0, kMaxHidden) &&
+      g.valid && m.moe.shared_experts > 0 && m.moe.shared_expert_ffn_dim % g.moe_tp != 0)
     c.add(g.moe_tp_path,
           "shared experts are split " + mtp + " ways: shared_expert_ffn_dim % " + mtp + " != 0",
           num(g.moe_tp),
@@ -505,30 +563,36 @@ void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::
 
 void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m,
                 const hw::System& s, const workload::Workload& w, const Degrees& g) {
-  const bool ok = c.at_least("/parallel/tp", plan.tp) & c.at_least("/parallel/pp", plan.pp) &
-                  c.at_least("/parallel/dp", plan.dp) & c.at_least("/parallel/ep", plan.ep) &
-                  c.at_least("/parallel/cp", plan.cp);
-  c.at_least("/parallel/micro_batches", plan.micro_batches, 0);
+  const bool ok = c.at_least("/parallel/tp", plan.tp, 1, kMaxDegree) &
+                  c.at_least("/parallel/pp", plan.pp, 1, kMaxDegree) &
+                  c.at_least("/parallel/dp", plan.dp, 1, kMaxDegree) &
+                  c.at_least("/parallel/ep", plan.ep, 1, kMaxDegree) &
+                  c.at_least("/parallel/cp", plan.cp, 1, kMaxDegree);
+  c.at_least("/parallel/micro_batches", plan.micro_batches, 0, kMaxBatch);
   check_placement(c, plan.placement);
-  const bool modules_ok = c.at_least("/parallel/attention/tp", plan.attention.tp, 0) &
-                          c.at_least("/parallel/attention/ep", plan.attention.ep, 0) &
-                          c.at_least("/parallel/dense_ffn/tp", plan.dense_ffn.tp, 0) &
-                          c.at_least("/parallel/dense_ffn/ep", plan.dense_ffn.ep, 0) &
-                          c.at_least("/parallel/moe/tp", plan.moe.tp, 0) &
-                          c.at_least("/parallel/moe/ep", plan.moe.ep, 0);
-  c.at_least("/parallel/redundant_experts_per_rank", plan.redundant_experts_per_rank, 0);
+  const bool modules_ok = c.at_least("/parallel/attention/tp", plan.attention.tp, 0, kMaxDegree) &
+                          c.at_least("/parallel/attention/ep", plan.attention.ep, 0, kMaxDegree) &
+                          c.at_least("/parallel/dense_ffn/tp", plan.dense_ffn.tp, 0, kMaxDegree) &
+                          c.at_least("/parallel/dense_ffn/ep", plan.dense_ffn.ep, 0, kMaxDegree) &
+                          c.at_least("/parallel/moe/tp", plan.moe.tp, 0, kMaxDegree) &
+                          c.at_least("/parallel/moe/ep", plan.moe.ep, 0, kMaxDegree);
+  c.at_least("/parallel/redundant_experts_per_rank", plan.redundant_experts_per_rank, 0,
+             kMaxExperts);
   if (plan.overlap_tiles < 1 || plan.overlap_tiles > kMaxOverlapTiles)
     c.add("/parallel/overlap_tiles", "tile count for compute/communication overlap out of range",
           num(plan.overlap_tiles), "integer in [1, " + num(kMaxOverlapTiles) + "]");
   if (!ok) return;
-  // long long: no overflow on silly inputs.
-  const long long product = 1LL * plan.tp * plan.pp * plan.dp * plan.ep * plan.cp;
+  // Each degree is <= 2^20, so five of them can reach 2^100: checked, saturating products.
+  const std::int64_t product =
+      mul_sat(mul_sat(mul_sat(mul_sat(plan.tp, plan.pp), plan.dp), plan.ep), plan.cp);
+  const std::string product_text =
+      product > kMaxDevices ? "more than " + std::to_string(kMaxDevices) : std::to_string(product);
   if (product != s.devices)
     c.add("/parallel",
           "tp x pp x dp x ep x cp = " + num(plan.tp) + " x " + num(plan.pp) + " x " + num(plan.dp) +
-              " x " + num(plan.ep) + " x " + num(plan.cp) + " = " + std::to_string(product) +
+              " x " + num(plan.ep) + " x " + num(plan.cp) + " = " + product_text +
               " does not match system.devices = " + num(s.devices),
-          std::to_string(product), "tp x pp x dp x ep x cp == system.devices = " + num(s.devices));
+          product_text, "tp x pp x dp x ep x cp == system.devices = " + num(s.devices));
   if (m.layers >= 1 && plan.pp > m.layers)
     c.add("/parallel/pp", "more pipeline stages than layers", num(plan.pp),
           "integer in [1, layers = " + num(m.layers) + "]");
@@ -548,16 +612,19 @@ void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m
 
 void check_workload(Checker& c, const workload::Workload& w, const workload::Model& m) {
   const std::string p = "/workload";
-  if (!w.batch_auto) c.at_least(p + "/batch", w.batch);
-  c.at_least(p + "/input_len", w.input_len);
-  c.at_least(p + "/output_len", w.output_len);
+  if (!w.batch_auto) c.at_least(p + "/batch", w.batch, 1, kMaxBatch);
+  c.at_least(p + "/input_len", w.input_len, 1, kMaxTokens);
+  c.at_least(p + "/output_len", w.output_len, 1, kMaxTokens);
   // Routing only matters for MoE models.
   if (!is_moe(m)) return;
   const auto& r = w.routing;
   const std::string rp = p + "/routing";
   using workload::RoutingKind;
-  if (r.kind == RoutingKind::zipf) c.positive(rp + "/zipf_s", r.zipf_s);
-  if (r.kind == RoutingKind::dirichlet) c.positive(rp + "/dirichlet_alpha", r.dirichlet_alpha);
+  // Zipf exponents past 100 put every token on expert 0 already; Dirichlet concentrations
+  // below 1e-3 underflow the gamma draws.
+  if (r.kind == RoutingKind::zipf) c.positive(rp + "/zipf_s", r.zipf_s, 0, 100);
+  if (r.kind == RoutingKind::dirichlet)
+    c.positive(rp + "/dirichlet_alpha", r.dirichlet_alpha, 1e-3, 1e6);
   if (r.kind != RoutingKind::trace) return;
   const auto& f = r.expert_frequency;
   const int moe_layers = m.layers - std::max(0, m.moe.first_dense_layers);
@@ -619,6 +686,17 @@ void check_memory_fit(Checker& c, const Design& d) {
 }
 
 }  // namespace
+
+std::vector<Issue> validate_memory(const hw::Hardware& h, const std::string& prefix) {
+  Checker c;
+  const std::string p = prefix + "/compute";
+  c.at_least(p + "/cores", h.compute.cores, 1, kMaxCores);
+  c.positive(p + "/clock_GHz", h.compute.clock_GHz, kMinClockGHz, kMaxClockGHz);
+  c.positive(p + "/sram_bw_bytes_per_cycle_per_core", h.compute.sram_bw_bytes_per_cycle_per_core,
+             1e-3, kMaxPerCycle);
+  check_memory(c, h.memory, prefix);
+  return std::move(c.issues);
+}
 
 std::vector<Issue> validate(const Design& d) {
   Checker c;

@@ -56,6 +56,7 @@ enum Infeasibility : std::uint32_t {
   kDieOverReticle = 1u << 4,    // the die exceeds the lithography reticle
   kDramTooHot = 1u << 5,        // DRAM above 95 C (refresh doubles above 85 C)
   kThermalThrottled = 1u << 6,  // reported; clock and DRAM rate throttled to hold DRAM at 95 C
+  kEvaluationFailed = 1u << 7,  // the evaluator threw (out of memory); metrics are not valid
 };
 std::vector<std::string> describe(std::uint32_t reasons);
 
@@ -67,7 +68,7 @@ struct PhaseBreakdown {
   double dram_bytes = 0;                        // per device
   double comm_bytes = 0;                        // per device, sent over the system network
   compute::NocTraffic noc;  // per device, on the on-die mesh (compute/noc.hpp: per-link loads)
-  double energy_J = 0;                          // per device, dynamic + static over time_s
+  double energy_J = 0;      // per device, dynamic + static over time_s
 };
 
 struct MemoryFootprint {  // bytes per device (the fullest device)

@@ -3,6 +3,7 @@
 // Semantic validation of a design (ranges and combinations). The JSON layer (core/io) adds
 // structural issues (unknown keys, wrong types) before this runs. Every issue carries the JSON
 // pointer of the offending field, its value and the allowed range.
+#include <string>
 #include <vector>
 
 #include "stackscope/common/issue.hpp"
@@ -17,6 +18,14 @@ namespace stackscope::perf {
 // stage's devices, network level shapes (at most 3 levels, mesh/torus dims), pp <= layers,
 // ep > 1 only for MoE with experts divisible by the MoE ep, input/output lengths >= 1, and
 // (unless batch_auto) the batch fitting device memory.
+// Ranges beyond "positive" (device counts, mesh sides, clocks, bandwidths, ...) are the ones of
+// stackscope/perf/limits.hpp; products of counts are formed with checked arithmetic.
 std::vector<Issue> validate(const Design& design);
+
+// The memory part of validate() for a hardware description alone (the `dram` command): the
+// DRAM fields and the compute fields the DRAM model reads (cores, clock, SRAM bandwidth).
+// Paths start with `prefix` ("/hardware" as in a project, "" for a hardware file).
+std::vector<Issue> validate_memory(const hw::Hardware& hardware,
+                                   const std::string& prefix = "/hardware");
 
 }  // namespace stackscope::perf
