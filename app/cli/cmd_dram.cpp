@@ -9,6 +9,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/memory/bank_sim.hpp"
 #include "stackscope/memory/dram.hpp"
+#include "stackscope/perf/validate.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -67,6 +68,14 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
       lines.push_back("--memory '" + *memory_arg + "': " + text);
     }
     if (lines.empty()) lines.push_back("--memory '" + *memory_arg + "': " + e.what());
+    throw CliError(std::move(lines));
+  }
+  // The DRAM model divides by the clock, the banks and the timings: a hardware file with a zero
+  // clock or tRFC >= tREFI is refused here, as evaluate refuses it.
+  if (const auto issues = perf::validate_memory(hardware, ""); !issues.empty()) {
+    std::vector<std::string> lines;
+    for (const auto& issue : issues)
+      lines.push_back("--memory '" + *memory_arg + "': " + format_issue(issue));
     throw CliError(std::move(lines));
   }
 

@@ -398,7 +398,8 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
   if (!a.positional.empty()) {
     const std::filesystem::path file = a.positional.front();
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) {
+    // A directory, FIFO or device is refused by load_project, before it reads a byte.
+    if (!std::filesystem::exists(file, ec)) {
       throw CliError("evaluate: cannot read project file '" + file.string() +
                      "' (no such file; allowed: a project JSON file, or none for the "
                      "builtin 'default' project)");
@@ -411,7 +412,7 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
 
   const auto hint = plan_convention_hint(design, a);
   if (const auto issues = perf::validate(design); !issues.empty()) {
-    for (const auto& issue : issues) ctx.err << "error: " << format_issue(issue) << "\n";
+    print_issues(ctx.err, issues);
     if (hint) ctx.err << *hint;
     return kExitBadInput;
   }

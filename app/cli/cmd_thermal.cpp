@@ -88,13 +88,14 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
   if (!a.positional.empty()) {
     const std::filesystem::path file = a.positional.front();
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) {
+    // A directory, FIFO or device is refused by load_project, before it reads a byte.
+    if (!std::filesystem::exists(file, ec)) {
       throw CliError("thermal: cannot read project file '" + file.string() +
                      "' (allowed: a project JSON file, or --hotspot CONFIG LCF PTRACE)");
     }
     const perf::Design design = io::load_project(file, ctx.presets);
     if (const auto issues = perf::validate(design); !issues.empty()) {
-      for (const auto& issue : issues) ctx.err << "error: " << format_issue(issue) << "\n";
+      print_issues(ctx.err, issues);
       return kExitBadInput;
     }
     result = perf::evaluate(design);

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -27,7 +28,8 @@ int run_validate_project(std::span<const std::string> args, Context& ctx) {
   }
   const std::filesystem::path file = a.positional.front();
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) {
+  // A directory, FIFO or device is refused by load_project, before it reads a byte.
+  if (!std::filesystem::exists(file, ec)) {
     throw CliError("validate-project: cannot read project file '" + file.string() +
                    "' (no such file)");
   }
@@ -37,7 +39,7 @@ int run_validate_project(std::span<const std::string> args, Context& ctx) {
     ctx.out << "ok\n";
     return kExitOk;
   }
-  for (const auto& issue : issues) ctx.err << "error: " << format_issue(issue) << "\n";
+  print_issues(ctx.err, issues);
   return kExitBadInput;
 }
 

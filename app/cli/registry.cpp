@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "stackscope/cli/command.hpp"
+#include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 
@@ -123,9 +124,9 @@ int run(const CommandRegistry& registry, std::span<const std::string> args, std:
   try {
     return dispatch(registry, args, out, err);
   } catch (const CliError& e) {
-    for (const auto& line : e.lines()) err << "error: " << line << "\n";
+    print_errors(err, e.lines());
   } catch (const ConfigError& e) {
-    for (const auto& issue : e.issues()) err << "error: " << format_issue(issue) << "\n";
+    print_issues(err, e.issues());
     if (e.issues().empty()) err << "error: " << e.what() << "\n";
   } catch (const std::filesystem::filesystem_error& e) {
     err << "error: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 
 namespace stackscope::cli {
 
@@ -25,6 +26,28 @@ std::string readable(double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.3g", value);
   return buf;
+}
+
+namespace {
+
+void print_more(std::ostream& err, std::size_t total) {
+  if (total > kMaxPrintedErrors)
+    err << "error: ... and " << total - kMaxPrintedErrors << " more problems (the first "
+        << kMaxPrintedErrors << " of " << total << " are shown)\n";
+}
+
+}  // namespace
+
+void print_errors(std::ostream& err, const std::vector<std::string>& lines) {
+  for (std::size_t i = 0; i < lines.size() && i < kMaxPrintedErrors; ++i)
+    err << "error: " << lines[i] << "\n";
+  print_more(err, lines.size());
+}
+
+void print_issues(std::ostream& err, const std::vector<Issue>& issues) {
+  for (std::size_t i = 0; i < issues.size() && i < kMaxPrintedErrors; ++i)
+    err << "error: " << format_issue(issues[i]) << "\n";
+  print_more(err, issues.size());
 }
 
 namespace {
