@@ -15,6 +15,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
 
 namespace stackscope::cli {
@@ -420,6 +421,13 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
   const perf::Result result = perf::evaluate(design);
   const bool links = a.has("--links");
   const bool reference = a.has("--reference-sim");
+  if ((links || reference) && design.system.devices > perf::limits::kMaxNetworkReportDevices)
+    throw CliError(std::string(links ? "--links" : "--reference-sim") + ": " +
+                   std::to_string(design.system.devices) +
+                   " devices; the per-link replay grows with devices^2 (allowed: systems of at "
+                   "most " +
+                   std::to_string(perf::limits::kMaxNetworkReportDevices) +
+                   " devices, or evaluate without it)");
   std::optional<perf::NetworkReport> network;
   if (links || reference) network = perf::network_report(design, reference);
   if (a.has("--json")) {

@@ -69,6 +69,15 @@ elseif(CASE STREQUAL "devices-2e30")
   set(ARGS "evaluate|${in}.json")
   set(EXPECT_STDERR
       "^error: /system/devices: must be at most 1048576.*allowed: integer in \\[1, 1048576\\]")
+elseif(CASE STREQUAL "links-of-2e20-devices")
+  # Valid, but the per-link replay of --links grows with devices^2 (~1 h here before).
+  file(WRITE "${in}.json" "{\"schema_version\": 1, \"hardware\": \"h100-sxm\", "
+                          "\"system\": {\"base\": \"h100-sxm-x8\", \"devices\": 1048576, "
+                          "\"levels\": [{\"topology\": \"switch\", \"size\": 0}]}, "
+                          "\"model\": \"llama-3-70b\", \"parallel\": {\"tp\": 4, \"dp\": 262144}, "
+                          "\"workload\": {\"batch\": 8, \"input_len\": 128, \"output_len\": 16}}")
+  set(ARGS "evaluate|${in}.json|--links")
+  set(EXPECT_STDERR "^error: --links: 1048576 devices.*allowed: systems of at most 16384 devices")
 elseif(CASE STREQUAL "mesh-1e5")
   project_with("${in}.json" "")
   file(READ "${in}.json" text)

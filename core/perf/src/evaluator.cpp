@@ -19,6 +19,7 @@
 #include "stackscope/network/model.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/thermal/compact.hpp"
@@ -941,7 +942,7 @@ NetworkReport network_report(const Design& d, bool reference_sim) {
   NetState net;
   PhaseBlocks blocks;
   const Result r = evaluate_with(d, &net, &blocks);
-  if (!net.model) return rep;
+  if (!net.model || parallel::devices(d.parallel) > limits::kMaxNetworkReportDevices) return rep;
   const auto& topo = net.model->topology();
   const parallel::Placement place(d.parallel);
   const int devices = place.devices();

@@ -58,9 +58,11 @@ struct NetworkReport {
   double decode_comm_reference_s = 0;  // same collectives on the reference simulator
   double prefill_comm_analytic_s = 0;
   double prefill_comm_reference_s = 0;
-  double ttft_reference_s = 0;         // TTFT / TPOT with reference collective times
+  double ttft_reference_s = 0;  // TTFT / TPOT with reference collective times
   double tpot_reference_s = 0;
 };
+// Empty (no links) past perf::limits::kMaxNetworkReportDevices devices: its cost grows with
+// the square of the device count.
 NetworkReport network_report(const Design& design, bool reference_sim);
 
 // Largest batch per replica that fits device memory (0 if even batch 1 does not fit).

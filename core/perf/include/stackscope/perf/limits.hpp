@@ -16,6 +16,11 @@ inline constexpr std::int64_t kMaxDevices = 1 << 20;
 // product is then < 2^100 before it is compared, so it is formed with checked arithmetic.
 inline constexpr std::int64_t kMaxDegree = kMaxDevices;
 
+// network_report() (evaluate --links / --reference-sim, the GUI's Links tab) replays every
+// group's collectives on a per-link load array, so its cost grows with devices^2 (0.9 s at
+// 2^14 devices, ~1 h at 2^20); past this many devices it reports no per-link detail.
+inline constexpr std::int64_t kMaxNetworkReportDevices = 1 << 14;
+
 // Model shape. Published models: <= 126 layers, hidden <= 25,600, 256 routed experts.
 inline constexpr int kMaxLayers = 4096;
 inline constexpr int kMaxHidden = 1 << 20;  // also heads x head_dim, ffn_dim, ranks
