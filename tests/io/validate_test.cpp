@@ -674,7 +674,7 @@ TEST(ValidateLimits, CountsPastTheModelledRangeAreRefusedWithTheRange) {
     set(x);
     const auto all = validate(x);
     const auto it =
-        std::find_if(all.begin(), all.end(), [&](const Issue& i) { return i.path == path; });
+        std::find_if(all.begin(), all.end(), [&p = path](const Issue& i) { return i.path == p; });
     ASSERT_NE(it, all.end()) << path << ": " << format_issues(all);
     EXPECT_TRUE(contains(it->message, "must be at most")) << path << ": " << it->message;
     EXPECT_TRUE(contains(it->allowed, "integer in [")) << path << ": " << it->allowed;
