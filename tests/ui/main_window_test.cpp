@@ -24,6 +24,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <sys/stat.h>
+
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/ui/compare_view.hpp"
 #include "stackscope/ui/link_view.hpp"
@@ -421,6 +423,74 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.document().undoStack()->count(), 2);
   }
 
+  // Hostile files (issue 12): a document nested 10^5 deep, an array of 10^6 elements, a file
+  // past the size limit and a FIFO are refused with the limit in the message, without freezing
+  // or killing the window, which keeps its design; a design value past its allowed range loads
+  // and turns its own field red with the range, as the CLI prints it.
+  void hostileFilesAreRefusedNotObeyed() {
+    MainWindow w;
+    w.show();
+    const QString title = label(w, "designTitle")->text();
+    QTemporaryDir dir;
+    const auto write = [&dir](const char* name, const QByteArray& text) {
+      const QString f = dir.filePath(QString::fromLatin1(name));
+      QFile out(f);
+      if (!out.open(QIODevice::WriteOnly) || out.write(text) != text.size())
+        qFatal("write %s", name);
+      return f;
+    };
+    QFile base(QStringLiteral(STACKSCOPE_SOURCE_DIR "/presets/projects/default.json"));
+    QVERIFY(base.open(QIODevice::ReadOnly));
+    const QByteArray project = base.readAll();
+    const auto withNotes = [&project](const QByteArray& notes) {
+      QByteArray p = project;
+      p.insert(p.indexOf('{') + 1, "\"notes\": " + notes + ",");
+      return p;
+    };
+    struct Case {
+      const char* file;
+      QByteArray text;
+      const char* expect;  // in the error the window reports
+    };
+    const Case cases[] = {
+        {"deep.json", withNotes(QByteArray(100000, '[') + QByteArray(100000, ']')),
+         "nested deeper than"},
+        {"wide.json", withNotes("[" + QByteArray("{},").repeated(1000000) + "{}]"),
+         "elements per array"},
+        {"huge.json", withNotes("\"" + QByteArray(17 << 20, 'x') + "\""), "at most"},
+    };
+    for (const Case& c : cases) {
+      QString error;
+      QVERIFY2(!w.openProject(write(c.file, c.text), &error), c.file);
+      QVERIFY2(error.contains(QLatin1String(c.expect)), qPrintable(c.file + (": " + error)));
+      QCOMPARE(label(w, "designTitle")->text(), title);  // the design stayed
+    }
+    // A FIFO with no writer would block a naive open forever.
+    const QByteArray fifo = QFile::encodeName(dir.filePath(QStringLiteral("fifo.json")));
+    QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+    QString error;
+    QVERIFY(!w.openProject(QFile::decodeName(fifo), &error));
+    QVERIFY2(error.contains(QLatin1String("regular file")), qPrintable(error));
+
+    // A 100,000-column on-die mesh parses; validation refuses it on the mesh field. The saved
+    // design is a complete project (the preset's hardware written out), so it has the key.
+    QVERIFY(w.saveProject(dir.filePath(QStringLiteral("saved.json")), &error));
+    QFile saved(dir.filePath(QStringLiteral("saved.json")));
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    QByteArray bigMesh = saved.readAll();
+    const auto pos = bigMesh.indexOf("\"mesh_x\"");
+    QVERIFY(pos >= 0);
+    bigMesh.replace(pos, bigMesh.indexOf(',', pos) - pos, "\"mesh_x\": 100000");
+    QVERIFY2(w.openProject(write("mesh-huge.json", bigMesh), &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.result().has_value(), 2000);  // invalid: no stale numbers
+    auto* meshX = w.findChild<QSpinBox*>(QStringLiteral("meshXSpin"));
+    QVERIFY(meshX);
+    QTRY_VERIFY_WITH_TIMEOUT(meshX->property("invalid").toBool(), 2000);
+    QVERIFY2(meshX->toolTip().contains(QLatin1String("/hardware/noc/mesh_x")) &&
+                 meshX->toolTip().contains(QLatin1String("100000")),
+             qPrintable(meshX->toolTip()));
+  }
+
   // An edited, unsaved design is autosaved and comes back as unsaved edits after a "crash".
   void autosaveRecoversUnsavedEdits() {
     QStandardPaths::setTestModeEnabled(true);
@@ -546,11 +616,10 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 13 views (the breakdown by operator class too), the MoE expert placement of the link view and the search-space form, the 7
-    // editor pages (and the
-    // Memory and Power pages of a 3D-stacked preset and the Model page of an MoE preset, the
-    // default design having neither), the window and the four self-drawn views in the dark
-    // palette.
+    // 13 views (the breakdown by operator class too), the MoE expert placement of the link view and
+    // the search-space form, the 7 editor pages (and the Memory and Power pages of a 3D-stacked
+    // preset and the Model page of an MoE preset, the default design having neither), the window
+    // and the four self-drawn views in the dark palette.
     QCOMPARE(files.size(), 30);
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
