@@ -18,6 +18,13 @@ file(MAKE_DIRECTORY "${WORK}")
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
 set(mpi "${MPIEXEC}" -np 2 --oversubscribe --allow-run-as-root)
+# Under ASan (the asan preset) OpenMPI's MCA components, dlopen'ed and unloaded again at
+# MPI_Finalize, leave allocations whose stacks end in "<unknown module>" frames that no LSan
+# suppression can name; leak checking is off for these runs only (third-party leaks), every
+# other ASan/UBSan check stays on.
+if(DEFINED ENV{ASAN_OPTIONS})
+  set(ENV{ASAN_OPTIONS} "$ENV{ASAN_OPTIONS}:detect_leaks=0")
+endif()
 
 function(run_cli out_var label)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err

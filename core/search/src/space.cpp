@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
 
 namespace stackscope::search {
@@ -49,28 +50,19 @@ void scale_latency(perf::Design& d, double f) {
   }
 }
 
-// Upper bounds (issue 12: a devices value of 2^64 reached lround and wrapped). The same values
-// as perf::validate()'s numeric ranges (the hostile-input work of issue 12), so a knob value
-// that passes here never makes an invalid design by its size alone; far above any design
-// studied, they keep every integer product of the model in range:
-//  - devices <= 2^20: 10x the largest GPU clusters built (~10^5 GPUs);
-//  - DRAM layers per stack <= 1024, stacks <= 64, channels per layer <= 4096 (presets: <= 12
-//    dies, 8 stacks, 64 channels);
-//  - cores <= 2^24 (the wafer-scale preset has 900,000);
-//  - prompt and output tokens <= 10^8 (10x the longest context windows offered);
-//  - core clock <= 100 GHz, DRAM clock <= 20,000 MHz, link bandwidths <= 10 PB/s (their lower
-//    bounds, 1 MHz, 1 MHz and 1 MB/s, are perf::validate()'s: a hardware point below them is
-//    invalid and pruned like any other, not a space error);
-//  - other sizes, areas and multipliers <= 10^12 of their unit (sums stay finite).
-constexpr double kMaxDevices = 1 << 20;
-constexpr double kMaxLayers = 1024;
-constexpr double kMaxStacks = 64;
-constexpr double kMaxChannels = 4096;
-constexpr double kMaxCores = 1 << 24;
-constexpr double kMaxTokens = 1e8;
-constexpr double kMaxReal = 1e12;
-// Requests per replica: 10^7 (the CLI's --batch bound).
-constexpr int kMaxBatch = 10'000'000;
+// Upper bounds (issue 12: a devices value of 2^64 reached lround and wrapped): perf::validate()'s
+// numeric ranges (perf/limits.hpp, each argued there), so a knob value that passes here never
+// makes an invalid design by its size alone. Lower bounds (clocks, bandwidths) are validate()'s
+// too: a hardware point below them is invalid and pruned like any other, not a space error.
+// Other sizes, areas and multipliers stay <= 10^12 of their unit (sums stay finite).
+constexpr double kMaxDevices = static_cast<double>(perf::limits::kMaxDevices);
+constexpr double kMaxLayers = perf::limits::kMaxMemoryLayers;
+constexpr double kMaxStacks = perf::limits::kMaxStacks;
+constexpr double kMaxChannels = perf::limits::kMaxChannels;
+constexpr double kMaxCores = perf::limits::kMaxCores;
+constexpr double kMaxTokens = perf::limits::kMaxTokens;
+constexpr double kMaxReal = perf::limits::kMaxQuantity;
+constexpr int kMaxBatch = perf::limits::kMaxBatch;
 // Values of one inner list (parallel degrees, batch, overlap): with these the inner points of a
 // hardware point stay below 2^52 (groups <= kMaxGroups, sequence parallelism x batch x overlap
 // <= 2 x 4096 x 4096 after duplicates are refused) and the whole space below 2^62 x 2^52, inside
@@ -104,7 +96,8 @@ const Knob kKnobs[] = {
      [](perf::Design& d, double v) { d.hardware.memory.channels_per_layer = as_int(v); },
      E::hardware, kMaxChannels},
     {"memory.clock_MHz", "DRAM interface clock", "MHz", false, 0,
-     [](perf::Design& d, double v) { d.hardware.memory.clock_MHz = v; }, E::hardware, 20'000},
+     [](perf::Design& d, double v) { d.hardware.memory.clock_MHz = v; }, E::hardware,
+     perf::limits::kMaxMemoryClockMHz},
     {"memory.capacity_per_layer_GiB", "capacity of one DRAM layer", "GiB", false, 0,
      [](perf::Design& d, double v) { d.hardware.memory.capacity_per_layer_GiB = v; }, E::hardware,
      kMaxReal},
@@ -115,7 +108,8 @@ const Knob kKnobs[] = {
      [](perf::Design& d, double v) { d.hardware.compute.cores = as_int(v); }, E::hardware,
      kMaxCores},
     {"compute.clock_GHz", "sustained core clock", "GHz", false, 0,
-     [](perf::Design& d, double v) { d.hardware.compute.clock_GHz = v; }, E::hardware, 100},
+     [](perf::Design& d, double v) { d.hardware.compute.clock_GHz = v; }, E::hardware,
+     perf::limits::kMaxClockGHz},
     {"compute.sram_per_core_KiB", "scratchpad SRAM per core", "KiB", false, 0,
      [](perf::Design& d, double v) { d.hardware.compute.sram_per_core_KiB = v; }, E::hardware,
      kMaxReal},
@@ -126,7 +120,8 @@ const Knob kKnobs[] = {
      [](perf::Design& d, double v) { d.hardware.compute.die_area_mm2 = v; }, E::hardware, kMaxReal},
     // The on-die mesh's links and routers (compute/noc.hpp: operator traffic and fill).
     {"noc.link_GBps", "on-die mesh link bandwidth per direction", "GB/s", false, 0,
-     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }, E::hardware, 1e7},
+     [](perf::Design& d, double v) { d.hardware.noc.link_GBps = v; }, E::hardware,
+     perf::limits::kMaxLinkGBps},
     {"noc.hop_latency_ns", "on-die mesh hop latency", "ns", false, 0,
      [](perf::Design& d, double v) { d.hardware.noc.hop_latency_ns = v; }, E::hardware, kMaxReal},
     {"system.link_bw_scale", "multiplier on the link bandwidth of every network level", "x", false,
