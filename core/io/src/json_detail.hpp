@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,28 @@ std::optional<Json> parse_json_text(std::string_view text, std::string_view wher
 
 // Serialises; invalid UTF-8 in strings is replaced rather than throwing.
 std::string dump(const Json& j, int indent);
+
+// A JSON integer that fits T exactly; nullopt for a float (get<int>() on 1e30 would be an
+// out-of-range float conversion, undefined behaviour), a negative value for an unsigned T (it
+// would wrap) or anything out of T's range.
+template <class T>
+std::optional<T> exact_integer(const Json& j) {
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<std::uint64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  } else if (j.is_number_integer()) {
+    const auto v = j.get<std::int64_t>();
+    if (std::in_range<T>(v)) return static_cast<T>(v);
+  }
+  return std::nullopt;
+}
+
+// exact_integer, or Json::other_error (caught with the parse errors of the record).
+template <class T>
+T integer_at(const Json& j, const char* key) {
+  if (auto v = exact_integer<T>(j.at(key))) return *v;
+  throw Json::other_error::create(501, std::string("'") + key + "' is not an integer in range", &j);
+}
 
 // Enum <-> string tables. Explicit tables rather than NLOHMANN_JSON_SERIALIZE_ENUM because
 // that macro maps unknown strings to the first enumerator, i.e. silently defaults.

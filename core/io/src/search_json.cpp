@@ -15,6 +15,8 @@
 namespace stackscope::io {
 
 using detail::Issues;
+using detail::exact_integer;
+using detail::integer_at;
 using detail::Json;
 
 namespace {
@@ -446,28 +448,6 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
   // What logs of format 1 (io/search.hpp) recorded: the hash of the file's own spelling.
   sp.legacy_fingerprint = fingerprint(project_to_json(sp.space.base) + detail::dump(*it, -1));
   return sp;
-}
-
-// A JSON integer that fits T exactly; nullopt for a float (get<int>() on 1e30 would be an
-// out-of-range float conversion, undefined behaviour), a negative value for an unsigned T (it
-// would wrap) or anything out of T's range.
-template <class T>
-std::optional<T> exact_integer(const Json& j) {
-  if (j.is_number_unsigned()) {
-    const auto v = j.get<std::uint64_t>();
-    if (std::in_range<T>(v)) return static_cast<T>(v);
-  } else if (j.is_number_integer()) {
-    const auto v = j.get<std::int64_t>();
-    if (std::in_range<T>(v)) return static_cast<T>(v);
-  }
-  return std::nullopt;
-}
-
-// exact_integer, or Json::other_error (caught with the parse errors of the record).
-template <class T>
-T integer_at(const Json& j, const char* key) {
-  if (auto v = exact_integer<T>(j.at(key))) return *v;
-  throw Json::other_error::create(501, std::string("'") + key + "' is not an integer in range", &j);
 }
 
 Json record_json(const search::PointRecord& p) {

@@ -20,6 +20,8 @@
 
 namespace stackscope::io {
 
+using detail::exact_integer;
+using detail::integer_at;
 using detail::Json;
 
 namespace {
@@ -45,28 +47,6 @@ ConfigError error(std::string message, std::string allowed) {
 
 std::string start_over(const std::filesystem::path& log) {
   return "to start over: rm '" + log.string() + "', or use another --out directory";
-}
-
-// A JSON integer that fits T exactly; nullopt for a float (get<int>() on 1e30 would be an
-// out-of-range float conversion, undefined behaviour), a negative value for an unsigned T (it
-// would wrap) or anything out of T's range.
-template <class T>
-std::optional<T> exact_integer(const Json& j) {
-  if (j.is_number_unsigned()) {
-    const auto v = j.get<std::uint64_t>();
-    if (std::in_range<T>(v)) return static_cast<T>(v);
-  } else if (j.is_number_integer()) {
-    const auto v = j.get<std::int64_t>();
-    if (std::in_range<T>(v)) return static_cast<T>(v);
-  }
-  return std::nullopt;
-}
-
-// exact_integer, or Json::other_error (caught with the parse errors of the record).
-template <class T>
-T integer_at(const Json& j, const char* key) {
-  if (auto v = exact_integer<T>(j.at(key))) return *v;
-  throw Json::other_error::create(501, std::string("'") + key + "' is not an integer in range", &j);
 }
 
 Json header_json(const SearchLogHeader& h) {
