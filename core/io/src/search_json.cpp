@@ -14,9 +14,9 @@
 
 namespace stackscope::io {
 
-using detail::Issues;
 using detail::exact_integer;
 using detail::integer_at;
+using detail::Issues;
 using detail::Json;
 
 namespace {
