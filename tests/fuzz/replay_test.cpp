@@ -73,7 +73,9 @@ TEST_P(Replay, SeedsAreReadAndPresetsAccepted) {
   for (const auto& in : inputs) {
     SCOPED_TRACE(in.file.string());
     const Outcome outcome = t.run(read(in.file));
-    if (in.must_accept) EXPECT_EQ(outcome, Outcome::accepted);
+    if (in.must_accept) {
+      EXPECT_EQ(outcome, Outcome::accepted);
+    }
   }
 }
 
@@ -106,8 +108,8 @@ TEST(FuzzTargets, EmptyInputIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Replay, testing::ValuesIn(targets().begin(), targets().end()),
-                         [](const testing::TestParamInfo<Target>& info) {
-                           return std::string(info.param.name);
+                         [](const testing::TestParamInfo<Target>& param) {
+                           return std::string(param.param.name);
                          });
 
 }  // namespace

@@ -563,19 +563,20 @@ void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::
 
 void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m,
                 const hw::System& s, const workload::Workload& w, const Degrees& g) {
-  const bool ok = c.at_least("/parallel/tp", plan.tp, 1, kMaxDegree) &
-                  c.at_least("/parallel/pp", plan.pp, 1, kMaxDegree) &
-                  c.at_least("/parallel/dp", plan.dp, 1, kMaxDegree) &
-                  c.at_least("/parallel/ep", plan.ep, 1, kMaxDegree) &
-                  c.at_least("/parallel/cp", plan.cp, 1, kMaxDegree);
+  // Every degree is checked (and reported), not only up to the first bad one.
+  bool ok = c.at_least("/parallel/tp", plan.tp, 1, kMaxDegree);
+  ok = c.at_least("/parallel/pp", plan.pp, 1, kMaxDegree) && ok;
+  ok = c.at_least("/parallel/dp", plan.dp, 1, kMaxDegree) && ok;
+  ok = c.at_least("/parallel/ep", plan.ep, 1, kMaxDegree) && ok;
+  ok = c.at_least("/parallel/cp", plan.cp, 1, kMaxDegree) && ok;
   c.at_least("/parallel/micro_batches", plan.micro_batches, 0, kMaxBatch);
   check_placement(c, plan.placement);
-  const bool modules_ok = c.at_least("/parallel/attention/tp", plan.attention.tp, 0, kMaxDegree) &
-                          c.at_least("/parallel/attention/ep", plan.attention.ep, 0, kMaxDegree) &
-                          c.at_least("/parallel/dense_ffn/tp", plan.dense_ffn.tp, 0, kMaxDegree) &
-                          c.at_least("/parallel/dense_ffn/ep", plan.dense_ffn.ep, 0, kMaxDegree) &
-                          c.at_least("/parallel/moe/tp", plan.moe.tp, 0, kMaxDegree) &
-                          c.at_least("/parallel/moe/ep", plan.moe.ep, 0, kMaxDegree);
+  bool modules_ok = c.at_least("/parallel/attention/tp", plan.attention.tp, 0, kMaxDegree);
+  modules_ok = c.at_least("/parallel/attention/ep", plan.attention.ep, 0, kMaxDegree) && modules_ok;
+  modules_ok = c.at_least("/parallel/dense_ffn/tp", plan.dense_ffn.tp, 0, kMaxDegree) && modules_ok;
+  modules_ok = c.at_least("/parallel/dense_ffn/ep", plan.dense_ffn.ep, 0, kMaxDegree) && modules_ok;
+  modules_ok = c.at_least("/parallel/moe/tp", plan.moe.tp, 0, kMaxDegree) && modules_ok;
+  modules_ok = c.at_least("/parallel/moe/ep", plan.moe.ep, 0, kMaxDegree) && modules_ok;
   c.at_least("/parallel/redundant_experts_per_rank", plan.redundant_experts_per_rank, 0,
              kMaxExperts);
   if (plan.overlap_tiles < 1 || plan.overlap_tiles > kMaxOverlapTiles)
