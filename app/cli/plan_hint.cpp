@@ -2,10 +2,12 @@
 #include "plan_hint.hpp"
 
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 
 #include "stackscope/common/issue.hpp"
 
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
 
 namespace stackscope::cli {
@@ -56,13 +58,20 @@ std::optional<std::string> plan_convention_hint(const perf::Design& design,
   if (!args.has("--tp") || !args.has("--ep") || args.has("--moe-tp") || args.has("--moe-ep") ||
       design.model.moe.experts == 0 || p.tp <= 1 || p.ep <= 1)
     return std::nullopt;
-  // 64-bit products: the degrees are bounded by parse_int, their product is not.
-  const std::int64_t ours = std::int64_t{p.tp} * p.pp * p.dp * p.ep * p.cp;
-  const std::int64_t theirs = std::int64_t{p.tp} * p.pp * p.dp * p.cp;
+  // Saturating products: each degree is at most 2^16 (parse_int), five of them exceed 64 bits.
+  const auto product = [](std::initializer_list<int> degrees) {
+    constexpr std::int64_t cap = perf::limits::kMaxDevices + 1;
+    std::int64_t v = 1;
+    for (const int d : degrees) v = d > 0 && v <= cap / d ? v * d : cap;
+    return v;
+  };
+  const std::int64_t ours = product({p.tp, p.pp, p.dp, p.ep, p.cp});
+  const std::int64_t theirs = product({p.tp, p.pp, p.dp, p.cp});
   const std::int64_t devices = design.system.devices;
   // Without --devices or --system the system grew to our plan's device count.
   const bool resized = devices == ours && !args.has("--devices") && !args.has("--system");
   if (!resized && devices != theirs) return std::nullopt;
+  if (theirs > perf::limits::kMaxDevices) return std::nullopt;  // no design that large is valid
 
   std::string s =
       "note: in StackScope --tp, --pp, --dp, --ep and --cp are separate dimensions: "

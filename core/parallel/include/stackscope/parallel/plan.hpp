@@ -13,6 +13,8 @@
 //  - dp: independent replicas; STPS scales with dp.
 // Per-module plans override how the tp x ep x cp devices of one stage are used by attention,
 // dense FFN and MoE layers (0 = derived from the global plan); each must use all of them.
+#include <initializer_list>
+#include <limits>
 #include <string>
 
 namespace stackscope::parallel {
@@ -47,8 +49,20 @@ struct Plan {
   int overlap_tiles = 4;
 };
 
-inline int devices(const Plan& p) { return p.tp * p.pp * p.dp * p.ep * p.cp; }
-inline int devices_per_replica(const Plan& p) { return p.tp * p.pp * p.ep * p.cp; }
-inline int devices_per_stage(const Plan& p) { return p.tp * p.ep * p.cp; }
+// Device counts of a plan. Degrees come from files and flags before validation, so the
+// products saturate at INT_MAX instead of overflowing (validate() then refuses the count);
+// non-positive degrees give 0.
+inline int degree_product(std::initializer_list<int> degrees) {
+  constexpr long long cap = std::numeric_limits<int>::max();
+  long long v = 1;
+  for (const int d : degrees) {
+    if (d <= 0) return 0;
+    v = v <= cap / d ? v * d : cap;
+  }
+  return static_cast<int>(v);
+}
+inline int devices(const Plan& p) { return degree_product({p.tp, p.pp, p.dp, p.ep, p.cp}); }
+inline int devices_per_replica(const Plan& p) { return degree_product({p.tp, p.pp, p.ep, p.cp}); }
+inline int devices_per_stage(const Plan& p) { return degree_product({p.tp, p.ep, p.cp}); }
 
 }  // namespace stackscope::parallel
