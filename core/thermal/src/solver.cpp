@@ -9,6 +9,7 @@
 #include <Eigen/SparseCore>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -272,6 +273,75 @@ std::vector<double> rasterise_power(const StackModel& stack, int layer,
 
 namespace {
 
+// The package outside the chip footprint, HotSpot's compact package model (Huang et al., IEEE
+// TVLSI 2006, fig. 3; HotSpot 7 temperature.c populate_package_R and temperature_grid.c
+// single_iteration_steady_pack). The spreader's overhang beyond the die is four trapezoids
+// (west, east, north, south), each one node; the sink has a node under each of those (inner) and
+// four more trapezoids beyond the spreader (outer). Lateral paths run from a trapezoid's inner
+// edge to its centre line, a quarter of the overhang, through the width of that centre line
+// ((s + 3.side) / 4); vertical paths cross the whole layer over the trapezoid's area; r_convec
+// is shared by area over the sink's face. A single node for the whole overhang instead forces the
+// heat through a die-edge-wide strip to the far half of the overhang and reaches the sink beyond
+// the spreader only through the sink's own edge (8 of the 32 % excess rise on HotSpot's bare-die
+// case, issue 13).
+struct PeripheryLink {
+  int a = 0;   // periphery node
+  int b = -1;  // periphery node, or -1 for ambient
+  double g = 0.0;
+};
+
+struct PackageNetwork {
+  std::array<bool, kPeripheryNodes> exists{};
+  std::array<double, kPeripheryNodes> area_m2{};              // footprint of each node's trapezoid
+  double r_sp1_x = 0, r_sp1_y = 0, r_hs1_x = 0, r_hs1_y = 0;  // edge to trapezoid centre, K/W
+  std::vector<PeripheryLink> links;
+};
+
+PackageNetwork package_network(const Package& pk, double W, double H) {
+  PackageNetwork net;
+  const double ssp = pk.s_spreader_m, shs = pk.s_sink_m;
+  const double ksp = pk.k_spreader_W_per_mK, tsp = pk.t_spreader_m;
+  const double khs = pk.k_sink_W_per_mK, ths = pk.t_sink_m;
+  const double eps = 1e-9 * std::max(W, H);
+  const bool ox = ssp - W > eps, oy = ssp - H > eps, oo = shs - ssp > eps;
+  // Path length over (conductivity x cross-section); 0 for a zero-length path.
+  auto r = [](double k, double len, double area) { return len / (k * area); };
+  net.r_sp1_x = r(ksp, (ssp - W) / 4, (ssp + 3 * H) / 4 * tsp);
+  net.r_sp1_y = r(ksp, (ssp - H) / 4, (ssp + 3 * W) / 4 * tsp);
+  net.r_hs1_x = r(khs, (ssp - W) / 4, (ssp + 3 * H) / 4 * ths);
+  net.r_hs1_y = r(khs, (ssp - H) / 4, (ssp + 3 * W) / 4 * ths);
+  const double r_hs2_x = r(khs, (ssp - W) / 4, (3 * ssp + H) / 4 * ths);
+  const double r_hs2_y = r(khs, (ssp - H) / 4, (3 * ssp + W) / 4 * ths);
+  const double r_hs = oo ? r(khs, (shs - ssp) / 4, (shs + 3 * ssp) / 4 * ths) : 0.0;
+  const double a_x = (ssp + H) * (ssp - W) / 4, a_y = (ssp + W) * (ssp - H) / 4;
+  const double a_out = (shs * shs - ssp * ssp) / 4, face = shs * shs;
+  net.area_m2 = {a_x, a_x, a_y, a_y, a_x, a_x, a_y, a_y, a_out, a_out, a_out, a_out};
+  for (int k : {kSpW, kSpE}) net.exists[static_cast<size_t>(k)] = ox;
+  for (int k : {kSpN, kSpS}) net.exists[static_cast<size_t>(k)] = oy;
+  // A sink-inner node with no spreader overhang above it is still the junction from the sink
+  // edge to the outer sink.
+  for (int k : {kSinkCW, kSinkCE}) net.exists[static_cast<size_t>(k)] = ox || oo;
+  for (int k : {kSinkCN, kSinkCS}) net.exists[static_cast<size_t>(k)] = oy || oo;
+  for (int k : {kSinkW, kSinkE, kSinkN, kSinkS}) net.exists[static_cast<size_t>(k)] = oo;
+  auto add = [&](int a, int b, double res) { net.links.push_back({a, b, 1.0 / res}); };
+  const int sp[4] = {kSpW, kSpE, kSpN, kSpS}, in[4] = {kSinkCW, kSinkCE, kSinkCN, kSinkCS};
+  const int out[4] = {kSinkW, kSinkE, kSinkN, kSinkS};
+  for (int d = 0; d < 4; ++d) {
+    const bool xdir = d < 2, over = xdir ? ox : oy;
+    const double a = xdir ? a_x : a_y;
+    if (over) {
+      add(sp[d], in[d], r(ksp, tsp, a));                                // r_sp_per
+      add(in[d], -1, r(khs, ths, a) + pk.r_convec_K_per_W * face / a);  // r_hs_c_per + r_amb_c_per
+    }
+    if (oo) {
+      add(in[d], out[d], (xdir ? r_hs2_x : r_hs2_y) + r_hs);
+      add(out[d], -1,
+          r(khs, ths, a_out) + pk.r_convec_K_per_W * face / a_out);  // r_hs_per + r_amb_per
+    }
+  }
+  return net;
+}
+
 // The assembled network: G.theta = b for the rise theta over ambient, node capacitances for the
 // transient solve.
 struct System {
@@ -279,7 +349,9 @@ struct System {
   Eigen::SparseMatrix<double> G;
   Eigen::VectorXd b;
   std::vector<double> g_amb, g_vert, cap;
-  int n = 0, nl = 0, nc = 0, sp0 = 0, hs0 = 0, p_sp = -1, p_hs = -1;
+  int n = 0, nl = 0, nc = 0, sp0 = 0, hs0 = 0;
+  std::array<int, kPeripheryNodes> per{};  // node index of each periphery node, -1 if absent
+  std::array<double, kPeripheryNodes> per_area_m2{};
   double total_power = 0.0;
 };
 
@@ -295,14 +367,11 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
 
   // Node numbering: chip layers, spreader grid, sink grid, then the periphery nodes.
   const int sp0 = nl * nc, hs0 = (nl + 1) * nc;
-  const double chip_area = W * H;
-  const double a_sp_per = pk.s_spreader_m * pk.s_spreader_m - chip_area;
-  const double a_hs_per = pk.s_sink_m * pk.s_sink_m - chip_area;
-  const bool has_sp_per = a_sp_per > 1e-9 * chip_area;
-  const bool has_hs_per = a_hs_per > 1e-9 * chip_area;
   int n = (nl + 2) * nc;
-  const int p_sp = has_sp_per ? n++ : -1;
-  const int p_hs = has_hs_per ? n++ : -1;
+  const PackageNetwork net = package_network(pk, W, H);
+  std::array<int, kPeripheryNodes> per{};
+  for (int k = 0; k < kPeripheryNodes; ++k)
+    per[static_cast<size_t>(k)] = net.exists[static_cast<size_t>(k)] ? n++ : -1;
 
   std::vector<Eigen::Triplet<double>> trip;
   trip.reserve(static_cast<size_t>(n) * 7);
@@ -323,62 +392,61 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
         if (r + 1 < rows) link(i, i + cols, gy);
       }
   };
+  // Vertical: HotSpot's grid model puts each layer's node on its face farther from the sink, so
+  // the conductance from layer z to z+1 is layer z's whole thickness, k.A/t (temperature_grid.c
+  // find_res: layers[n1].rz for n1 < n2). That is where the heat enters in the power layer (the
+  // active side of a flip-chip die faces away from the spreader), and the spreader feeds the
+  // sink's top face, where the sink spreads the heat sideways before crossing its base to the
+  // fins. Series half-thicknesses instead put half the 6.9 mm sink base over the die footprint
+  // ahead of any spreading (24 of the 32 % excess rise on HotSpot's bare-die case, issue 13).
   std::vector<double> g_vert;  // conductance between column levels z and z+1, bottom up
-  auto vertical = [&](int base_a, double ra_half, int base_b, double rb_half) {
-    // ra_half, rb_half: half-thickness / k of each side (per unit area)
-    const double g = A / (ra_half + rb_half);
+  auto vertical = [&](int base_a, int base_b, double k, double t) {
+    const double g = k * A / t;
     g_vert.push_back(g);
     for (int i = 0; i < nc; ++i) link(base_a + i, base_b + i, g);
   };
-
   for (int l = 0; l < nl; ++l) {
     const Layer& L = layers[static_cast<size_t>(l)];
     if (L.lateral_heat_flow) lateral(l * nc, L.conductivity_W_per_mK, L.thickness_m);
-    const double half = 0.5 * L.thickness_m / L.conductivity_W_per_mK;
-    if (l + 1 < nl) {
-      const Layer& U = layers[static_cast<size_t>(l) + 1];
-      vertical(l * nc, half, (l + 1) * nc, 0.5 * U.thickness_m / U.conductivity_W_per_mK);
-    } else {
-      vertical(l * nc, half, sp0, 0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK);
-    }
+    vertical(l * nc, l + 1 < nl ? (l + 1) * nc : sp0, L.conductivity_W_per_mK, L.thickness_m);
   }
   lateral(sp0, pk.k_spreader_W_per_mK, pk.t_spreader_m);
   lateral(hs0, pk.k_sink_W_per_mK, pk.t_sink_m);
-  vertical(sp0, 0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK, hs0,
-           0.5 * pk.t_sink_m / pk.k_sink_W_per_mK);
+  vertical(sp0, hs0, pk.k_spreader_W_per_mK, pk.t_spreader_m);
+  // The sink cells reach ambient through the whole sink base (convection acts on the fins beyond
+  // it) and their share of r_convec by area (populate_R_model_grid: rz of the sink layer plus
+  // r_convec.s_sink^2 / cell area).
+  const double face = pk.s_sink_m * pk.s_sink_m;
+  for (int i = 0; i < nc; ++i)
+    g_amb[static_cast<size_t>(hs0 + i)] =
+        1.0 / (pk.t_sink_m / (pk.k_sink_W_per_mK * A) + pk.r_convec_K_per_W * face / A);
 
-  // Edge cells to the peripheral node: from the cell centre to the middle of the overhang
-  // (HotSpot's r_sp1_x / r_hs1_x use the same half-overhang path length).
-  auto periphery = [&](int base, int node, double k, double t, double side) {
-    const double wx = 0.5 * (side - W), wy = 0.5 * (side - H);
+  // Edge cells of the gridded spreader and sink to the trapezoid beside that edge: r1 (centre of
+  // the trapezoid, see package_network) shared by the edge's cells, plus half a cell.
+  auto edge = [&](int base, int node_w, int node_e, int node_s, int node_n, double k, double t,
+                  double r1_x, double r1_y) {
+    const double rx = dx / (k * dy * t), ry = dy / (k * dx * t);
     for (int r = 0; r < rows; ++r) {
-      if (wx > 0) {
-        const double g = k * t * dy / (0.5 * dx + 0.5 * wx);
-        link(base + r * cols, node, g);
-        link(base + r * cols + cols - 1, node, g);
-      }
+      if (node_w >= 0) link(base + r * cols, node_w, 1.0 / (0.5 * rx + rows * r1_x));
+      if (node_e >= 0) link(base + r * cols + cols - 1, node_e, 1.0 / (0.5 * rx + rows * r1_x));
     }
     for (int c = 0; c < cols; ++c) {
-      if (wy > 0) {
-        const double g = k * t * dx / (0.5 * dy + 0.5 * wy);
-        link(base + c, node, g);
-        link(base + (rows - 1) * cols + c, node, g);
-      }
+      if (node_s >= 0) link(base + c, node_s, 1.0 / (0.5 * ry + cols * r1_y));
+      if (node_n >= 0) link(base + (rows - 1) * cols + c, node_n, 1.0 / (0.5 * ry + cols * r1_y));
     }
   };
-  const double sink_face = pk.s_sink_m * pk.s_sink_m;
-  if (has_sp_per) periphery(sp0, p_sp, pk.k_spreader_W_per_mK, pk.t_spreader_m, pk.s_spreader_m);
-  if (has_hs_per) periphery(hs0, p_hs, pk.k_sink_W_per_mK, pk.t_sink_m, pk.s_sink_m);
-  if (has_sp_per && has_hs_per) {
-    const double r =
-        (0.5 * pk.t_spreader_m / pk.k_spreader_W_per_mK + 0.5 * pk.t_sink_m / pk.k_sink_W_per_mK) /
-        a_sp_per;
-    link(p_sp, p_hs, 1.0 / r);
+  auto node = [&](int k) { return per[static_cast<size_t>(k)]; };
+  edge(sp0, node(kSpW), node(kSpE), node(kSpS), node(kSpN), pk.k_spreader_W_per_mK, pk.t_spreader_m,
+       net.r_sp1_x, net.r_sp1_y);
+  edge(hs0, node(kSinkCW), node(kSinkCE), node(kSinkCS), node(kSinkCN), pk.k_sink_W_per_mK,
+       pk.t_sink_m, net.r_hs1_x, net.r_hs1_y);
+  for (const auto& pl : net.links) {
+    if (!(pl.g > 0)) continue;
+    if (pl.b < 0)
+      g_amb[static_cast<size_t>(node(pl.a))] += pl.g;
+    else
+      link(node(pl.a), node(pl.b), pl.g);
   }
-  // r_convec spread over the sink's whole face by area.
-  for (int i = 0; i < nc; ++i)
-    g_amb[static_cast<size_t>(hs0 + i)] = A / sink_face / pk.r_convec_K_per_W;
-  if (has_hs_per) g_amb[static_cast<size_t>(p_hs)] = a_hs_per / sink_face / pk.r_convec_K_per_W;
   for (int i = 0; i < n; ++i)
     trip.emplace_back(i, i, gdiag[static_cast<size_t>(i)] + g_amb[static_cast<size_t>(i)]);
 
@@ -417,9 +485,13 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
     cap[static_cast<size_t>(sp0 + i)] = pk.c_spreader_J_per_m3K * pk.t_spreader_m * A;
     cap[static_cast<size_t>(hs0 + i)] = pk.c_sink_J_per_m3K * pk.t_sink_m * A;
   }
-  if (has_sp_per)
-    cap[static_cast<size_t>(p_sp)] = pk.c_spreader_J_per_m3K * pk.t_spreader_m * a_sp_per;
-  if (has_hs_per) cap[static_cast<size_t>(p_hs)] = pk.c_sink_J_per_m3K * pk.t_sink_m * a_hs_per;
+  for (int k = 0; k < kPeripheryNodes; ++k) {
+    if (node(k) < 0) continue;
+    const bool spreader = k <= kSpS;
+    cap[static_cast<size_t>(node(k))] =
+        (spreader ? pk.c_spreader_J_per_m3K * pk.t_spreader_m : pk.c_sink_J_per_m3K * pk.t_sink_m) *
+        net.area_m2[static_cast<size_t>(k)];
+  }
 
   System sys;
   sys.layers = layers;
@@ -433,8 +505,8 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
   sys.nc = nc;
   sys.sp0 = sp0;
   sys.hs0 = hs0;
-  sys.p_sp = p_sp;
-  sys.p_hs = p_hs;
+  sys.per = per;
+  sys.per_area_m2 = net.area_m2;
   sys.total_power = total_power;
   return sys;
 }
@@ -463,8 +535,7 @@ Eigen::VectorXd solve_system(const Eigen::SparseMatrix<double>& M, const Eigen::
 void fill_solution(const StackModel& stack, const GridOptions& opt, const System& sys,
                    const Eigen::VectorXd& theta, Solution& sol) {
   const int rows = opt.rows, cols = opt.cols, n = sys.n, nl = sys.nl, nc = sys.nc;
-  const int sp0 = sys.sp0, hs0 = sys.hs0, p_sp = sys.p_sp, p_hs = sys.p_hs;
-  const bool has_sp_per = p_sp >= 0, has_hs_per = p_hs >= 0;
+  const int sp0 = sys.sp0, hs0 = sys.hs0;
   const auto& layers = sys.layers;
   const auto& g_amb = sys.g_amb;
   const double W = stack.chip_width_m, H = stack.chip_height_m;
@@ -496,8 +567,19 @@ void fill_solution(const StackModel& stack, const GridOptions& opt, const System
     sol.spreader_C[static_cast<size_t>(i)] = amb + theta[sp0 + i];
     sol.sink_C[static_cast<size_t>(i)] = amb + theta[hs0 + i];
   }
-  sol.spreader_periphery_C = has_sp_per ? amb + theta[p_sp] : sol.spreader_C[0];
-  sol.sink_periphery_C = has_hs_per ? amb + theta[p_hs] : sol.sink_C[0];
+  // Area-weighted means of the periphery nodes (junction nodes have no area of their own).
+  double sp_sum = 0, sp_area = 0, hs_sum = 0, hs_area = 0;
+  for (int k = 0; k < kPeripheryNodes; ++k) {
+    const int i = sys.per[static_cast<size_t>(k)];
+    sol.periphery_C[static_cast<size_t>(k)] =
+        i >= 0 ? amb + theta[i] : std::numeric_limits<double>::quiet_NaN();
+    if (i < 0) continue;
+    const double a = sys.per_area_m2[static_cast<size_t>(k)];
+    (k <= kSpS ? sp_sum : hs_sum) += a * theta[i];
+    (k <= kSpS ? sp_area : hs_area) += a;
+  }
+  sol.spreader_periphery_C = sp_area > 0 ? amb + sp_sum / sp_area : sol.spreader_C[0];
+  sol.sink_periphery_C = hs_area > 0 ? amb + hs_sum / hs_area : sol.sink_C[0];
 
   // Block temperatures on every layer that has a floorplan.
   sol.hottest.max_C = -std::numeric_limits<double>::infinity();
@@ -559,8 +641,10 @@ std::vector<Solution> solve_transient(const StackModel& stack, const PowerMap& p
       theta[sys.sp0 + i] = s0.spreader_C[static_cast<size_t>(i)] - amb;
       theta[sys.hs0 + i] = s0.sink_C[static_cast<size_t>(i)] - amb;
     }
-    if (sys.p_sp >= 0) theta[sys.p_sp] = s0.spreader_periphery_C - amb;
-    if (sys.p_hs >= 0) theta[sys.p_hs] = s0.sink_periphery_C - amb;
+    for (int k = 0; k < kPeripheryNodes; ++k) {
+      const int i = sys.per[static_cast<size_t>(k)];
+      if (i >= 0) theta[i] = s0.periphery_C[static_cast<size_t>(k)] - amb;
+    }
   }
   // Backward Euler: (G + C/dt) theta' = C/dt theta + P, unconditionally stable.
   Eigen::VectorXd c_dt(sys.n);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Finite-volume thermal grid solver over a StackModel, after HotSpot's grid model (Huang et al.,
-// IEEE TVLSI 2006): each chip layer is a rows x cols grid of cells; lateral conductances
-// k.t.dy/dx between neighbours, vertical conductances through series half-thicknesses between the
-// same cell of adjacent layers; the last layer feeds a gridded heat spreader and heat sink over
-// the chip footprint plus lumped peripheral spreader/sink nodes for the parts outside it; r_convec
-// connects the sink to ambient, distributed over the sink by area.
+// Finite-volume thermal grid solver over a StackModel, after HotSpot 7's grid model (Huang et al.,
+// IEEE TVLSI 2006; HotSpot temperature_grid.c): each chip layer is a rows x cols grid of cells;
+// lateral conductances k.t.dy/dx between neighbours; vertically each layer's node sits on its
+// face farther from the sink, so adjacent layers couple through the whole thickness of the one
+// below (k.A/t). The last layer feeds a gridded heat spreader and heat sink over the chip
+// footprint and HotSpot's twelve periphery nodes for the parts outside it (spreader: four
+// trapezoids; sink: four under them, four beyond the spreader); the sink reaches ambient through
+// its base and r_convec, shared by area over the sink face.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,25 @@ namespace stackscope::thermal {
 // dissipate power (or have no floorplan) may have an empty vector. For a power layer with no
 // floorplan, power[layer] may hold one value spread uniformly over the chip.
 using PowerMap = std::vector<std::vector<double>>;
+
+// HotSpot's periphery nodes in its order (temperature.h SP_W .. SINK_S, out.steady's inode_0 ..
+// inode_11): the spreader overhang's west, east, north (max y), south trapezoids; the sink under
+// them (inner); the sink beyond the spreader (outer).
+enum PeripheryNode : int {
+  kSpW,
+  kSpE,
+  kSpN,
+  kSpS,
+  kSinkCW,
+  kSinkCE,
+  kSinkCN,
+  kSinkCS,
+  kSinkW,
+  kSinkE,
+  kSinkN,
+  kSinkS,
+  kPeripheryNodes
+};
 
 struct GridOptions {
   int rows = 64;
@@ -51,10 +73,12 @@ struct Solution {
   // Indexed like StackModel::layers (plus an appended TIM layer if append_interface_layer).
   std::vector<std::vector<double>> temperature_C;
   std::vector<LayerStats> layers;
-  std::vector<double> spreader_C;  // gridded spreader over the chip footprint (rows x cols)
-  std::vector<double> sink_C;      // gridded sink over the chip footprint
-  double spreader_periphery_C = 0.0;
-  double sink_periphery_C = 0.0;
+  std::vector<double> spreader_C;     // gridded spreader over the chip footprint (rows x cols)
+  std::vector<double> sink_C;         // gridded sink over the chip footprint
+  double spreader_periphery_C = 0.0;  // area-weighted mean of the spreader's periphery nodes
+  double sink_periphery_C = 0.0;      // area-weighted mean of the sink's periphery nodes
+  // Every periphery node (PeripheryNode order); NaN where the package has no overhang there.
+  std::array<double, kPeripheryNodes> periphery_C{};
   std::vector<BlockTemperature> blocks;  // every block of every layer with a floorplan
   BlockTemperature hottest;              // block with the highest max_C (layer -1 if no floorplans)
   double total_power_W = 0.0;
