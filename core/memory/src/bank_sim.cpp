@@ -4,8 +4,9 @@
 //  - banks with an open row and earliest-issue times for ACT, column commands and PRE;
 //    tRCD (ACT -> RD/WR), tRAS (ACT -> PRE), tRP (PRE -> ACT), tRRD (ACT -> ACT in the channel),
 //    tFAW (rolling window of 4 ACTs per channel), JEDEC JESD235 (HBM) / JESD238 (HBM3);
-//  - bank groups of 4 (JESD235A HBM2: 4 bank groups x 4 banks): consecutive column commands in
-//    one group are tCCD_L = tCCD_ns apart, across groups only the data burst (tCCD_S = burst);
+//  - bank groups of 4 per die (JESD235A HBM2, JESD238 HBM3: 4 bank groups x 4 banks; fewer
+//    banks, one group each): consecutive column commands in one group are tCCD_L = tCCD_ns
+//    apart, across groups only the data burst (tCCD_S = burst);
 //  - data bus busy cycles_per_sector per sector; write-to-read turnaround burst + tWTR, read-to-
 //    write burst + tCCD_L (the model has no CL/CWL, so the read-to-write gap is approximated);
 //    write recovery before PRE approximated by tRCD (HBM2 tWR 16 vs tRCD 14 cycles, DRAMsim3);
@@ -23,10 +24,13 @@
 // column run per channel, then moves to the next channel; each channel sees row-sized runs in
 // consecutive banks. Channels are identical, so `channels_simulated` channels (default one) are
 // simulated, each with its own share of the pattern, and the result is scaled.
-// stacked_3d (DeepStack's organisation): a channel's slice of one DRAM layer is one
-// lock-stepped bank and each vertical connection fronts floor or ceil(layers_total /
-// layers_connected) layers, so a layer can recharge while another streams only when at least
-// two layers share the connection (MODEL.md §2 connectivity rule).
+// stacked_3d: each DRAM layer carries channels_per_layer channel slices of banks_per_channel
+// banks each (the preset's organisation), and the layers_total layers share the layers_connected
+// vertical links, so one link fronts floor or ceil(layers_total / layers_connected) layers. The
+// simulated channel is one link: the layers behind it share its command and data buses, each
+// layer is its own die, so tRRD and tFAW hold per layer (a rank in DDR terms: DRAMsim3 checks
+// both per rank) and bank groups are per layer (a column command to another layer's bank is
+// only held by the data bus, like tCCD_S). HBM: one layer's worth of banks per channel.
 #include "stackscope/memory/bank_sim.hpp"
 
 #include <algorithm>
@@ -153,17 +157,38 @@ struct Stats {
   std::uint64_t acts = 0, reads = 0, writes = 0, refresh_cycles = 0;
 };
 
+// How the banks behind one channel are organised: `layers` dies of `banks` banks each; bank
+// index = layer x banks + bank in the layer, and a bank's group is its index in the layer
+// modulo the groups per layer.
+struct Organisation {
+  int layers = 1;
+  int banks = 1;   // per layer
+  int groups = 1;  // bank groups per layer
+  int total() const { return layers * banks; }
+  int layer_of(int bank) const { return bank / banks; }
+  int group_of(int bank) const { return layer_of(bank) * groups + (bank % banks) % groups; }
+};
+
+// Per-die activation window: tRRD between ACTs and at most four ACTs per tFAW.
+struct ActWindow {
+  std::array<Cycle, 4> faw{};
+  std::size_t head = 0;
+  Cycle next_act = 0;
+};
+
 class Channel {
  public:
-  Channel(const Timing& t, int banks, int queue_depth, Generator gen)
+  Channel(const Timing& t, const Organisation& org, int queue_depth, Generator gen)
       : t_(t),
-        banks_(static_cast<std::size_t>(banks)),
+        org_(org),
+        banks_(static_cast<std::size_t>(org.total())),
         depth_(queue_depth),
         gen_(std::move(gen)),
-        hits_(static_cast<std::size_t>(banks), 0),
-        seen_(static_cast<std::size_t>(banks), 0) {
-    faw_.fill(-t.tFAW);
-    group_next_col_.fill(0);
+        hits_(static_cast<std::size_t>(org.total()), 0),
+        seen_(static_cast<std::size_t>(org.total()), 0),
+        windows_(static_cast<std::size_t>(org.layers)),
+        group_next_col_(static_cast<std::size_t>(org.layers * org.groups), 0) {
+    for (auto& w : windows_) w.faw.fill(-t.tFAW);
     next_ref_ = t.tREFI;
   }
 
@@ -214,7 +239,7 @@ class Channel {
     if (now < bus_free_) return;
     for (auto it = queue_.begin(); it != queue_.end(); ++it) {
       Bank& b = banks_[static_cast<std::size_t>(it->bank)];
-      const int g = it->bank % kBankGroups;
+      const auto g = static_cast<std::size_t>(org_.group_of(it->bank));
       if (b.open_row != it->row || now < b.col_ready || now < group_next_col_[g]) continue;
       if (it->write ? now < next_wr_ : now < next_rd_) continue;
       bus_free_ = now + t_.burst;
@@ -236,16 +261,13 @@ class Channel {
   // Oldest request (one per bank) whose PRE or ACT may issue now.
   void row_command(Cycle now, bool measure, Stats& s) {
     ++stamp_;
+    // Queued row hits per bank: a row with pending hits is not closed (row hits first). Only
+    // the queued banks are counted and cleared, so a cycle costs O(queue), not O(banks).
+    for (const auto& q : queue_)
+      if (banks_[static_cast<std::size_t>(q.bank)].open_row == q.row)
+        ++hits_[static_cast<std::size_t>(q.bank)];
     for (const auto& r : queue_) {
       const auto bi = static_cast<std::size_t>(r.bank);
-      if (hits_stamp_ != stamp_) {
-        // Queued row hits per bank: a row with pending hits is not closed (row hits first).
-        std::fill(hits_.begin(), hits_.end(), 0);
-        for (const auto& q : queue_)
-          if (banks_[static_cast<std::size_t>(q.bank)].open_row == q.row)
-            ++hits_[static_cast<std::size_t>(q.bank)];
-        hits_stamp_ = stamp_;
-      }
       if (seen_[bi] == stamp_) continue;
       seen_[bi] = stamp_;
       Bank& b = banks_[bi];
@@ -253,24 +275,26 @@ class Channel {
       if (b.open_row != kNever) {
         if (hits_[bi] == 0 && now >= b.pre_ready) {
           precharge(b, now);
-          return;
+          break;
         }
         continue;
       }
-      const Cycle faw_oldest = faw_[faw_head_];
-      if (now < b.act_ready || now < next_act_ || now < faw_oldest + t_.tFAW) continue;
+      ActWindow& w = windows_[static_cast<std::size_t>(org_.layer_of(r.bank))];
+      if (now < b.act_ready || now < w.next_act || now < w.faw[w.head] + t_.tFAW) continue;
       b.open_row = r.row;
       b.col_ready = now + t_.tRCD;
       b.pre_ready = now + t_.tRAS;
-      next_act_ = now + t_.tRRD;
-      faw_[faw_head_] = now;
-      faw_head_ = (faw_head_ + 1) % faw_.size();
+      w.next_act = now + t_.tRRD;
+      w.faw[w.head] = now;
+      w.head = (w.head + 1) % w.faw.size();
       if (measure) ++s.acts;
-      return;
+      break;
     }
+    for (const auto& q : queue_) hits_[static_cast<std::size_t>(q.bank)] = 0;
   }
 
   Timing t_;
+  Organisation org_;
   std::vector<Bank> banks_;
   int depth_;
   Generator gen_;
@@ -278,14 +302,11 @@ class Channel {
   std::vector<int> hits_;
   std::vector<std::uint64_t> seen_;
   std::uint64_t stamp_ = 0;
-  std::uint64_t hits_stamp_ = 0;
-  std::array<Cycle, 4> faw_{};
-  std::size_t faw_head_ = 0;
-  std::array<Cycle, kBankGroups> group_next_col_{};
+  std::vector<ActWindow> windows_;
+  std::vector<Cycle> group_next_col_;
   Cycle bus_free_ = 0;
   Cycle next_rd_ = 0;
   Cycle next_wr_ = 0;
-  Cycle next_act_ = 0;
   Cycle next_ref_ = 0;
   Cycle ref_busy_until_ = 0;
   bool ref_pending_ = false;
@@ -320,15 +341,15 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
                  to_cycles(tm.tRFC_ns, t_ck),
                  to_cycles(trefi, t_ck)};
 
-  // Banks behind one channel. HBM: banks_per_channel. stacked_3d (DeepStack's organisation):
-  // a channel's slice of one layer acts as one lock-stepped bank, and the layers_total layers
-  // are spread over the layers_connected vertical connections, so floor(T/C) or ceil(T/C)
-  // layers share a channel; both kinds are simulated and weighted by how many there are.
+  // Layers behind one channel. HBM: one (a channel's banks are banks_per_channel).
+  // stacked_3d: the layers_total layers are spread over the layers_connected vertical links,
+  // so floor(T/C) or ceil(T/C) layers of banks_per_channel banks share a link; both kinds are
+  // simulated and weighted by how many links there are of each.
   struct Kind {
-    int banks;
+    int layers;
     double share;
   };
-  Kind kinds[2] = {{std::max(1, m.banks_per_channel), 1.0}, {0, 0.0}};
+  Kind kinds[2] = {{1, 1.0}, {0, 0.0}};
   if (m.kind == hw::MemoryKind::stacked_3d && m.layers_connected > 0) {
     const int lo = std::max(1, m.layers_total / m.layers_connected);
     const int extra = m.layers_total - lo * m.layers_connected;  // connections with lo + 1
@@ -336,7 +357,9 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
     kinds[0] = {lo, 1.0 - hi_share};
     kinds[1] = {lo + 1, hi_share};
   }
-  res.banks_per_channel = kinds[0].banks;
+  const int banks = std::max(1, m.banks_per_channel);
+  const int groups = std::min(kBankGroups, banks);
+  res.banks_per_channel = kinds[0].layers * banks;
   res.cycle_ns = t_ck;
 
   const auto warm = static_cast<Cycle>(std::ceil(cfg.warmup_us * 1e3 / t_ck));
@@ -347,10 +370,12 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
     if (k.share <= 0) continue;
     std::vector<Channel> chans;
     chans.reserve(static_cast<std::size_t>(nsim));
+    const Organisation org{k.layers, banks, groups};
     for (int c = 0; c < nsim; ++c)
-      chans.emplace_back(t, k.banks, std::max(1, cfg.queue_depth),
-                         Generator(m, pattern, k.banks, channels,
-                                   cfg.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c)));
+      chans.emplace_back(
+          t, org, std::max(1, cfg.queue_depth),
+          Generator(m, pattern, org.total(), channels,
+                    cfg.seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(c)));
     Stats s;
     for (Cycle now = 0; now < warm + window; ++now) {
       const bool measure = now >= warm;
@@ -371,6 +396,43 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
   res.row_hit_rate = hit;
   res.refresh_share = refresh;
   return res;
+}
+
+std::vector<std::string> agreement_patterns() {
+  return {"stream",      "random",  "chunk:256", "chunk:1024",
+          "chunk:65536", "mix:0.7", "mix:0.5",   "row-conflict"};
+}
+
+std::vector<std::pair<std::string, hw::Memory>> agreement_memories(const std::string& id,
+                                                                   const hw::Memory& mem) {
+  std::vector<std::pair<std::string, hw::Memory>> out;
+  if (mem.kind == hw::MemoryKind::sram_only) return out;
+  out.emplace_back(id, mem);
+  if (mem.kind != hw::MemoryKind::stacked_3d) return out;
+  for (const int total : {2, 4, 8, 12, 16}) {
+    for (const int connected : {total / 2, total}) {
+      if (total == mem.layers_total && connected == mem.layers_connected) continue;
+      hw::Memory v = mem;
+      v.layers_total = total;
+      v.layers_connected = connected;
+      out.emplace_back(id + " L" + std::to_string(total) + "/C" + std::to_string(connected), v);
+    }
+  }
+  return out;
+}
+
+AgreementRow agreement_row(const std::string& name, const hw::Memory& mem,
+                           const std::string& pattern, const BankSimConfig& config) {
+  AgreementRow row;
+  row.memory = name;
+  row.pattern = pattern;
+  const auto p = parse_pattern(pattern, nullptr);
+  if (!p) return row;
+  const hw::ComputeDie die;  // the DRAM-device limit does not use the die
+  row.model_Bps = analytic_dram_limit_Bps(effective_bandwidth(mem, die, *p, config.temperature_C));
+  row.reference_Bps = simulate_bank_level(mem, *p, config).effective_Bps;
+  row.error = row.reference_Bps > 0 ? (row.model_Bps - row.reference_Bps) / row.reference_Bps : 0;
+  return row;
 }
 
 }  // namespace stackscope::memory

@@ -2,8 +2,10 @@
 #include "stackscope/memory/dram.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <vector>
 
 #include "stackscope/common/units.hpp"
 
@@ -29,41 +31,177 @@ double bytes_per_activation(const hw::Memory& m, const AccessPattern& p) {
   return m.row_bytes;
 }
 
-// Row-cycle efficiency for reading `bytes` from an open row before it must be recharged:
-// row_read / (row_read + tRP + tRCD), row_read = (bytes / sector) x cycles_per_sector.
-double row_efficiency(const hw::Memory& m, double bytes) {
+// The banks a channel interleaves over. hbm: banks_per_channel. stacked_3d: each layer holds
+// banks_per_channel banks of every channel, and the layers_total layers share the
+// layers_connected vertical links, so floor(T/C) links front `lo` layers and the rest lo + 1
+// (the bank-level reference, bank_sim.cpp, simulates the same organisation).
+struct LinkKind {
+  double layers = 1;  // dies behind the link, each with its own tRRD/tFAW window
+  double share = 1;   // fraction of the links of this kind
+};
+
+std::array<LinkKind, 2> link_kinds(const hw::Memory& m) {
+  if (m.kind != hw::MemoryKind::stacked_3d) return {LinkKind{1, 1}, LinkKind{1, 0}};
+  const int c = std::max(1, m.layers_connected);
+  const int lo = std::max(1, m.layers_total / c);
+  const double hi_share = std::clamp(static_cast<double>(m.layers_total - lo * c) / c, 0.0, 1.0);
+  return {LinkKind{static_cast<double>(lo), 1.0 - hi_share},
+          LinkKind{static_cast<double>(lo + 1), hi_share}};
+}
+
+// Row-cycle efficiency of a stream of `bytes`-long runs over `banks` banks: a bank is busy for
+// max(tRAS, tRCD + row_read) + tRP per run (JEDEC tRC when tRAS binds) while the data bus is
+// busy row_read, so n banks keep the bus full when n x row_read covers a bank's cycle. One
+// bank is DeepStack's lock-stepped layer: eta_row = row_read / (row_read + tRP + tRCD), and
+// the connectivity rule (recharge hidden while a link fronts >= 2 such layers) follows.
+double interleave_eta(const hw::Memory& m, double bytes, double banks) {
   const double t_clk = 1.0 / (m.clock_MHz * units::kMega);
   const double row_read = (bytes / m.sector_bytes) * m.cycles_per_sector * t_clk;
-  const double recharge = (m.timing.tRP_ns + m.timing.tRCD_ns) * kNano;
-  return row_read / (row_read + recharge);
+  const double busy = std::max(m.timing.tRAS_ns * kNano, m.timing.tRCD_ns * kNano + row_read) +
+                      m.timing.tRP_ns * kNano;
+  return std::min(1.0, banks * row_read / busy);
 }
 
-// Row-cycle efficiency after hiding recharge behind other banks.
-// hbm: each channel interleaves over banks_per_channel banks, so a stream hides recharge
-// (eta = 1) whenever there are at least two banks to alternate between.
-// stacked_3d, DeepStack's connectivity rule: a channel's slice of one layer is one
-// lock-stepped bank, and the layers_total layers are spread over the layers_connected vertical
-// connections. While layers_connected <= layers_total / 2 every connection fronts >= 2 layers
-// and one recharges while another streams (eta = 1); above that, 2C - T connections front a
-// single layer and pay eta_row, the other T - C still hide it. This is DeepStack's rule with
-// the ramp between T/2 and T taken from whole layers per connection (it matches the
-// bank-level reference, core/memory/src/bank_sim.cpp, at every C; DeepStack's straight line
-// meets it at both ends).
-double connectivity_eta(const hw::Memory& m, double eta_row) {
-  if (m.kind == hw::MemoryKind::hbm) return m.banks_per_channel >= 2 ? 1.0 : eta_row;
-  const double t = m.layers_total, c = std::max(1, m.layers_connected);
-  if (c <= 0.5 * t) return 1.0;
-  const double single = std::clamp(2.0 * c - t, 0.0, c);  // connections with one layer
-  return ((c - single) + single * eta_row) / c;
+double connectivity_eta(const hw::Memory& m, double bytes) {
+  double eta = 0;
+  for (const LinkKind& k : link_kinds(m))
+    eta += k.share * interleave_eta(m, bytes, k.layers * std::max(1, m.banks_per_channel));
+  return eta;
 }
 
-// Banks a channel can have activating at once: HBM banks, or the layers behind a vertical
-// connection (at least one) for stacked_3d.
-double banks_behind_channel(const hw::Memory& m) {
-  if (m.kind == hw::MemoryKind::stacked_3d)
-    return std::max(1.0, std::floor(static_cast<double>(m.layers_total) /
-                                    std::max(1, m.layers_connected)));
-  return std::max(1, m.banks_per_channel);
+// Activations per second one channel (link) can issue, averaged over the links: tRRD and
+// four per tFAW per die (JEDEC; DRAMsim3 checks both per rank, and a 3D layer is its own die),
+// one row cycle tRC = tRAS + tRP per bank, and one row command per clock on the link.
+double channel_activation_rate(const hw::Memory& m) {
+  const double per_die =
+      std::min(4.0 / (m.timing.tFAW_ns * kNano), 1.0 / (m.timing.tRRD_ns * kNano));
+  const double trc = (m.timing.tRAS_ns + m.timing.tRP_ns) * kNano;
+  const double bus = m.clock_MHz * units::kMega;
+  double rate = 0;
+  for (const LinkKind& k : link_kinds(m))
+    rate += k.share *
+            std::min({k.layers * per_die, k.layers * std::max(1, m.banks_per_channel) / trc, bus});
+  return rate;
+}
+
+// Column commands: a data burst takes `burst` clocks, and consecutive column commands to one
+// bank group are tCCD_L apart (JESD235/JESD238; in whole clocks, as the device counts them),
+// so a run of sectors from one row is read at burst / tCCD_L of the bus unless the controller
+// interleaves runs from r = tCCD_L / burst bank groups. Bank groups: 4 per die (JESD235A,
+// JESD238: 4 x 4 banks; one per bank below 4 banks); the layers behind a 3D link are separate
+// dies, so their groups add up.
+struct ColumnTiming {
+  double burst = 1;  // clocks per sector
+  double ratio = 1;  // tCCD_L / burst, >= 1
+  double wtr = 0;    // write-to-read gap after the burst, clocks
+  double rtw = 0;    // read-to-write gap after the burst (tCCD_L, as the reference), clocks
+};
+
+ColumnTiming column_timing(const hw::Memory& m) {
+  const double t_ck_ns = 1e3 / m.clock_MHz;
+  auto clocks = [&](double ns) { return std::max(1.0, std::ceil(ns / t_ck_ns - 1e-9)); };
+  ColumnTiming c;
+  c.burst = std::max(1.0, std::round(m.cycles_per_sector));
+  const double ccd = std::max(c.burst, clocks(m.timing.tCCD_ns));
+  c.ratio = ccd / c.burst;
+  c.wtr = clocks(m.timing.tWTR_ns);
+  c.rtw = ccd;
+  return c;
+}
+
+// Runs of `run_bytes` the controller has in flight: its queue holds kControllerQueueRequests
+// sectors, the oldest run half served on average, so it spans queue / run + 1/2 runs.
+double runs_in_flight(const hw::Memory& m, double run_bytes) {
+  return kControllerQueueRequests * m.sector_bytes / std::max(run_bytes, m.sector_bytes) + 0.5;
+}
+
+// E[min(1, D / ratio)] over the number D of distinct bank groups among `runs` runs (fractional
+// runs interpolate between the whole numbers around it). sequential: consecutive runs go to
+// consecutive groups (the row : bank : group : column mapping), so D = min(runs, groups);
+// otherwise each run's group is uniform over `groups` (occupancy distribution).
+double group_rate(double runs, double groups, double ratio, bool sequential) {
+  if (ratio <= 1) return 1.0;
+  auto at = [&](int k) {
+    if (sequential) return std::min(1.0, std::min<double>(k, groups) / ratio);
+    const int g = std::max(1, static_cast<int>(groups));
+    std::vector<double> pd(static_cast<std::size_t>(std::min(k, g)) + 1, 0.0);
+    pd[1] = 1.0;  // the first run occupies one group
+    for (int step = 1; step < k; ++step)
+      for (int d = std::min(step, g); d >= 1; --d) {
+        const double p = pd[static_cast<std::size_t>(d)];
+        pd[static_cast<std::size_t>(d)] = p * d / g;
+        if (d < g) pd[static_cast<std::size_t>(d) + 1] += p * (g - d) / static_cast<double>(g);
+      }
+    double e = 0;
+    for (std::size_t d = 1; d < pd.size(); ++d)
+      e += pd[d] * std::min(1.0, static_cast<double>(d) / ratio);
+    return e;
+  };
+  const double r = std::clamp(runs, 1.0, static_cast<double>(kControllerQueueRequests) + 1);
+  const int lo = static_cast<int>(std::floor(r));
+  const double frac = r - lo;
+  return frac > 0 ? (1 - frac) * at(lo) + frac * at(lo + 1) : at(lo);
+}
+
+// E[min(1, D / ratio)] with D = min(groups, 1 + Binomial(others, q)): the run being drained and
+// the other runs in flight that go the same direction (fractional `others` interpolate).
+double mode_rate(double others, double q, double groups, double ratio) {
+  auto at = [&](int n) {
+    double e = 0, pk = std::pow(1.0 - q, n);  // P(k = 0)
+    for (int k = 0; k <= n; ++k) {
+      e += pk * std::min(1.0, std::min(groups, 1.0 + k) / ratio);
+      if (q < 1) pk *= (n - k) / (k + 1.0) * q / (1.0 - q);
+    }
+    return q >= 1 ? std::min(1.0, std::min(groups, 1.0 + n) / ratio) : e;
+  };
+  const double o = std::clamp(others, 0.0, static_cast<double>(kControllerQueueRequests));
+  const int lo = static_cast<int>(std::floor(o));
+  const double frac = o - lo;
+  return frac > 0 ? (1 - frac) * at(lo) + frac * at(lo + 1) : at(lo);
+}
+
+double column_rate(const hw::Memory& m, const AccessPattern& p, double run_bytes) {
+  if (p.kind == PatternKind::random || p.kind == PatternKind::row_conflict) return 1.0;
+  const ColumnTiming c = column_timing(m);
+  // Streams and mixes go row after row through consecutive banks, hence consecutive groups.
+  // A chunk lands in a random bank; one longer than a row in every channel gives a channel
+  // n = chunk / (row x channels) consecutive rows, so 1/n of its rows start in a random group
+  // (bank_sim.cpp's generator, after the address mapping). Sequential runs are activated as
+  // they enter the queue, so every run it touches (queue / run + 1) is ready; random runs
+  // count as the mean queue span (runs_in_flight), the youngest not yet activated.
+  const double channels = total_channels(m);
+  const double rows_per_channel =
+      p.kind == PatternKind::chunk ? std::floor(p.chunk_bytes / (m.row_bytes * channels)) : 1e300;
+  const double random_share = rows_per_channel >= 1 ? 1.0 / rows_per_channel : 1.0;
+  const double runs = runs_in_flight(m, run_bytes);
+  double rate = 0;
+  for (const LinkKind& k : link_kinds(m)) {
+    const double groups = k.layers * std::min(4, std::max(1, m.banks_per_channel));
+    rate += k.share * ((1.0 - random_share) * group_rate(runs + 0.5, groups, c.ratio, true) +
+                       random_share * group_rate(runs, groups, c.ratio, false));
+  }
+  const double runs_seq = runs + 0.5;
+  if (p.kind != PatternKind::mix) return rate;
+  // Read/write mix of sequential row-sized runs, each a read with probability f: runs of the
+  // other direction cannot interleave with the ones being drained (each write holds reads off
+  // for tWTR and each read holds writes off for tCCD_L, longer than the next same-direction
+  // command), so a run is read with the groups of the same-direction runs in flight only:
+  // D = 1 + Binomial(runs - 1, f) for a read run (1 - f for a write), rate E[min(1, D / ratio)].
+  // A switch, with probability 2 f (1 - f) per run, adds the turnaround gap (mean of both).
+  const double f = std::clamp(p.read_fraction, 0.0, 1.0);
+  const double t_run = (run_bytes / m.sector_bytes) * c.burst;
+  double time = 0;  // per run, in units of its bus time
+  for (const double q : {f, 1.0 - f}) {
+    if (q <= 0) continue;
+    double same_rate = 0;
+    for (const LinkKind& k : link_kinds(m)) {
+      const double groups = k.layers * std::min(4, std::max(1, m.banks_per_channel));
+      same_rate += k.share * mode_rate(runs_seq - 1.0, q, groups, c.ratio);
+    }
+    time += q / same_rate;
+  }
+  const double gap = 0.5 * (c.wtr + c.rtw);
+  return 1.0 / (time + 2.0 * f * (1.0 - f) * gap / t_run);
 }
 
 }  // namespace
@@ -102,7 +240,6 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
 
   // Row-cycle efficiency.
   const double act_bytes = bytes_per_activation(m, p);
-  const double eta_row = row_efficiency(m, act_bytes);
   if (p.kind == PatternKind::row_conflict) {
     // Same bank, new row every access: one sector per row cycle max(tRAS, tRCD + burst) + tRP
     // (JEDEC tRC); nothing hides the recharge.
@@ -112,27 +249,14 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
   } else if (p.kind == PatternKind::random) {
     r.eta = 1.0;  // spread over banks; limited by the activation rate below
   } else {
-    r.eta = connectivity_eta(m, eta_row);
+    r.eta = connectivity_eta(m, act_bytes);
   }
-  double turnaround = 1.0;
-  if (p.kind == PatternKind::mix) {
-    // Read/write switches cost a write-to-read turnaround; with independent row-sized bursts a
-    // switch follows a burst with probability 2 r (1 - r).
-    const double rf = std::clamp(p.read_fraction, 0.0, 1.0);
-    const double t_clk = 1.0 / (m.clock_MHz * units::kMega);
-    const double t_burst = (m.row_bytes / m.sector_bytes) * m.cycles_per_sector * t_clk;
-    const double p_switch = 2.0 * rf * (1.0 - rf);
-    turnaround = t_burst / (t_burst + p_switch * (m.timing.tWTR_ns + m.timing.tCCD_ns) * kNano);
-  }
-  r.row_limited_Bps = r.peak_Bps * r.eta * turnaround;
+  r.column_rate = column_rate(m, p, act_bytes);
+  r.row_limited_Bps = r.peak_Bps * r.eta * r.column_rate;
 
-  // Activation-rate cap: <= 4 activations per tFAW and <= 1 per tRRD per channel.
-  // A bank can open a new row once per row cycle tRC = tRAS + tRP, so the banks behind a
-  // channel bound its activation rate too.
-  const double act_rate =
-      std::min({4.0 / (m.timing.tFAW_ns * kNano), 1.0 / (m.timing.tRRD_ns * kNano),
-                banks_behind_channel(m) / ((m.timing.tRAS_ns + m.timing.tRP_ns) * kNano)});
-  r.activation_Bps = channels * act_rate * act_bytes;
+  // Activation-rate cap: <= 4 activations per tFAW and <= 1 per tRRD per die, a row cycle
+  // per bank, a row command per clock per channel (channel_activation_rate).
+  r.activation_Bps = channels * channel_activation_rate(m) * act_bytes;
 
   // Little's law: bytes in flight = bandwidth x round-trip latency. Half of each core's SRAM
   // is staging buffer (double buffering), so in-flight capacity = cores x SRAM / 2.
@@ -146,9 +270,18 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
 
   double bw = r.row_limited_Bps;
   r.bound = DramBound::row_cycle;
-  if (r.activation_Bps < bw) { bw = r.activation_Bps; r.bound = DramBound::activation; }
-  if (r.buffering_Bps < bw) { bw = r.buffering_Bps; r.bound = DramBound::buffering; }
-  if (r.sram_Bps < bw) { bw = r.sram_Bps; r.bound = DramBound::sram; }
+  if (r.activation_Bps < bw) {
+    bw = r.activation_Bps;
+    r.bound = DramBound::activation;
+  }
+  if (r.buffering_Bps < bw) {
+    bw = r.buffering_Bps;
+    r.bound = DramBound::buffering;
+  }
+  if (r.sram_Bps < bw) {
+    bw = r.sram_Bps;
+    r.bound = DramBound::sram;
+  }
   r.effective_Bps = bw * m.utilisation_cap * (1.0 - r.refresh_overhead);
   return r;
 }
@@ -162,12 +295,18 @@ std::optional<AccessPattern> parse_pattern(std::string_view text, std::string* e
       "stream, random, row-conflict, chunk:BYTES (BYTES >= 1), mix:READ_FRACTION (0..1)";
   AccessPattern p;
   if (text == "stream") return p;
-  if (text == "random") { p.kind = PatternKind::random; return p; }
-  if (text == "row-conflict") { p.kind = PatternKind::row_conflict; return p; }
+  if (text == "random") {
+    p.kind = PatternKind::random;
+    return p;
+  }
+  if (text == "row-conflict") {
+    p.kind = PatternKind::row_conflict;
+    return p;
+  }
   const auto colon = text.find(':');
   if (colon == std::string_view::npos)
-    return fail("unknown access pattern '" + std::string(text) + "'; allowed: " +
-                std::string(kAllowed));
+    return fail("unknown access pattern '" + std::string(text) +
+                "'; allowed: " + std::string(kAllowed));
   const auto head = text.substr(0, colon);
   const auto arg = text.substr(colon + 1);
   double value = 0;
@@ -188,8 +327,8 @@ std::optional<AccessPattern> parse_pattern(std::string_view text, std::string* e
     p.read_fraction = value;
     return p;
   }
-  return fail("unknown access pattern '" + std::string(head) + "'; allowed: " +
-              std::string(kAllowed));
+  return fail("unknown access pattern '" + std::string(head) +
+              "'; allowed: " + std::string(kAllowed));
 }
 
 }  // namespace stackscope::memory

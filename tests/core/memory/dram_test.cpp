@@ -19,7 +19,7 @@ hw::Memory hbm2_stack() {
   m.bytes_per_transfer = 16;
   m.transfers_per_clock = 2;
   m.clock_MHz = 1000;
-  m.row_bytes = 1024;  // 64 columns x 128 bit
+  m.row_bytes = 1024;   // 64 columns x 128 bit
   m.sector_bytes = 64;  // BL4 x 128 bit
   m.cycles_per_sector = 2;
   m.timing = {14, 14, 34, 30, 4, 3900, 260, 6, 2};
@@ -74,11 +74,13 @@ TEST(Dram, LargerChunksNeverSlower) {
   }
 }
 
-TEST(Dram, ConnectivityRuleFor3dStacks) {
+TEST(Dram, ConnectivityRuleFor3dStacksOfOneBankLayers) {
+  // DeepStack's organisation: a channel's slice of one layer is one lock-stepped bank.
   hw::Memory m = hbm2_stack();
   m.kind = hw::MemoryKind::stacked_3d;
   m.layers_total = 8;
   m.row_bytes = 1024;
+  m.banks_per_channel = 1;
   // Half connected or fewer: recharge hidden (DeepStack rule).
   m.layers_connected = 4;
   EXPECT_DOUBLE_EQ(effective_bandwidth(m, big_die(), {}).eta, 1.0);
@@ -89,6 +91,58 @@ TEST(Dram, ConnectivityRuleFor3dStacks) {
   // In between: 6 connections front 8 layers, so 2 front two layers (hidden) and 4 front one.
   m.layers_connected = 6;
   EXPECT_NEAR(effective_bandwidth(m, big_die(), {}).eta, (2.0 + 4.0 * eta_row) / 6.0, 1e-12);
+}
+
+TEST(Dram, BanksOfEachLayerHideRechargeAtFullConnection) {
+  // With banks_per_channel banks per layer (HBM2: 16) one layer alone interleaves its banks,
+  // so connecting every layer costs no row-cycle efficiency.
+  hw::Memory m = hbm2_stack();
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.layers_total = 8;
+  m.layers_connected = 8;
+  EXPECT_DOUBLE_EQ(effective_bandwidth(m, big_die(), {}).eta, 1.0);
+  // Two banks: 2 x 32 ns of data per bank cycle max(tRAS 34, tRCD 14 + 32) + tRP 14 = 60 ns.
+  m.banks_per_channel = 2;
+  EXPECT_DOUBLE_EQ(effective_bandwidth(m, big_die(), {}).eta, 1.0);
+  AccessPattern half_row;
+  half_row.kind = PatternKind::chunk;
+  half_row.chunk_bytes = 256;  // 4 sectors = 8 ns per bank cycle max(34, 22) + 14 = 48 ns
+  EXPECT_NEAR(effective_bandwidth(m, big_die(), half_row).eta, 2 * 8.0 / 48.0, 1e-12);
+}
+
+TEST(Dram, StackedLayersActivateIndependently) {
+  // Each layer is its own die with its own tFAW window (DRAMsim3 checks tFAW per rank): a
+  // link fronting two layers activates twice as often as a link fronting one.
+  AccessPattern p;
+  p.kind = PatternKind::random;
+  hw::Memory m = hbm2_stack();
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.layers_total = 8;
+  m.layers_connected = 4;
+  const auto two = effective_bandwidth(m, big_die(), p);
+  // 8 links x 2 layers x 4 / 30 ns x 64 B.
+  EXPECT_NEAR(two.activation_Bps, 8 * 2 * (4.0 / 30e-9) * 64, 1e3);
+  m.layers_connected = 8;
+  const auto one = effective_bandwidth(m, big_die(), p);
+  EXPECT_NEAR(one.activation_Bps, 16 * (4.0 / 30e-9) * 64, 1e3);  // 16 links, one layer each
+}
+
+TEST(Dram, BankGroupsSlowARowAloneInItsGroup) {
+  // tCCD_L 4 clocks vs a 2-clock burst: random 1 KiB rows (one bank group each) over 4 groups
+  // with 64 queued sectors = 2.5 rows in flight: E[min(1, D / 2)] over the distinct groups D
+  // of 2 rows (7/8) and 3 rows (1 - 1/16 x 1/2 = 31/32), interpolated half way.
+  hw::Memory m = hbm2_stack();
+  m.sector_bytes = 32;
+  m.cycles_per_sector = 2;
+  m.bytes_per_transfer = 8;
+  m.timing.tCCD_ns = 4;
+  AccessPattern rows;
+  rows.kind = PatternKind::chunk;
+  rows.chunk_bytes = 1024;
+  const auto bw = effective_bandwidth(m, big_die(), rows);
+  EXPECT_NEAR(bw.column_rate, 0.5 * (7.0 / 8.0 + 31.0 / 32.0), 1e-12);
+  // A sequential stream walks consecutive groups: 3 rows in flight, two suffice.
+  EXPECT_DOUBLE_EQ(effective_bandwidth(m, big_die(), {}).column_rate, 1.0);
 }
 
 TEST(Dram, RefreshDoublesAbove85C) {

@@ -5,6 +5,8 @@
 // refresh) driven by the same access patterns as the analytic model in dram.hpp. It checks the
 // analytic model's DRAM-side limit, see analytic_dram_limit_Bps().
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "stackscope/hw/hardware.hpp"
 #include "stackscope/memory/dram.hpp"
@@ -12,9 +14,9 @@
 namespace stackscope::memory {
 
 struct BankSimConfig {
-  double warmup_us = 10;       // simulated time before measuring (queues fill, rows open)
-  double window_us = 100;      // measured window (~25 refresh intervals at tREFI 3.9 us)
-  int queue_depth = 64;        // per-channel request queue (2 KiB of 32 B sectors: two rows)
+  double warmup_us = 10;   // simulated time before measuring (queues fill, rows open)
+  double window_us = 100;  // measured window (~25 refresh intervals at tREFI 3.9 us)
+  int queue_depth = kControllerQueueRequests;  // per-channel request queue (dram.hpp)
   int channels_simulated = 1;  // channels are identical; the result is scaled to all of them
   double temperature_C = 50;   // refresh rate doubles above 85 C, as in the analytic model
   std::uint64_t seed = 1;      // pattern generator seed (random rows/banks/columns)
@@ -41,5 +43,29 @@ BankSimResult simulate_bank_level(const hw::Memory& mem, const AccessPattern& pa
 // staging cap and utilisation_cap are excluded: they describe the compute die's buffers and the
 // software/controller, not the DRAM device the simulator models.
 double analytic_dram_limit_Bps(const DramBandwidth& bw) noexcept;
+
+// The DRAM agreement table (MODEL.md §2 "Check", issue 13 deliverable 4): the analytic
+// DRAM-device limit against the bank-level reference for one memory and pattern.
+struct AgreementRow {
+  std::string memory;   // preset id, with " L<total>/C<connected>" for a stack variant
+  std::string pattern;  // parse_pattern() text
+  double model_Bps = 0;
+  double reference_Bps = 0;
+  double error = 0;  // (model - reference) / reference
+};
+
+// Patterns of the table: stream, random, chunk:256 / 1024 / 65536 (a 16-token KV page of a
+// GQA layer is tens of KiB), mix:0.7 / mix:0.5, row-conflict.
+std::vector<std::string> agreement_patterns();
+
+// The memories of the table for one preset: the preset itself and, for stacked_3d, the
+// stack heights 2, 4, 8, 12, 16 with half and all of the layers connected (the preset's own
+// height included, so its all-connected variant is in). Empty for sram_only.
+std::vector<std::pair<std::string, hw::Memory>> agreement_memories(const std::string& id,
+                                                                   const hw::Memory& mem);
+
+// One row: the model's DRAM limit and the simulator's bandwidth at 50 C.
+AgreementRow agreement_row(const std::string& name, const hw::Memory& mem,
+                           const std::string& pattern, const BankSimConfig& config = {});
 
 }  // namespace stackscope::memory

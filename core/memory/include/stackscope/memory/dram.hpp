@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Transaction-aware DRAM bandwidth (MODEL.md §2, after DeepStack): peak from the stack
-// organisation; row-cycle efficiency with the layer-connectivity rule; activation-rate cap
-// (tFAW/tRRD) with bytes per activation set by the access pattern; Little's-law buffering;
-// SRAM staging cap; refresh. Pure functions, SI units (B/s, s).
+// organisation; row-cycle efficiency over the banks behind a channel (banks_per_channel per
+// layer, the layers sharing a 3D stack's vertical link; one bank per layer gives DeepStack's
+// layer-connectivity rule); bank-group (tCCD_L) and read/write-turnaround column rate;
+// activation-rate cap (tFAW/tRRD per die) with bytes per activation set by the access
+// pattern; Little's-law buffering; SRAM staging cap; refresh. Pure functions, SI units.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,13 @@ inline constexpr double kRefreshDoublingC = 85.0;
 // Above this the DRAM stack is out of its operating range: the design is throttled to it or is
 // infeasible (MODEL.md §9; JEDEC HBM extended temperature range ends at 95 C).
 inline constexpr double kDramLimitC = 95.0;
+
+// Sector requests one channel's controller holds for scheduling (open page, FR-FCFS): 64 x 32 B
+// = 2 KiB, two HBM3 rows. DRAMsim3's HBM2 configuration queues 32 commands per rank
+// (cmd_queue_size, queue_structure PER_RANK) plus 16 transactions; the bank-level reference
+// (bank_sim.hpp) schedules over the same queue, and it sets how many row-sized runs the
+// controller can interleave across bank groups (effective_bandwidth).
+inline constexpr int kControllerQueueRequests = 64;
 
 enum class PatternKind {
   stream,        // long sequential runs (weight streaming)
@@ -39,7 +48,8 @@ std::string_view to_string(DramBound b);
 struct DramBandwidth {
   double peak_Bps = 0;          // pin/peak bandwidth of all connected channels
   double eta = 1;               // row-cycle efficiency after the connectivity rule
-  double row_limited_Bps = 0;   // peak * eta (* turnaround for mixes)
+  double column_rate = 1;       // bank-group (tCCD_L) and read/write-turnaround factor
+  double row_limited_Bps = 0;   // peak * eta * column_rate
   double activation_Bps = 0;    // tFAW/tRRD activation-rate cap
   double buffering_Bps = 0;     // Little's law: on-die buffer / round-trip latency
   double sram_Bps = 0;          // SRAM staging cap (SRAM bandwidth / 2)
