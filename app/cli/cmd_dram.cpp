@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `dram`: the DRAM model's effective bandwidth of one device memory for one access pattern.
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -22,6 +23,7 @@ std::vector<OptionSpec> dram_options() {
       {"--pattern", "P", "stream | random | chunk:BYTES | mix:READ_FRACTION | row-conflict"},
       {"--temperature", "C", "DRAM temperature in deg C (refresh doubles above 85; default 50)"},
       {"--reference", "", "also run the bank-level DRAM simulator and compare it with the model"},
+      {"--table", "", "model vs reference for every DRAM preset (or --memory) x pattern"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -36,6 +38,90 @@ std::string_view kind_name(hw::MemoryKind k) {
   return "?";
 }
 
+hw::Hardware resolve_memory(const std::string& memory_arg, Context& ctx) {
+  hw::Hardware hardware;
+  try {
+    hardware = io::resolve_hardware(memory_arg, ctx.presets);
+  } catch (const ConfigError& e) {
+    std::vector<std::string> lines;
+    for (const auto& issue : e.issues()) {
+      std::string text = format_issue(issue);
+      if (issue.path.empty() || issue.path == "/") text.erase(0, text.find(": ") + 2);
+      lines.push_back("--memory '" + memory_arg + "': " + text);
+    }
+    if (lines.empty()) lines.push_back("--memory '" + memory_arg + "': " + e.what());
+    throw CliError(std::move(lines));
+  }
+  // The DRAM model divides by the clock, the banks and the timings: a hardware file with a zero
+  // clock or tRFC >= tREFI is refused here, as evaluate refuses it.
+  if (const auto issues = perf::validate_memory(hardware, ""); !issues.empty()) {
+    std::vector<std::string> lines;
+    for (const auto& issue : issues)
+      lines.push_back("--memory '" + memory_arg + "': " + format_issue(issue));
+    throw CliError(std::move(lines));
+  }
+  return hardware;
+}
+
+// --table: the DRAM agreement table (issue 13 deliverable 4, MODEL.md §2 "Check"). The
+// simulator runs its default window, so the whole table takes tens of seconds.
+int run_table(const ParsedArgs& a, Context& ctx) {
+  if (a.has("--pattern") || a.has("--temperature"))
+    throw CliError(
+        "dram --table: --pattern and --temperature do not apply (the table runs every "
+        "pattern at 50 deg C)");
+  std::vector<std::pair<std::string, hw::Memory>> memories;
+  if (const auto memory_arg = a.get("--memory")) {
+    const hw::Hardware h = resolve_memory(*memory_arg, ctx);
+    memories = memory::agreement_memories(h.id.empty() ? *memory_arg : h.id, h.memory);
+  } else {
+    for (const auto& info : ctx.presets.list(io::PresetKind::hardware))
+      for (auto& m : memory::agreement_memories(info.id, ctx.presets.hardware(info.id).memory))
+        memories.push_back(std::move(m));
+  }
+  std::vector<memory::AgreementRow> rows;
+  for (const auto& [name, mem] : memories)
+    for (const auto& pattern : memory::agreement_patterns())
+      rows.push_back(memory::agreement_row(name, mem, pattern));
+  constexpr double kTolerance = 0.10;  // MODEL.md §2
+  double worst = 0;
+  std::string worst_case;
+  int over = 0;
+  for (const auto& r : rows) {
+    const double e = std::fabs(r.error);
+    if (e > kTolerance) ++over;
+    if (e >= worst) {
+      worst = e;
+      worst_case = r.memory + " " + r.pattern;
+    }
+  }
+  if (a.has("--json")) {
+    nlohmann::ordered_json j;
+    j["tolerance"] = kTolerance;
+    j["worst_abs_error"] = worst;
+    j["rows_over_tolerance"] = over;
+    auto& list = j["rows"] = nlohmann::ordered_json::array();
+    for (const auto& r : rows)
+      list.push_back({{"memory", r.memory},
+                      {"pattern", r.pattern},
+                      {"model_GBps", r.model_Bps / kGB},
+                      {"reference_GBps", r.reference_Bps / kGB},
+                      {"error", r.error}});
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  ctx.out
+      << "DRAM model limit min(row, act) x (1 - refresh) vs the bank-level reference, 50 deg C\n\n";
+  Table t({"memory", "pattern", "model GB/s", "reference GB/s", "error %"}, "llrrr");
+  for (const auto& r : rows)
+    t.row({r.memory, r.pattern, readable(r.model_Bps / kGB), readable(r.reference_Bps / kGB),
+           fixed(100.0 * r.error, 1)});
+  ctx.out << t.str() << "\n"
+          << rows.size() << " rows; worst |error| " << fixed(100.0 * worst, 1) << " % ("
+          << worst_case << "); " << over << " above " << fixed(100.0 * kTolerance, 0) << " %\n";
+  return kExitOk;
+}
+
 int run_dram(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = dram_options();
   const ParsedArgs a = parse_args("dram", args, options, 0);
@@ -43,11 +129,12 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
     print_command_help(make_dram_command(), ctx.out);
     return kExitOk;
   }
+  if (a.has("--table")) return run_table(a, ctx);
   const auto memory_arg = a.get("--memory");
   if (!memory_arg) {
     throw CliError(
-        "dram: --memory is required (allowed: a hardware preset id or JSON file; "
-        "see 'stackscope-cli presets --kind hardware')");
+        "dram: --memory is required unless --table is given (allowed: a hardware preset id or "
+        "JSON file; see 'stackscope-cli presets --kind hardware')");
   }
   const std::string pattern_text = a.get("--pattern").value_or("stream");
   std::string pattern_error;
@@ -57,27 +144,7 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
       a.has("--temperature") ? parse_double("--temperature", *a.get("--temperature"), -40, 150)
                              : 50.0;
 
-  hw::Hardware hardware;
-  try {
-    hardware = io::resolve_hardware(*memory_arg, ctx.presets);
-  } catch (const ConfigError& e) {
-    std::vector<std::string> lines;
-    for (const auto& issue : e.issues()) {
-      std::string text = format_issue(issue);
-      if (issue.path.empty() || issue.path == "/") text.erase(0, text.find(": ") + 2);
-      lines.push_back("--memory '" + *memory_arg + "': " + text);
-    }
-    if (lines.empty()) lines.push_back("--memory '" + *memory_arg + "': " + e.what());
-    throw CliError(std::move(lines));
-  }
-  // The DRAM model divides by the clock, the banks and the timings: a hardware file with a zero
-  // clock or tRFC >= tREFI is refused here, as evaluate refuses it.
-  if (const auto issues = perf::validate_memory(hardware, ""); !issues.empty()) {
-    std::vector<std::string> lines;
-    for (const auto& issue : issues)
-      lines.push_back("--memory '" + *memory_arg + "': " + format_issue(issue));
-    throw CliError(std::move(lines));
-  }
+  const hw::Hardware hardware = resolve_memory(*memory_arg, ctx);
 
   const memory::DramBandwidth bw =
       memory::effective_bandwidth(hardware.memory, hardware.compute, *pattern, temperature_C);
@@ -160,15 +227,21 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
 Command make_dram_command() {
   Command c;
   c.name = "dram";
-  c.synopsis = "dram --memory ID|FILE --pattern PATTERN [--temperature C] [--reference] [--json]";
+  c.synopsis =
+      "dram --memory ID|FILE --pattern PATTERN [--temperature C] [--reference] [--json]\n"
+      "       dram --table [--memory ID|FILE] [--json]";
   c.summary = "effective DRAM bandwidth of a device memory for an access pattern";
   c.description =
-      "Runs the transaction-aware DRAM model (row cycle with the layer-connectivity rule,\n"
-      "activation-rate cap, Little's-law buffering, SRAM staging, refresh) for the memory of a\n"
+      "Runs the transaction-aware DRAM model (row cycle over the banks behind a channel, bank\n"
+      "groups and read/write turnarounds, activation-rate cap, Little's-law buffering, SRAM\n"
+      "staging, refresh) for the memory of a\n"
       "hardware preset or file, and prints each limit and the effective bandwidth.\n"
       "--reference also runs the bank-level simulator (tRCD/tRP/tRAS/tFAW/tRRD/tCCD/tWTR,\n"
       "refresh) and compares it with the model's DRAM-device limit\n"
-      "min(row-cycle, activation) x (1 - refresh) (reference_GBps, reference_error).";
+      "min(row-cycle, activation) x (1 - refresh) (reference_GBps, reference_error).\n"
+      "--table prints that comparison for every shipped hardware preset with a DRAM (or the\n"
+      "--memory one) x stream, random, chunk:256/1024/65536, mix:0.7/0.5, row-conflict, with\n"
+      "3D stacks also at 2-16 layers, half and all connected; the model should be within 10 %.";
   c.options = dram_options();
   c.run = run_dram;
   return c;
