@@ -78,6 +78,50 @@ TEST(ThermalSolver, UniformPowerMatchesOneDimensionalSeriesResistance) {
   std::printf("1D: expected %.4f C, grid %.4f C\n", expect, sol.layers[1].mean_C);
 }
 
+// The spreader no larger than the die: no spreader periphery, and the sink-inner nodes are only
+// the junctions from the sink's edge to the sink beyond the spreader; heat still balances and
+// both solvers agree.
+TEST(ThermalSolver, SpreaderTheSizeOfTheDieLeavesJunctionNodes) {
+  StackModel s = quad_stack();
+  s.package.s_spreader_m = kSide;
+  const PowerMap p = {{10.0, 20.0, 5.0, 30.0}, {}};
+  const Solution a = solve_steady(s, p);
+  GridOptions chol;
+  chol.method = GridOptions::Method::kCholesky;
+  chol.rows = chol.cols = 64;
+  const Solution b = solve_steady(s, p, chol);
+  EXPECT_NEAR(a.heat_to_ambient_W / a.total_power_W, 1.0, 1e-6);
+  for (int k : {kSpW, kSpE, kSpN, kSpS}) EXPECT_TRUE(std::isnan(a.periphery_C[k]));
+  for (int k = kSinkCW; k < kPeripheryNodes; ++k) {
+    ASSERT_FALSE(std::isnan(a.periphery_C[k]));
+    EXPECT_NEAR(a.periphery_C[k], b.periphery_C[k], 1e-6);
+  }
+  // Without the spreader's overhang the die runs hotter than under the 30 mm spreader.
+  EXPECT_GT(a.layers[0].max_C, solve_steady(quad_stack(), p).layers[0].max_C);
+}
+
+// A 20 x 10 mm die under the 30 mm spreader: the west/east and north/south trapezoids differ
+// (HotSpot's r_sp1_x vs r_sp1_y, areas (s + H)(s - W) / 4 vs (s + W)(s - H) / 4), so their nodes
+// do too (measured: north/south 0.24 C warmer under 60 W); each pair is symmetric.
+TEST(ThermalSolver, RectangularDieHasItsOwnPeripheryPerDirection) {
+  StackModel s = quad_stack();
+  s.chip_width_m = 0.02;
+  s.chip_height_m = 0.01;
+  s.floorplans = {{{{"all", 0.02, 0.01, 0.0, 0.0}}}};
+  const Solution sol = solve_steady(s, {{60.0}, {}});
+  EXPECT_NEAR(sol.heat_to_ambient_W / sol.total_power_W, 1.0, 1e-6);
+  const auto& t = sol.periphery_C;
+  const double rise = t[kSpW] - s.package.ambient_C;
+  EXPECT_NEAR(t[kSpW], t[kSpE], 1e-9 * rise);
+  EXPECT_NEAR(t[kSpN], t[kSpS], 1e-9 * rise);
+  EXPECT_NEAR(t[kSinkW], t[kSinkE], 1e-9 * rise);
+  EXPECT_NEAR(t[kSinkN], t[kSinkS], 1e-9 * rise);
+  std::printf("20 x 10 mm die: SP_W %.3f SP_N %.3f SINK_C_W %.3f SINK_C_N %.3f C\n", t[kSpW],
+              t[kSpN], t[kSinkCW], t[kSinkCN]);
+  EXPECT_GT(t[kSpN] - t[kSpW], 1e-3 * rise);
+  EXPECT_GT(t[kSinkCN] - t[kSinkCW], 1e-3 * rise);
+}
+
 TEST(ThermalSolver, CentredBlockGivesSymmetricMap) {
   const StackModel s = centred_stack();
   const Solution sol = solve_steady(s, {{25.0}, {}});
