@@ -200,5 +200,10 @@ TEST(HotspotAgreement, EightDramDiesOverA20mmLogicDie) {
   check_generated("dram8-core-20mm", 16);
 }
 
+// A rectangular die (the periphery differs per direction) under a non-default package.
+TEST(HotspotAgreement, TwelveDramDiesOnARectangularDieUnderAnAluminiumSink) {
+  check_generated("dram12-rect-alu-sink", 24);
+}
+
 }  // namespace
 }  // namespace stackscope::thermal

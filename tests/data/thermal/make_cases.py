@@ -55,22 +55,27 @@ def flp(blocks):
     return "\n".join(lines) + "\n"
 
 
-def write_case(out, name, side, logic_blocks, logic_power, dram_layers, dram_power):
+def write_case(out, name, width, height, logic_blocks, logic_power, dram_layers, dram_power,
+               package=None):
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
+    config = CONFIG
+    for key, value in (package or {}).items():
+        lines = [l for l in config.splitlines() if not l.startswith(f"-{key} ")]
+        config = "\n".join(lines + [f"-{key} {value}"]) + "\n"
     with open(os.path.join(d, "hotspot.config"), "w") as f:
-        f.write(CONFIG)
+        f.write(config)
     with open(os.path.join(d, "logic.flp"), "w") as f:
         f.write(flp(logic_blocks))
     with open(os.path.join(d, "passive.flp"), "w") as f:
-        f.write(flp([("P", side, side, 0.0, 0.0)]))
+        f.write(flp([("P", width, height, 0.0, 0.0)]))
     layers = [("logic silicon", True, C_SI, K_SI, 100e-6, "logic.flp")]
     names, powers = [b[0] for b in logic_blocks], list(logic_power)
     for i in range(1, dram_layers + 1):
         layers.append((f"bond {i}", False, C_BOND, K_BOND, 10e-6, "passive.flp"))
         fn = f"dram{i}.flp"
         with open(os.path.join(d, fn), "w") as f:
-            f.write(flp([(f"D{i}", side, side, 0.0, 0.0)]))
+            f.write(flp([(f"D{i}", width, height, 0.0, 0.0)]))
         layers.append((f"dram {i}", True, C_SI, K_SI, 50e-6, fn))
         names.append(f"D{i}")
         powers.append(dram_power)
@@ -85,7 +90,7 @@ def write_case(out, name, side, logic_blocks, logic_power, dram_layers, dram_pow
     return d, layers
 
 
-def run(hotspot, d, layers):
+def run(hotspot, d, layers, rows=64, cols=64):
     cmd = [hotspot, "-c", "hotspot.config", "-p", "stack.ptrace", "-grid_layer_file", "stack.lcf",
            "-model_type", "grid", "-steady_file", "out.steady", "-grid_steady_file",
            "out.grid.steady", "-d", "effective.config"]
@@ -101,17 +106,17 @@ def run(hotspot, d, layers):
             grid[n].append(float(line.split()[1]) - 273.15)
     labels = [l[0] for l in layers] + ["heat spreader (under die)", "heat sink (under die)"]
     with open(os.path.join(d, "layers.csv"), "w") as f:
-        f.write("# HotSpot grid layer, label, max_C, mean_C, min_C over its 64x64 cells\n")
+        f.write(f"# HotSpot grid layer, label, max_C, mean_C, min_C over its {rows}x{cols} cells\n")
         for i in sorted(grid):
             v = grid[i]
             f.write(f"{i},{labels[i]},{max(v):.2f},{sum(v) / len(v):.4f},{min(v):.2f}\n")
     power_layers = [i for i, l in enumerate(layers) if l[1]]
     for i in (power_layers[0], power_layers[-1]):
         with open(os.path.join(d, f"grid_layer{i}_C.csv"), "w") as f:
-            f.write(f"# HotSpot grid layer {i} ({labels[i]}) steady temperatures in deg C; 64x64,"
+            f.write(f"# HotSpot grid layer {i} ({labels[i]}) steady temperatures in deg C; {rows}x{cols},"
                     " row 0 = max-y edge (HotSpot row order), col 0 = min-x edge\n")
-            for r in range(64):
-                f.write(",".join(f"{x:.2f}" for x in grid[i][r * 64:(r + 1) * 64]) + "\n")
+            for r in range(rows):
+                f.write(",".join(f"{x:.2f}" for x in grid[i][r * cols:(r + 1) * cols]) + "\n")
     os.remove(os.path.join(d, "out.grid.steady"))
 
 
@@ -123,7 +128,7 @@ def main():
     blocks = [(f"L_{r}_{c}", q, q, c * q, r * q) for r in range(4) for c in range(4)]
     p = [2.0] * 16
     p[2], p[1], p[6], p[3], p[7], p[11] = 16.0, 8.0, 8.0, 4.0, 4.0, 2.0
-    d, layers = write_case(out, "dram4-offcentre-10mm", 0.01, blocks, p, 4, 2.0)
+    d, layers = write_case(out, "dram4-offcentre-10mm", 0.01, 0.01, blocks, p, 4, 2.0)
     run(hotspot, d, layers)
     # Case 2: 20 mm die like fit_compact_model's stack: 200 W logic, 80 % in the central core
     # (16 x 16 mm), 20 % spread over the 2 mm I/O ring by area, under 8 DRAM dies of 3 W each.
@@ -133,8 +138,25 @@ def main():
               ("io_east", rw, W - 2 * rw, W - rw, rw)]
     ring = W * W - (W - 2 * rw) ** 2
     p = [160.0] + [40.0 * b[1] * b[2] / ring for b in blocks[1:]]
-    d, layers = write_case(out, "dram8-core-20mm", W, blocks, p, 8, 3.0)
+    d, layers = write_case(out, "dram8-core-20mm", W, W, blocks, p, 8, 3.0)
     run(hotspot, d, layers)
+    # Case 3: a rectangular 24 x 12 mm die under 12 DRAM dies of 1.5 W and a package other than
+    # the default: 40 mm, 2 mm copper spreader; 70 mm, 5 mm aluminium sink (k 237 W/mK,
+    # c 2.42e6 J/m3K); r_convec 0.2 K/W. A 32 x 64 grid keeps the cells square: HotSpot's
+    # steady grid solver couples cells in neighbouring rows through rx (cw / (k.ch.t), the
+    # resistance along x; temperature_grid.c find_res) and neighbouring columns through ry, which
+    # is exact only for square cells (README.md). Logic: 120 W, a 3 x 6 map of 4 mm blocks rising from
+    # 2 W (west) to 12 W (east) with a 15 W block at the north-east corner.
+    b = 4e-3
+    blocks = [(f"B_{r}_{c}", b, b, c * b, r * b) for r in range(3) for c in range(6)]
+    p = [2.0 + 2.0 * c for r in range(3) for c in range(6)]
+    p[17] = 15.0
+    scale = 120.0 / sum(p)
+    p = [x * scale for x in p]
+    pkg = {"s_spreader": 0.04, "t_spreader": 0.002, "s_sink": 0.07, "t_sink": 0.005,
+           "k_sink": 237.0, "p_sink": 2.42e6, "r_convec": 0.2, "grid_rows": 32}
+    d, layers = write_case(out, "dram12-rect-alu-sink", 0.024, 0.012, blocks, p, 12, 1.5, pkg)
+    run(hotspot, d, layers, rows=32, cols=64)
 
 
 if __name__ == "__main__":
