@@ -139,13 +139,16 @@ void expect_layer_agrees(const Case& c, const std::vector<double>& ours,
 
 // Periphery nodes against HotSpot's inode_0..inode_11 (same order as PeripheryNode).
 void expect_periphery_agrees(const Case& c, const std::map<std::string, double>& steady) {
+  double worst = 0;
   for (int k = 0; k < kPeripheryNodes; ++k) {
     const auto it = steady.find("inode_" + std::to_string(k));
     ASSERT_NE(it, steady.end());
     const double ref_rise = it->second - c.ambient_C;
     const double ours_rise = c.sol.periphery_C[static_cast<size_t>(k)] - c.ambient_C;
     EXPECT_NEAR(ours_rise, ref_rise, kRiseTolerance * ref_rise) << "periphery node " << k;
+    worst = std::max(worst, std::abs(ours_rise - ref_rise) / ref_rise);
   }
+  std::printf("  periphery nodes inode_0..11: worst rise error %.3f%%\n", 100 * worst);
 }
 
 TEST(HotspotAgreement, PublicBareDieDefaultPackage) {
@@ -172,6 +175,7 @@ void check_generated(const std::string& name, int top_dram_layer) {
   const auto layers = read_layers(dir / "layers.csv");
   const int nl = static_cast<int>(c.sol.temperature_C.size());
   ASSERT_EQ(static_cast<int>(layers.size()), nl + 2);
+  double worst_peak = 0, worst_mean = 0;
   for (const auto& ls : layers) {
     const std::vector<double>& t = ls.layer < nl
                                        ? c.sol.temperature_C[static_cast<size_t>(ls.layer)]
@@ -188,7 +192,11 @@ void check_generated(const std::string& name, int top_dram_layer) {
     EXPECT_NEAR(mean - c.ambient_C, ls.mean_C - c.ambient_C,
                 kRiseTolerance * (ls.mean_C - c.ambient_C))
         << name << " layer " << ls.layer;
+    worst_peak = std::max(worst_peak, std::abs(mx - ls.max_C) / (ls.max_C - c.ambient_C));
+    worst_mean = std::max(worst_mean, std::abs(mean - ls.mean_C) / (ls.mean_C - c.ambient_C));
   }
+  std::printf("  all %zu grid layers: worst rise error peak %.3f%%, mean %.3f%%\n", layers.size(),
+              100 * worst_peak, 100 * worst_mean);
   expect_periphery_agrees(c, read_steady(dir / "out.steady"));
 }
 
