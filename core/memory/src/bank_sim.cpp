@@ -12,9 +12,9 @@
 //    write recovery before PRE approximated by tRCD (HBM2 tWR 16 vs tRCD 14 cycles, DRAMsim3);
 //  - one row command (ACT/PRE/REF) and one column command (RD/WR) per cycle: HBM has separate
 //    row and column command buses (JESD235);
-//  - all-bank refresh: every tREFI (halved above 85 C) the channel stops activating, closes all
-//    banks and issues REF, which blocks it for tRFC (DRAMsim3 refresh_policy
-//    RANK_LEVEL_SIMULTANEOUS);
+//  - all-bank refresh: every tREFI (halved above 85 C) the channel stops issuing, closes all
+//    banks with one precharge-all once each may precharge, and issues REF tRP later, which
+//    blocks it for tRFC (DRAMsim3 refresh_policy RANK_LEVEL_SIMULTANEOUS);
 //  - open-page policy, FR-FCFS over a bounded request queue (Rixner et al., ISCA 2000): the
 //    oldest ready row hit first, otherwise the oldest request whose ACT/PRE can issue; a row
 //    with queued hits is not closed.
@@ -198,8 +198,7 @@ class Channel {
       if (measure) ++s.refresh_cycles;
       return;
     }
-    if (now >= next_ref_) ref_pending_ = true;
-    if (ref_pending_) {
+    if (now >= next_ref_) {
       if (measure) ++s.refresh_cycles;
       refresh(now);
       return;
@@ -209,24 +208,24 @@ class Channel {
   }
 
  private:
+  // All-bank refresh, planned once per tREFI (O(banks) per refresh, not per cycle): the channel
+  // stops issuing, waits until every open bank may precharge (tRAS, read-to-precharge, write
+  // recovery), closes them with one precharge-all (JEDEC PREA) and refreshes tRP later for
+  // tRFC (DRAMsim3 RANK_LEVEL_SIMULTANEOUS).
   void refresh(Cycle now) {
-    bool all_closed = true;
-    Cycle ready = now;
-    for (auto& b : banks_) {
-      if (b.open_row != kNever) {
-        all_closed = false;
-        if (now >= b.pre_ready) {  // one PRE per cycle on the row command bus
-          precharge(b, now);
-          return;
-        }
-      }
-      ready = std::max(ready, b.act_ready);
+    Cycle prea = kNever;
+    Cycle start = now;
+    for (const auto& b : banks_) {
+      if (b.open_row != kNever) prea = std::max({prea, now, b.pre_ready});
+      start = std::max(start, b.act_ready);
     }
-    if (!all_closed || now < ready) return;
-    ref_busy_until_ = now + t_.tRFC;
-    for (auto& b : banks_) b.act_ready = std::max(b.act_ready, ref_busy_until_);
+    if (prea != kNever) start = std::max(start, prea + t_.tRP);
+    ref_busy_until_ = start + t_.tRFC;
+    for (auto& b : banks_) {
+      b.open_row = kNever;
+      b.act_ready = std::max(b.act_ready, ref_busy_until_);
+    }
     next_ref_ += t_.tREFI;
-    ref_pending_ = false;
   }
 
   void precharge(Bank& b, Cycle now) {
@@ -309,7 +308,6 @@ class Channel {
   Cycle next_wr_ = 0;
   Cycle next_ref_ = 0;
   Cycle ref_busy_until_ = 0;
-  bool ref_pending_ = false;
 };
 
 }  // namespace

@@ -71,12 +71,13 @@ double connectivity_eta(const hw::Memory& m, double bytes) {
 
 // Activations per second one channel (link) can issue, averaged over the links: tRRD and
 // four per tFAW per die (JEDEC; DRAMsim3 checks both per rank, and a 3D layer is its own die),
-// one row cycle tRC = tRAS + tRP per bank, and one row command per clock on the link.
+// one row cycle tRC = tRAS + tRP per bank, and one row command per clock on the link, where
+// each activation also costs its row's precharge (open page: ACT + PRE per new row).
 double channel_activation_rate(const hw::Memory& m) {
   const double per_die =
       std::min(4.0 / (m.timing.tFAW_ns * kNano), 1.0 / (m.timing.tRRD_ns * kNano));
   const double trc = (m.timing.tRAS_ns + m.timing.tRP_ns) * kNano;
-  const double bus = m.clock_MHz * units::kMega;
+  const double bus = 0.5 * m.clock_MHz * units::kMega;
   double rate = 0;
   for (const LinkKind& k : link_kinds(m))
     rate += k.share *
