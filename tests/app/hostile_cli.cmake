@@ -106,6 +106,15 @@ elseif(CASE STREQUAL "dram-refresh")
                           "{\"timing\": {\"tRCD_ns\": -14, \"tREFI_ns\": 3900, \"tRFC_ns\": 3900}}}")
   set(ARGS "dram|--memory|${in}.json")
   set(EXPECT_STDERR "/memory/timing/tRCD_ns: must be positive.*/memory/timing/tRFC_ns: refresh")
+elseif(CASE STREQUAL "dram-1e6-banks-reference")
+  # Valid, at the limits: 1024 layers behind one link x 1024 banks = 2^20 banks per simulated
+  # channel; the bank-level reference must still answer (issue 13: it once took 42 s).
+  file(WRITE "${in}.json" "{\"kind\": \"hardware\", \"base\": \"deepstack-3d\", \"memory\": "
+                          "{\"layers_total\": 1024, \"layers_connected\": 1, "
+                          "\"banks_per_channel\": 1024}}")
+  set(ARGS "dram|--memory|${in}.json|--pattern|random|--reference")
+  set(EXPECT_EXIT 0)
+  set(EXPECT_STDOUT "1048576 banks per channel.*reference bandwidth")
 elseif(CASE STREQUAL "ptrace-1e5-columns")
   string(REPEAT "b " 100000 header)
   file(WRITE "${in}.ptrace" "${header}\n")
