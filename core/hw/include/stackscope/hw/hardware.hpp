@@ -75,7 +75,7 @@ struct Memory {
   int layers_total = 8;        // DRAM dies per stack
   int layers_connected = 8;    // dies with active vertical links (3D) / carrying channels (HBM)
   int channels_per_layer = 4;  // independent (pseudo-)channels per connected die
-  int banks_per_channel = 16;
+  int banks_per_channel = 16;  // per channel in each layer (die); a 3D link fronts T/C layers
   double bytes_per_transfer = 4;   // channel data width in bytes
   double transfers_per_clock = 2;  // DDR
   double clock_MHz = 2616;
