@@ -37,6 +37,9 @@ std::vector<OptionSpec> evaluate_options() {
        "device unless --hardware)"},
       {"--devices", "N", "devices in the system (default: tp*pp*dp*ep*cp when the plan changes)"},
       {"--model", "ID|FILE", "model preset id or JSON file"},
+      {"--runtime", "ID|FILE",
+       "runtime profile (serving software: kernel efficiencies, launches, KV re-reads): preset "
+       "id or JSON file; kept when --hardware changes, so two devices compare under one"},
       {"--precision", "P", "fp16|bf16|fp8|fp4 for weights, activations and KV cache"},
       {"--tp", "N", "tensor-parallel degree"},
       {"--pp", "N", "pipeline-parallel stages"},
@@ -93,6 +96,10 @@ void apply_overlap(parallel::Plan& plan, const std::string& text) {
 void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegistry& presets) {
   bool plan_touched = false;
   const int project_devices = d.system.devices;
+  // A runtime the project did not choose (its device class's default) follows a device of
+  // another class given by --hardware/--system; one it named, or --runtime, stays.
+  const bool runtime_defaulted =
+      d.runtime.id == runtime::default_profile_id(runtime::device_class_of(d.hardware));
   if (auto v = a.get("--hardware")) {
     d.hardware = resolve("--hardware", *v,
                          [&](const std::string& s) { return io::resolve_hardware(s, presets); });
@@ -123,6 +130,14 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
       if (!a.has("--moe-ep")) d.parallel.moe.ep = 0;
       if (!a.has("--redundant-experts")) d.parallel.redundant_experts_per_rank = 0;
     }
+  }
+  if (auto v = a.get("--runtime")) {
+    d.runtime = resolve("--runtime", *v,
+                        [&](const std::string& s) { return io::resolve_runtime(s, presets); });
+  } else if (runtime_defaulted) {
+    const std::string id = runtime::default_profile_id(runtime::device_class_of(d.hardware));
+    if (id != d.runtime.id && presets.contains(io::PresetKind::runtime, id))
+      d.runtime = presets.runtime(id);
   }
   if (auto v = a.get("--precision")) {
     const Precision p = parse_precision(*v);
@@ -327,6 +342,16 @@ void print_reference(const perf::Result& r, const perf::NetworkReport& n, std::o
   out << t.str();
 }
 
+// Said when a profile sourced for one device class runs on another (a like-for-like comparison
+// does that on purpose; the reader should know).
+std::string runtime_class_note(const perf::Design& d) {
+  const auto cls = runtime::device_class_of(d.hardware);
+  if (d.runtime.device_class == runtime::DeviceClass::any || d.runtime.device_class == cls)
+    return {};
+  return std::string("; sourced for class ") + runtime::to_string(d.runtime.device_class) +
+         ", this device is class " + runtime::to_string(cls);
+}
+
 void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out) {
   const auto& w = d.workload;
   const auto& p = d.parallel;
@@ -337,6 +362,8 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << "hardware  " << d.hardware.name << " (" << d.hardware.id << ") x " << d.system.devices
       << " devices" << (d.system.name.empty() ? "" : ", system " + d.system.name) << "\n"
       << "model     " << d.model.name << " (" << d.model.id << "), weights/act/kv " << prec << "\n"
+      << "runtime   " << d.runtime.name << " (" << d.runtime.id << ")" << runtime_class_note(d)
+      << "\n"
       << "plan      " << plan_text(p) << "; batch " << r.batch << " per replica"
       << (w.batch_auto ? " (auto)" : "") << "; input " << w.input_len << ", output " << w.output_len
       << " tokens\n\n";

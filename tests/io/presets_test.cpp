@@ -72,6 +72,8 @@ std::vector<Builtin> builtins() {
       kind = PresetKind::project;
     else if (folder == "search")
       kind = PresetKind::search;
+    else if (folder == "runtimes")
+      kind = PresetKind::runtime;
     else
       continue;
     out.push_back({kind, id, ordered_json::parse(f.text)});
@@ -98,7 +100,7 @@ TEST(Presets, RegisterBuiltinsRegistersEveryFileByFolder) {
   ASSERT_FALSE(all.empty());
   std::size_t total = 0;
   for (auto kind : {PresetKind::hardware, PresetKind::system, PresetKind::model,
-                    PresetKind::project, PresetKind::search}) {
+                    PresetKind::project, PresetKind::search, PresetKind::runtime}) {
     const auto list = r.list(kind);
     total += list.size();
     for (std::size_t i = 1; i < list.size(); ++i) EXPECT_LT(list[i - 1].id, list[i].id);
@@ -142,6 +144,11 @@ TEST(Presets, EveryBuiltinPresetRoundTrips) {
           EXPECT_EQ(project_to_json(parse_project(text, again)), text);
           break;
         }
+        case PresetKind::runtime:
+          text = runtime_to_json(r.runtime(b.id));
+          again.add_json(b.kind, b.id, text);
+          EXPECT_EQ(runtime_to_json(again.runtime(b.id)), text);
+          break;
         case PresetKind::search:  // checked by EveryBuiltinSearchPresetCompiles
           continue;
       }

@@ -28,7 +28,7 @@ TEST(Project, ParsesPresetIdsIntoStructs) {
   EXPECT_EQ(d.hardware.compute.cores, 8);
   EXPECT_DOUBLE_EQ(d.hardware.compute.clock_GHz, 1.5);
   // Keys absent from the preset keep the struct defaults.
-  EXPECT_DOUBLE_EQ(d.hardware.compute.matmul_efficiency, hw::ComputeDie{}.matmul_efficiency);
+  EXPECT_DOUBLE_EQ(d.hardware.compute.op_dispatch_ns, hw::ComputeDie{}.op_dispatch_ns);
   EXPECT_EQ(d.system.id, "test-x4");  // no "id" key: taken from the preset id
   EXPECT_EQ(d.system.devices, 4);
   ASSERT_EQ(d.system.levels.size(), 1u);
@@ -243,7 +243,7 @@ TEST(Project, SchemaVersionIsRequiredAndBounded) {
   ASSERT_EQ(issues.size(), 1u) << format_issues(issues);
   EXPECT_EQ(issues[0].path, "/schema_version");
   EXPECT_TRUE(contains(issues[0].message, "newer StackScope")) << issues[0].message;
-  EXPECT_EQ(issues[0].allowed, std::to_string(perf::kSchemaVersion));
+  EXPECT_EQ(issues[0].allowed, "integer in [1, " + std::to_string(perf::kSchemaVersion) + "]");
 
   doc = minimal_project();
   doc["schema_version"] = 0;
@@ -263,9 +263,10 @@ TEST(Project, PresetSchemaVersionTooNewIsAnError) {
   }
   // Inline sections are checked too.
   auto doc = minimal_project();
-  doc["hardware"] = {{"schema_version", 2}};
+  doc["hardware"] = {{"schema_version", perf::kSchemaVersion + 1}};
   const auto reg = test_registry();
-  EXPECT_EQ(issue_at(parse_issues(doc, reg), "/hardware/schema_version").value, "2");
+  EXPECT_EQ(issue_at(parse_issues(doc, reg), "/hardware/schema_version").value,
+            std::to_string(perf::kSchemaVersion + 1));
 }
 
 TEST(Project, PresetMetadataKeysAreAllowed) {
@@ -411,7 +412,7 @@ perf::Design unusual_design() {
   d.hardware.id = "hw";
   d.hardware.compute.cores = 77;
   d.hardware.compute.clock_GHz = 0.1 + 0.2;  // not exactly representable in short decimal
-  d.hardware.compute.matmul_efficiency = 1.0 / 3.0;
+  d.runtime.matmul_efficiency = 1.0 / 3.0;
   d.hardware.memory.kind = hw::MemoryKind::stacked_3d;
   d.hardware.memory.vertical.kind = hw::VerticalLinkKind::hybrid_bond;
   d.hardware.memory.timing.tRFC_ns = 1e-300;
@@ -462,7 +463,7 @@ TEST(Serialise, ProjectToJsonRoundTripsExactly) {
   EXPECT_EQ(project_to_json(back), text);
   // Spot checks: the doubles are bit-identical, not merely close.
   EXPECT_EQ(back.hardware.compute.clock_GHz, d.hardware.compute.clock_GHz);
-  EXPECT_EQ(back.hardware.compute.matmul_efficiency, d.hardware.compute.matmul_efficiency);
+  EXPECT_EQ(back.runtime.matmul_efficiency, d.runtime.matmul_efficiency);
   EXPECT_EQ(back.hardware.memory.timing.tRFC_ns, d.hardware.memory.timing.tRFC_ns);
   EXPECT_EQ(back.hardware.energy.tdp_W, d.hardware.energy.tdp_W);
   EXPECT_TRUE(std::signbit(back.hardware.runtime_reserved_GiB));
@@ -611,6 +612,7 @@ TEST(Serialise, EveryStructMemberHasAJsonKey) {
   EXPECT_EQ(h["memory"]["timing"].size(), member_count<hw::DramTiming>());
   EXPECT_EQ(h["memory"]["vertical"].size(), member_count<hw::VerticalLink>());
   EXPECT_EQ(h["noc"].size(), member_count<hw::Noc>());
+  EXPECT_EQ(j["runtime"].size(), member_count<runtime::Profile>());
   EXPECT_EQ(h["energy"].size(), member_count<hw::Energy>());
   EXPECT_EQ(j["system"].size(), member_count<hw::System>());
   EXPECT_EQ(j["system"]["levels"][0].size(), member_count<hw::NetworkLevel>());
@@ -631,7 +633,8 @@ TEST(Serialise, EveryStructMemberHasAJsonKey) {
 TEST(Serialise, ValidatePathsResolveInTheProjectJson) {
   perf::Design d;
   d.hardware.compute.cores = 0;
-  d.hardware.compute.matmul_efficiency = 2;
+  d.runtime.matmul_efficiency = 2;
+  d.runtime.host_launch_us = -1;
   d.hardware.memory.kind = hw::MemoryKind::stacked_3d;
   d.hardware.memory.layers_connected = 99;
   d.hardware.memory.vertical.signal_fraction = 0;

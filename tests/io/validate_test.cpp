@@ -110,10 +110,9 @@ TEST(Validate, RatesMustBePositiveAndFinite) {
 
 TEST(Validate, FractionsMustBeInZeroOne) {
   const std::vector<std::pair<std::string, void (*)(Design&, double)>> cases = {
-      {"/hardware/compute/matmul_efficiency",
-       [](Design& d, double v) { d.hardware.compute.matmul_efficiency = v; }},
-      {"/hardware/compute/attention_efficiency",
-       [](Design& d, double v) { d.hardware.compute.attention_efficiency = v; }},
+      {"/runtime/matmul_efficiency", [](Design& d, double v) { d.runtime.matmul_efficiency = v; }},
+      {"/runtime/attention_efficiency",
+       [](Design& d, double v) { d.runtime.attention_efficiency = v; }},
       {"/hardware/memory/utilisation_cap",
        [](Design& d, double v) { d.hardware.memory.utilisation_cap = v; }},
       {"/hardware/memory/vertical/signal_fraction",
@@ -629,8 +628,12 @@ TEST(Validate, AreaThermalAndKvRereadRanges) {
       {"/hardware/thermal/ambient_C", [](Design& d) { d.hardware.thermal.ambient_C = 120; }},
       {"/hardware/memory/bit_density_Gb_per_mm2",
        [](Design& d) { d.hardware.memory.bit_density_Gb_per_mm2 = -0.1; }},
-      {"/hardware/compute/decode_kv_reread_fraction",
-       [](Design& d) { d.hardware.compute.decode_kv_reread_fraction = 1.5; }},
+      {"/runtime/decode_kv_reread_fraction",
+       [](Design& d) { d.runtime.decode_kv_reread_fraction = 1.5; }},
+      {"/runtime/host_launch_us", [](Design& d) { d.runtime.host_launch_us = -2; }},
+      {"/runtime/kernels_per_op", [](Design& d) { d.runtime.kernels_per_op = 1e9; }},
+      {"/hardware/compute/op_dispatch_ns",
+       [](Design& d) { d.hardware.compute.op_dispatch_ns = -1; }},
   };
   for (const auto& [path, set] : cases) {
     Design d;
@@ -714,8 +717,8 @@ TEST(ValidateLimits, RatesHavePhysicalMinimums) {
   d.hardware.memory.clock_MHz = 1e9;  // the bank simulator would step 10^11 cycles
   EXPECT_EQ(only_issue(d, "/hardware/memory/clock_MHz").allowed, "number in [1, 20000]");
   d = baseline();
-  d.hardware.compute.matmul_efficiency = 1e-9;
-  EXPECT_EQ(only_issue(d, "/hardware/compute/matmul_efficiency").allowed, "number in [0.001, 1]");
+  d.runtime.matmul_efficiency = 1e-9;
+  EXPECT_EQ(only_issue(d, "/runtime/matmul_efficiency").allowed, "number in [0.001, 1]");
   d = baseline();
   d.hardware.energy.tdp_W = 1e300;
   EXPECT_TRUE(contains(only_issue(d, "/hardware/energy/tdp_W").message, "at most 1e+12"));

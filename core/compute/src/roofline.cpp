@@ -9,7 +9,9 @@
 namespace stackscope::compute {
 namespace {
 
-double ceil_to(double x, double q) { return std::ceil(x / q) * q; }
+double ceil_to(double x, double q) {
+  return std::ceil(x / q) * q;
+}
 
 // K depth of one pipelined panel (elements): a common choice for tensor-core GEMM mainloops
 // (CUTLASS Hopper kernels use 64 for 16-bit types).
@@ -26,10 +28,14 @@ void core_tile_search(const hw::ComputeDie& die, double in_bytes, double* tm, do
   };
   // Grow the smaller side first, doubling, while it fits (bounded: SRAM is finite).
   for (int i = 0; i < 16; ++i) {
-    if (m <= n && fits(2 * m, n)) m *= 2;
-    else if (fits(m, 2 * n)) n *= 2;
-    else if (fits(2 * m, n)) m *= 2;
-    else break;
+    if (m <= n && fits(2 * m, n))
+      m *= 2;
+    else if (fits(m, 2 * n))
+      n *= 2;
+    else if (fits(2 * m, n))
+      m *= 2;
+    else
+      break;
   }
   *tm = m;
   *tn = n;
@@ -82,13 +88,15 @@ OpCost gemm(const hw::ComputeDie& die, const Rates& rates, double m, double n, d
   const double waves = std::ceil(work / cores);
   const double wave_eff = work / (waves * cores);
   // Padded work actually executed: whole tiles.
-  const double flops_exec = 2.0 * std::ceil(m_pad / tm) * tm * std::ceil(n_pad / tn) * tn * k * count;
-  c.t_compute = flops_exec / (rates.matrix_flops * die.matmul_efficiency * wave_eff);
+  const double flops_exec =
+      2.0 * std::ceil(m_pad / tm) * tm * std::ceil(n_pad / tn) * tn * k * count;
+  c.t_compute = flops_exec / (rates.matrix_flops * rates.matmul_efficiency * wave_eff);
 
   // DRAM traffic. The shared on-die buffer holds a reuse block of the output; A is re-read
   // once per block column, B once per block row (blocked-GEMM traffic, Hong & Kung).
   const double shared = die.shared_buffer_MiB * units::kMiB;
-  const double block = std::max(tm, std::floor(std::sqrt(shared / (2.0 * std::max(bytes.a, bytes.b)))));
+  const double block =
+      std::max(tm, std::floor(std::sqrt(shared / (2.0 * std::max(bytes.a, bytes.b)))));
   const double a_bytes = m * k * bytes.a;
   const double b_bytes = k * n * bytes.b;
   const double c_bytes = m * n * bytes.c;
@@ -127,11 +135,13 @@ OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficienc
   c.flops = 2.0 * s.sequences * s.heads * s.q_len * keys * (s.qk_dim + s.v_dim);
   // Query/output traffic plus the KV cache; in prefill K/V are re-read once per query block
   // (FlashAttention-2 outer loop over query blocks of one core's SRAM).
-  const double q_out = 2.0 * s.sequences * s.q_len * s.heads * std::max(s.qk_dim, s.v_dim) * s.q_bytes;
+  const double q_out =
+      2.0 * s.sequences * s.q_len * s.heads * std::max(s.qk_dim, s.v_dim) * s.q_bytes;
   double kv_passes = 1.0;
   if (s.q_len > 1) {
     const double per_row = (s.qk_dim + s.v_dim) * s.q_bytes * 2.0;  // q row + o accumulator
-    const double q_block = std::max(16.0, std::floor(die.sram_per_core_KiB * units::kKiB / 2.0 / per_row));
+    const double q_block =
+        std::max(16.0, std::floor(die.sram_per_core_KiB * units::kKiB / 2.0 / per_row));
     kv_passes = std::max(1.0, std::ceil(s.q_len / q_block) * (s.causal ? 0.5 : 1.0));
     // KV heads shared by several query heads are read once per group; kv_bytes_per_token is
     // already per device and per layer.

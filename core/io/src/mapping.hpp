@@ -10,6 +10,7 @@
 #include "stackscope/hw/hardware.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/design.hpp"
+#include "stackscope/runtime/profile.hpp"
 #include "stackscope/workload/model.hpp"
 
 namespace stackscope::io::detail {
@@ -74,6 +75,16 @@ struct EnumTable<hw::Topology> {
 
 // Overlap::auto_tiles is spelled "auto" in files (`auto` is a C++ keyword).
 template <>
+struct EnumTable<runtime::DeviceClass> {
+  static constexpr std::string_view what = "device class";
+  static constexpr std::array<std::pair<runtime::DeviceClass, std::string_view>, 3> entries{{
+      {runtime::DeviceClass::gpu, "gpu"},
+      {runtime::DeviceClass::accelerator, "accelerator"},
+      {runtime::DeviceClass::any, "any"},
+  }};
+};
+
+template <>
 struct EnumTable<parallel::Overlap> {
   static constexpr std::string_view what = "overlap mode";
   static constexpr std::array<std::pair<parallel::Overlap, std::string_view>, 3> entries{{
@@ -127,10 +138,7 @@ void describe(V& v, S& c) {
   v("shared_buffer_MiB", c.shared_buffer_MiB);
   v("mma_tile_m", c.mma_tile_m);
   v("mma_tile_n", c.mma_tile_n);
-  v("matmul_efficiency", c.matmul_efficiency);
-  v("attention_efficiency", c.attention_efficiency);
-  v("decode_kv_reread_fraction", c.decode_kv_reread_fraction);
-  v("kernel_launch_us", c.kernel_launch_us);
+  v("op_dispatch_ns", c.op_dispatch_ns);
   v("area_per_core_mm2", c.area_per_core_mm2);
   v("die_area_mm2", c.die_area_mm2);
 }
@@ -233,6 +241,21 @@ void describe(V& v, S& h) {
   v("area", h.area);
   v("thermal", h.thermal);
   v("runtime_reserved_GiB", h.runtime_reserved_GiB);
+}
+
+template <class V, Is<runtime::Profile> S>
+void describe(V& v, S& p) {
+  v("id", p.id);
+  v("name", p.name);
+  v("source", p.source);
+  v("device_class", p.device_class);
+  v("matmul_efficiency", p.matmul_efficiency);
+  v("attention_efficiency", p.attention_efficiency);
+  v("decode_kv_reread_fraction", p.decode_kv_reread_fraction);
+  v("kernels_per_op", p.kernels_per_op);
+  v("graph_capture", p.graph_capture);
+  v("host_launch_us", p.host_launch_us);
+  v("collective_is_kernel", p.collective_is_kernel);
 }
 
 template <class V, Is<hw::NetworkLevel> S>

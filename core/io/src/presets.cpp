@@ -16,6 +16,7 @@ std::string_view to_string(PresetKind k) {
     case PresetKind::model: return "model";
     case PresetKind::project: return "project";
     case PresetKind::search: return "search";
+    case PresetKind::runtime: return "runtime";
   }
   return "?";
 }
@@ -29,6 +30,7 @@ std::optional<PresetKind> kind_from_folder(std::string_view folder) {
   if (folder == "models") return PresetKind::model;
   if (folder == "projects") return PresetKind::project;
   if (folder == "search") return PresetKind::search;
+  if (folder == "runtimes") return PresetKind::runtime;
   return std::nullopt;
 }
 
@@ -121,6 +123,10 @@ hw::System PresetRegistry::system(std::string_view id) const {
 
 workload::Model PresetRegistry::model(std::string_view id) const {
   return read_preset(*this, PresetKind::model, id, detail::read_model);
+}
+
+runtime::Profile PresetRegistry::runtime(std::string_view id) const {
+  return read_preset(*this, PresetKind::runtime, id, detail::read_runtime);
 }
 
 perf::Design PresetRegistry::project(std::string_view id) const {

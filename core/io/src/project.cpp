@@ -14,8 +14,8 @@ namespace {
 // Keys of a project object besides the sections (preset metadata: a project preset may carry
 // an id and a source like any other preset). "search" is read by io/search.hpp.
 constexpr std::string_view kProjectKeys[] = {
-    "schema_version", "name", "hardware", "system", "model", "workload",
-    "parallel",       "kind", "id",       "source", "notes",    "search"};
+    "schema_version", "name", "hardware", "system", "model",  "workload", "parallel",
+    "kind",           "id",   "source",   "notes",  "search", "runtime"};
 
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {
@@ -62,10 +62,17 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
     detail::read_value(*it, "/name", design.name, issues);
 
   constexpr std::string_view kPresetSection = "preset id, object, or {\"base\": id, ...overrides}";
+  bool hardware_ok = false;
   if (const Json* v = require_section(root, "hardware", kPresetSection, issues)) {
+    const std::size_t before = issues.size();
     if (auto s = detail::resolve_section(*v, PresetKind::hardware, "/hardware", presets, issues))
       design.hardware = detail::read_hardware(*s, "/hardware", issues);
+    hardware_ok = issues.size() == before;
   }
+  // The runtime profile: named, or the device class's default (known once the hardware is).
+  if (auto it = root.find("runtime"); it != root.end() || hardware_ok)
+    design.runtime = detail::resolve_runtime(it == root.end() ? nullptr : &*it, design.hardware,
+                                             "/runtime", presets, issues);
   // The system is optional: without it the design is one device with no network, so a plan
   // with tp*pp*dp*ep > 1 fails validation with a message naming the device count rather than
   // silently inventing a network.
@@ -168,6 +175,10 @@ workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry&
   return resolve_preset_or_file(id_or_file, PresetKind::model, presets, detail::read_model);
 }
 
+runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegistry& presets) {
+  return resolve_preset_or_file(id_or_file, PresetKind::runtime, presets, detail::read_runtime);
+}
+
 namespace {
 
 Json project_json(const perf::Design& d) {
@@ -179,6 +190,7 @@ Json project_json(const perf::Design& d) {
   j["model"] = detail::write_value(d.model);
   j["workload"] = detail::write_value(d.workload);
   j["parallel"] = detail::write_value(d.parallel);
+  j["runtime"] = detail::write_value(d.runtime);
   return j;
 }
 
@@ -199,6 +211,10 @@ std::string project_to_json(const perf::Design& design) {
 
 std::string hardware_to_json(const hw::Hardware& hw) {
   return detail::dump(preset_json(detail::write_value(hw), PresetKind::hardware), 2) + "\n";
+}
+
+std::string runtime_to_json(const runtime::Profile& profile) {
+  return detail::dump(preset_json(detail::write_value(profile), PresetKind::runtime), 2) + "\n";
 }
 
 std::string model_to_json(const workload::Model& m) {

@@ -25,12 +25,12 @@ Precision parse_precision(const std::string& s, const std::string& where) {
 
 template <typename T>
 T field(const json& row, const char* key, const std::string& where) {
-  if (!row.contains(key))
-    throw ConfigError({{where + "/" + key, "missing field", "", "required"}});
+  if (!row.contains(key)) throw ConfigError({{where + "/" + key, "missing field", "", "required"}});
   try {
     return row.at(key).get<T>();
   } catch (const json::exception&) {
-    throw ConfigError({{where + "/" + key, "wrong type", row.at(key).dump(), "see the file's other rows"}});
+    throw ConfigError(
+        {{where + "/" + key, "wrong type", row.at(key).dump(), "see the file's other rows"}});
   }
 }
 
@@ -77,6 +77,9 @@ perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& preset
   perf::Design d;
   d.name = row.id;
   d.hardware = presets.hardware(row.hardware);
+  // Every row of reference/measured-gpu.json was measured with TensorRT-LLM v0.5/v0.6.1 (its
+  // sources): the runtime profile of that release, which the rows calibrate.
+  d.runtime = presets.runtime(runtime::kLegacyProfileId);
   d.model = presets.model(row.model);
   const std::string sys = row.hardware + "-x8";
   d.system = row.devices > 1 && presets.contains(PresetKind::system, sys)
@@ -138,7 +141,8 @@ std::string format_checks(const std::vector<RowCheck>& checks) {
   }
   std::sort(abs_err.begin(), abs_err.end());
   if (!abs_err.empty()) {
-    const double p90 = abs_err[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(abs_err.size()))) - 1];
+    const double p90 =
+        abs_err[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(abs_err.size()))) - 1];
     std::snprintf(line, sizeof line, "rows %zu  MAPE %.1f%%  p90 %.1f%%  max %.1f%%\n",
                   abs_err.size(), 100 * mean_abs_error(checks), 100 * p90, 100 * abs_err.back());
     os << line;

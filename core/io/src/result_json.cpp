@@ -93,6 +93,9 @@ Json reference_json(const perf::Result& result, const perf::NetworkReport& r) {
 Json result_document(const perf::Design& design, const perf::Result& result) {
   Json j = Json::object();
   j["design"] = design.name;
+  // Which software the figures assume (core/runtime): results under two profiles are not
+  // comparable as hardware.
+  j["runtime"] = design.runtime.id;
   j["feasible"] = result.feasible;
   Json reasons = Json::array();
   for (auto& r : perf::describe(result.reasons)) reasons.push_back(std::move(r));

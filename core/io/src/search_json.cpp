@@ -191,7 +191,7 @@ std::optional<search::Objective> read_objective(const Json& j, const std::string
 }
 
 // {"knob": "variant", "variants": [{"name", "hardware": id | object | {"base", ...},
-//   "system": ...}]}: the axis takes every variant, in order.
+//   "system": ..., "runtime": ... (optional)}]}: the axis takes every variant, in order.
 void read_variants(const Json& a, const std::string& apath, search::Space& space,
                    search::HardwareAxis& axis, const PresetRegistry& presets, Issues& issues) {
   unknown_keys(a, apath, {"knob", "variants"}, issues);
@@ -216,7 +216,7 @@ void read_variants(const Json& a, const std::string& apath, search::Space& space
                         "{\"name\", \"hardware\", \"system\"}"});
       continue;
     }
-    unknown_keys(v, p, {"name", "hardware", "system"}, issues);
+    unknown_keys(v, p, {"name", "hardware", "system", "runtime"}, issues);
     search::Variant var;
     if (auto n = v.find("name"); n != v.end())
       detail::read_value(*n, child_path(p, "name"), var.name, issues);
@@ -226,6 +226,12 @@ void read_variants(const Json& a, const std::string& apath, search::Space& space
     if (auto s = detail::resolve_section(v["system"], PresetKind::system, child_path(p, "system"),
                                          presets, issues))
       var.system = detail::read_system(*s, child_path(p, "system"), issues);
+    // Optional: without it the variant runs under the base design's profile.
+    if (auto r = v.find("runtime"); r != v.end()) {
+      if (auto s = detail::resolve_section(*r, PresetKind::runtime, child_path(p, "runtime"),
+                                           presets, issues))
+        var.runtime = detail::read_runtime(*s, child_path(p, "runtime"), issues);
+    }
     if (var.name.empty())
       var.name = var.hardware.id.empty() ? "variant " + std::to_string(i) : var.hardware.id;
     axis.values.push_back(static_cast<double>(space.variants.size()));

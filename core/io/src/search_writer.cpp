@@ -89,6 +89,7 @@ Json variant_axis_json(const search::Space& space, const search::HardwareAxis& a
     j["name"] = var.name;
     j["hardware"] = detail::write_value(var.hardware);
     j["system"] = detail::write_value(var.system);
+    if (var.runtime) j["runtime"] = detail::write_value(*var.runtime);
     list.push_back(std::move(j));
   }
   return Json{{"knob", "variant"}, {"variants", std::move(list)}};
@@ -252,7 +253,10 @@ void keep_original_axes(Json& section, const Json& original_section, const searc
       if (!(v >= 0) || i >= space.variants.size() || i >= original.variants.size()) return false;
       const auto &x = space.variants[i], &y = original.variants[i];
       if (x.name != y.name || hardware_to_json(x.hardware) != hardware_to_json(y.hardware) ||
-          system_to_json(x.system) != system_to_json(y.system))
+          system_to_json(x.system) != system_to_json(y.system) ||
+          x.runtime.has_value() != y.runtime.has_value() ||
+          (x.runtime && detail::dump(detail::write_value(*x.runtime), -1) !=
+                            detail::dump(detail::write_value(*y.runtime), -1)))
         return false;
     }
     return true;

@@ -12,7 +12,47 @@ namespace {
 // document (project or preset of the given kind) from schema_version i+1 to i+2, so an old file
 // is upgraded step by step before parsing. Adding schema_version N+1 means appending one entry.
 using Migration = void (*)(Json& doc, PresetKind kind);
-constexpr std::array<Migration, perf::kSchemaVersion - 1> kMigrations{};
+
+// hardware.compute keys of schema 1 that belong to the runtime profile since schema 2.
+constexpr const char* kLegacyRuntimeKeys[] = {"matmul_efficiency", "attention_efficiency",
+                                              "decode_kv_reread_fraction", "kernel_launch_us"};
+
+// Schema 2 moved the serving software's values out of the hardware (core/runtime). A schema 1
+// project's inline hardware.compute.{matmul_efficiency, attention_efficiency,
+// decode_kv_reread_fraction, kernel_launch_us} become overrides of a "runtime" section based on
+// runtime::kLegacyProfileId, with schema 1's launch rule (one host-launched kernel of
+// kernel_launch_us per operator and per collective), so nothing the file said is dropped and
+// the design evaluates as before up to the device's dispatch time. A schema 1 hardware file
+// with those keys has nowhere to put them: read_object refuses them as unknown keys.
+void migrate_1_to_2(Json& doc, PresetKind kind) {
+  if (kind != PresetKind::project && kind != PresetKind::search) return;
+  auto hw = doc.find("hardware");
+  if (hw == doc.end() || !hw->is_object()) return;
+  auto compute = hw->find("compute");
+  if (compute == hw->end() || !compute->is_object()) return;
+  // Schema 1 had no "runtime" key: a file with one is refused as it stands (read_hardware
+  // names the keys), nothing is moved over a section the user wrote.
+  if (doc.contains("runtime")) return;
+  Json moved = Json::object();
+  for (const char* key : kLegacyRuntimeKeys) {
+    auto it = compute->find(key);
+    if (it == compute->end()) continue;
+    moved[std::string(key) == "kernel_launch_us" ? "host_launch_us" : key] = *it;
+    compute->erase(it);
+  }
+  if (moved.empty()) return;
+  if (moved.contains("host_launch_us")) {
+    moved["graph_capture"] = false;
+    moved["kernels_per_op"] = 1;
+    moved["collective_is_kernel"] = true;
+  }
+  Json runtime = Json::object();
+  runtime["base"] = std::string(runtime::kLegacyProfileId);
+  for (auto& [key, value] : moved.items()) runtime[key] = value;
+  doc["runtime"] = std::move(runtime);
+}
+
+constexpr std::array<Migration, perf::kSchemaVersion - 1> kMigrations{migrate_1_to_2};
 static_assert(kMigrations.size() == perf::kSchemaVersion - 1,
               "every schema_version step needs a migration");
 
@@ -151,7 +191,20 @@ std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kin
 }
 
 hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  const std::size_t before = issues.size();
   auto h = read_object<hw::Hardware>(s.doc, path, issues, {"kind", "schema_version", "notes"});
+  // A schema 1 key the migration could not move says where it went.
+  for (std::size_t i = before; i < issues.size(); ++i)
+    for (const char* key : kLegacyRuntimeKeys)
+      if (issues[i].path == child_path(child_path(path, "compute"), key)) {
+        // Appended piecewise: "'" + s trips GCC 12's bogus -Wrestrict (GCC bug 105329).
+        std::string m = "'";
+        m += key;
+        m += "' moved from the hardware to the runtime profile in schema 2: set it in the "
+             "project's \"runtime\" section (e.g. {\"base\": \"trtllm-2023\", ...}; "
+             "kernel_launch_us is host_launch_us there)";
+        issues[i].message = std::move(m);
+      }
   if (h.id.empty()) h.id = s.preset_id;
   return h;
 }
@@ -161,6 +214,31 @@ hw::System read_system(const ResolvedSection& s, const std::string& path, Issues
       read_object<hw::System>(s.doc, path, issues, {"kind", "schema_version", "notes", "source"});
   if (sys.id.empty()) sys.id = s.preset_id;
   return sys;
+}
+
+runtime::Profile read_runtime(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  auto r = read_object<runtime::Profile>(s.doc, path, issues, {"kind", "schema_version", "notes"});
+  if (r.id.empty()) r.id = s.preset_id;
+  return r;
+}
+
+runtime::Profile resolve_runtime(const Json* section, const hw::Hardware& hardware,
+                                 const std::string& path, const PresetRegistry& presets,
+                                 Issues& issues) {
+  const std::string id = runtime::default_profile_id(runtime::device_class_of(hardware));
+  // A registry without runtime presets (a test's, or a program that registered only its own
+  // files) gives the struct's documented defaults, named so that output says which they are.
+  if (!section && !presets.contains(PresetKind::runtime, id)) {
+    runtime::Profile p;
+    p.id = "struct-defaults";
+    p.name = "runtime::Profile defaults (no runtime presets registered)";
+    return p;
+  }
+  const Json fallback(id);
+  if (!section) section = &fallback;
+  if (auto s = resolve_section(*section, PresetKind::runtime, path, presets, issues))
+    return read_runtime(*s, path, issues);
+  return {};
 }
 
 workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues) {

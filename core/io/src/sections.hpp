@@ -38,6 +38,13 @@ std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kin
 hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues);
 hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues);
 workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues);
+runtime::Profile read_runtime(const ResolvedSection& s, const std::string& path, Issues& issues);
+
+// The project's runtime profile: the "runtime" section when there is one, else the default
+// profile of the hardware's device class (runtime::default_profile_id) from `presets`.
+runtime::Profile resolve_runtime(const Json* section, const hw::Hardware& hardware,
+                                 const std::string& path, const PresetRegistry& presets,
+                                 Issues& issues);
 
 // Whole-file text helper: throws ConfigError (at `path`) naming the file when it is missing,
 // not a regular file (a directory, FIFO or device such as /dev/zero is refused before reading,

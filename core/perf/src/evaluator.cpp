@@ -22,6 +22,7 @@
 #include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
+#include "stackscope/runtime/profile.hpp"
 #include "stackscope/thermal/compact.hpp"
 
 namespace stackscope::perf {
@@ -109,6 +110,8 @@ struct Ctx {
   power_area::EnergyRates energy;
   double w_bytes = 2, a_bytes = 2, kv_bytes = 2, comm_bytes = 2;
   double attention_eff = 0.5;
+  double kv_reread = 0.0;     // runtime::Profile::decode_kv_reread_fraction
+  double collective_s = 0.0;  // runtime::collective_overhead_s
   parallel::Placement place;
   NetState* net = nullptr;  // null: single device or no network levels
   int pp = 1;
@@ -149,13 +152,15 @@ void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vect
                                       c.dram_bytes, compute::byte_hops(ctx.stream.mesh, c.noc));
 }
 
-// A collective is a kernel too: it pays the per-operator launch/sync overhead on top of its
-// network time. Returns the network time (without launch) for overlap accounting.
+// A collective pays its network time (whose alpha is its own synchronisation) and, when the
+// runtime runs it as a kernel of its own, one kernel's dispatch/launch on top
+// (runtime::collective_overhead_s). Returns the network time (without that overhead) for
+// overlap accounting.
 double charge_comm(Block& b, OpClass cls, const Ctx& ctx, GroupKind kind, Collective op,
                    double bytes) {
   const network::CollectiveCost c = comm_cost(ctx, kind, op, bytes);
   if (c.time_s <= 0) return 0.0;
-  const double launch = ctx.stream.launch_s;
+  const double launch = ctx.collective_s;
   b.op[static_cast<std::size_t>(cls)] += c.time_s + launch;
   b.res[static_cast<std::size_t>(Resource::interchip)] += c.time_s;
   b.res[static_cast<std::size_t>(Resource::overhead)] += launch;
@@ -286,7 +291,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, tp);
   s.q_bytes = c.a_bytes;
   s.causal = true;
-  s.kv_reads = parallel::decode_kv_reads(m, c.die.decode_kv_reread_fraction);
+  s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
   const OpCost attn = compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
   charge_op(b, OpClass::attention, attn, c, false);
   const int cp = c.place.degree(parallel::Dim::cp);
@@ -573,9 +578,21 @@ struct Operating {
 
 Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   const double clock_scale = op.clock, dram_C = op.dram_C;
-  Ctx c{
-      d, d.hardware.compute, {}, {}, {}, 2, 2, 2, 2, 0.5, parallel::Placement(d.parallel), nullptr,
-      1};
+  Ctx c{d,
+        d.hardware.compute,
+        {},
+        {},
+        {},
+        2,
+        2,
+        2,
+        2,
+        0.5,
+        0.0,
+        0.0,
+        parallel::Placement(d.parallel),
+        nullptr,
+        1};
   c.die.clock_GHz *= clock_scale;
   const auto& nm = d.workload.numerics;
   c.w_bytes = bytes_per_element(nm.weights);
@@ -583,11 +600,15 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   c.kv_bytes = bytes_per_element(nm.kv_cache);
   c.comm_bytes = std::max(c.a_bytes, kMinCommBytes);
   c.pp = std::max(1, d.parallel.pp);
-  c.attention_eff = d.hardware.compute.attention_efficiency;
+  c.attention_eff = d.runtime.attention_efficiency;
+  c.kv_reread = d.runtime.decode_kv_reread_fraction;
   c.net = net_state ? prepare_network(d, c.place, *net_state) : nullptr;
 
   const Precision mm = wider(nm.weights, nm.activations);
-  const double launch = d.hardware.compute.kernel_launch_us * units::kMicro;
+  // Software overheads from the runtime profile, against this device's own dispatch and
+  // mesh barrier (the dispatch time is fixed in ns: the front end is not power-walled here).
+  const double launch = runtime::op_overhead_s(d.runtime, c.die, d.hardware.noc);
+  c.collective_s = runtime::collective_overhead_s(d.runtime, c.die, d.hardware.noc);
   const double mat = hw::matrix_peak_flops(c.die, mm);
   const double vect = hw::vector_peak_flops(c.die);
   const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {}, dram_C);
@@ -597,8 +618,9 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
                                                                         c.place.attention_tp());
   const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page, dram_C);
   const compute::MeshRates mesh = compute::mesh_rates(d.hardware, clock_scale);
-  c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch, mesh};
-  c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch, mesh};
+  const double mm_eff = d.runtime.matmul_efficiency;
+  c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch, mesh, mm_eff};
+  c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch, mesh, mm_eff};
   c.energy = power_area::energy_rates(d.hardware, mm);
   // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
   // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does

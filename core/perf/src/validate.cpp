@@ -148,15 +148,21 @@ void check_compute(Checker& c, const hw::ComputeDie& d) {
   c.non_negative(p + "/shared_buffer_MiB", d.shared_buffer_MiB);
   c.at_least(p + "/mma_tile_m", d.mma_tile_m, 1, kMaxTile);
   c.at_least(p + "/mma_tile_n", d.mma_tile_n, 1, kMaxTile);
-  c.fraction(p + "/matmul_efficiency", d.matmul_efficiency);
-  c.fraction(p + "/attention_efficiency", d.attention_efficiency);
-  if (!std::isfinite(d.decode_kv_reread_fraction) || d.decode_kv_reread_fraction < 0 ||
-      d.decode_kv_reread_fraction > 1)
-    c.add(p + "/decode_kv_reread_fraction", "must be a fraction in [0, 1]",
-          num(d.decode_kv_reread_fraction), "number in [0, 1]");
-  c.non_negative(p + "/kernel_launch_us", d.kernel_launch_us);
+  c.non_negative(p + "/op_dispatch_ns", d.op_dispatch_ns, kMaxOverheadUs * 1e3);
   c.positive(p + "/area_per_core_mm2", d.area_per_core_mm2);
   c.positive(p + "/die_area_mm2", d.die_area_mm2);
+}
+
+void check_runtime(Checker& c, const runtime::Profile& r) {
+  const std::string p = "/runtime";
+  c.fraction(p + "/matmul_efficiency", r.matmul_efficiency);
+  c.fraction(p + "/attention_efficiency", r.attention_efficiency);
+  if (!std::isfinite(r.decode_kv_reread_fraction) || r.decode_kv_reread_fraction < 0 ||
+      r.decode_kv_reread_fraction > 1)
+    c.add(p + "/decode_kv_reread_fraction", "must be a fraction in [0, 1]",
+          num(r.decode_kv_reread_fraction), "number in [0, 1]");
+  c.non_negative(p + "/kernels_per_op", r.kernels_per_op, kMaxKernelsPerOp);
+  c.non_negative(p + "/host_launch_us", r.host_launch_us, kMaxOverheadUs);
 }
 
 void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "/hardware") {
@@ -702,6 +708,7 @@ std::vector<Issue> validate_memory(const hw::Hardware& h, const std::string& pre
 std::vector<Issue> validate(const Design& d) {
   Checker c;
   check_hardware(c, d.hardware);
+  check_runtime(c, d.runtime);
   check_system(c, d.system);
   const Degrees degrees = module_degrees(d.parallel);
   check_model(c, d.model, degrees);

@@ -18,6 +18,7 @@
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
+#include "stackscope/runtime/profile.hpp"
 #include "stackscope/thermal/compact.hpp"
 
 namespace stackscope::search {
@@ -76,7 +77,7 @@ double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
       const int tiles = sched->overlap == parallel::Overlap::off ? 1 : std::max(1, sched->tiles);
       x += std::min(producer, way.time) / tiles;
     }
-    return x + way.calls * r.launch_s;
+    return x + way.calls * r.comm_launch_s;
   };
   double paired = producer;
   if (comm->ways == 1) {
@@ -85,7 +86,7 @@ double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
     paired = sched ? pair(comm->pair[sched->sequence_parallel ? 1 : 0])
                    : std::min(pair(comm->pair[0]), pair(comm->pair[1]));
   }
-  return t + paired + comm->exposed + comm->exposed_calls * r.launch_s;
+  return t + paired + comm->exposed + comm->exposed_calls * r.comm_launch_s;
 }
 
 // The slowest stage pass: each layer kind's time once, then every stage's layers of each kind
@@ -97,7 +98,7 @@ double slowest_stage(const DecodeWork& w, const DecodeRates& r, const CommWork* 
   for (std::size_t k = 0; k < lt.size(); ++k)
     if (w.layer[k].n > 0)
       lt[k] = layer_time(w.layer[k], r, inv, comm ? &comm->layer[k] : nullptr, sched);
-  const double hop = comm ? comm->hop_s + comm->hop_calls * r.launch_s : 0.0;
+  const double hop = comm ? comm->hop_s + comm->hop_calls * r.comm_launch_s : 0.0;
   double worst = 0;
   for (const auto& st : w.stages) {
     double t = hop;
@@ -114,9 +115,12 @@ double layer_bytes(const LayerWork& w) {
     const auto& op = w.op[static_cast<std::size_t>(i)];
     const auto role = w.role[static_cast<std::size_t>(i)];
     const double x = op.bytes + op.kv_bytes;
-    if (role == LayerWork::candidate0) cand[0] += x;
-    else if (role == LayerWork::candidate1) cand[1] += x;
-    else b += x;
+    if (role == LayerWork::candidate0)
+      cand[0] += x;
+    else if (role == LayerWork::candidate1)
+      cand[1] += x;
+    else
+      b += x;
   }
   const bool two = std::any_of(w.role.begin(), w.role.begin() + w.n,
                                [](auto r) { return r == LayerWork::candidate1; });
@@ -151,17 +155,18 @@ DecodeRates decode_rates(const perf::Design& d, double kv_page_bytes) noexcept {
   const auto& nm = d.workload.numerics;
   const double peak = hw::matrix_peak_flops(die, wider(nm.weights, nm.activations));
   DecodeRates r;
-  r.mm_flops_per_s = peak * die.matmul_efficiency;
-  r.attn_flops_per_s = peak * die.attention_efficiency;
+  r.mm_flops_per_s = peak * d.runtime.matmul_efficiency;
+  r.attn_flops_per_s = peak * d.runtime.attention_efficiency;
   r.vec_flops_per_s = hw::vector_peak_flops(die);
   r.bw_Bps = memory::effective_bandwidth(d.hardware.memory, die, {}, 50.0).effective_Bps;
   r.kv_bw_Bps = kv_page_bandwidth(d, kv_page_bytes);
-  r.launch_s = die.kernel_launch_us * units::kMicro;
+  r.launch_s = runtime::op_overhead_s(d.runtime, die, d.hardware.noc);
+  r.comm_launch_s = runtime::collective_overhead_s(d.runtime, die, d.hardware.noc);
   return r;
 }
 
-Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates,
-                             const CommWork* comm, const Schedule* schedule) noexcept {
+Optimistic decode_optimistic(const DecodeWork& work, const DecodeRates& rates, const CommWork* comm,
+                             const Schedule* schedule) noexcept {
   Optimistic o;
   decode_rates_of(o, slowest_stage(work, rates, comm, comm ? schedule : nullptr), work.passes,
                   work.batch, work.dp);
@@ -252,9 +257,12 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
   // The evaluator's rates at the nominal clock and 50 C (exact mode), with this die's mesh at
   // the nominal clock (a throttled or power-walled clock only slows its links and routers).
   const auto& die = d.hardware.compute;
-  const compute::Rates stream{hw::matrix_peak_flops(die, mm), dec_rates.vec_flops_per_s,
-                              dec_rates.bw_Bps, dec_rates.launch_s,
-                              exact ? compute::mesh_rates(d.hardware) : compute::MeshRates{}};
+  const compute::Rates stream{hw::matrix_peak_flops(die, mm),
+                              dec_rates.vec_flops_per_s,
+                              dec_rates.bw_Bps,
+                              dec_rates.launch_s,
+                              exact ? compute::mesh_rates(d.hardware) : compute::MeshRates{},
+                              d.runtime.matmul_efficiency};
   // An operator's busy time in exact mode plus its mesh fill (part of its overhead, which is
   // never hidden; max(P + fill, c) <= fill + max(P, c) keeps the pairings below bounds).
   const double fill = compute::fill_time_s(stream.mesh);
@@ -286,8 +294,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
     lw.launches += vec(lw, LayerWork::plain, 8.0 * elems, 4.0 * elems * ab);
   };
   // evaluator.cpp add_ffn: up (+gate) GEMM, activation, down GEMM; returns launches.
-  auto ffn = [&](LayerWork& lw, LayerWork::Role up_role, LayerWork::Role down_role,
-                 double tokens, double inter, double count, int tp) {
+  auto ffn = [&](LayerWork& lw, LayerWork::Role up_role, LayerWork::Role down_role, double tokens,
+                 double inter, double count, int tp) {
     const double local = inter / tp;
     double n = gemm(lw, up_role, tokens, in_mats * local, h, count);
     const double elems = tokens * local * count;
@@ -333,8 +341,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
         if (absorbed)
           n += gemm(a, LayerWork::plain, t_attn, ml.kv_lora_rank, ml.qk_nope_head_dim, heads_loc);
         else
-          n += gemm(a, LayerWork::plain, t_attn,
-                    heads_loc * (ml.qk_nope_head_dim + ml.v_head_dim), ml.kv_lora_rank);
+          n += gemm(a, LayerWork::plain, t_attn, heads_loc * (ml.qk_nope_head_dim + ml.v_head_dim),
+                    ml.kv_lora_rank);
       } else {
         const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp_a);
         n += gemm(a, LayerWork::plain, t_attn, (heads_loc + 2.0 * kv_heads) * m.head_dim, h);
@@ -358,9 +366,9 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
           sh.kv_bytes_per_token = kvb;
           sh.q_bytes = ab;
           sh.causal = true;
-          sh.kv_reads = parallel::decode_kv_reads(m, die.decode_kv_reread_fraction);
+          sh.kv_reads = parallel::decode_kv_reads(m, d.runtime.decode_kv_reread_fraction);
           const compute::OpCost c = compute::attention(die, absorbed ? kv_rates : stream,
-                                                       die.attention_efficiency, sh);
+                                                       d.runtime.attention_efficiency, sh);
           op.busy_s = c.busy() + fill;
         }
         add(a, LayerWork::plain, op);
@@ -456,8 +464,8 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
       LayerWork& lm = L[DecodeWork::lm_head];
       norm(lm, seqs_dev);
       const double cols = static_cast<double>(m.vocab) / tp_a;
-      lm.launches += gemm(lm, LayerWork::plain, seqs_dev, cols, h, 1.0,
-                          std::max(wb, kMinEmbeddingBytes), 4.0);
+      lm.launches +=
+          gemm(lm, LayerWork::plain, seqs_dev, cols, h, 1.0, std::max(wb, kMinEmbeddingBytes), 4.0);
       if (tp_a > 1) {
         const double ag = comm(GroupKind::attention_tp, Collective::all_gather,
                                seqs_dev * static_cast<double>(m.vocab) * 4.0);

@@ -351,6 +351,7 @@ struct BoxAgg {
     rates.vec_flops_per_s = std::max(rates.vec_flops_per_s, o.rates.vec_flops_per_s);
     rates.bw_Bps = std::max(rates.bw_Bps, o.rates.bw_Bps);
     rates.launch_s = std::min(rates.launch_s, o.rates.launch_s);
+    rates.comm_launch_s = std::min(rates.comm_launch_s, o.rates.comm_launch_s);
     for (std::size_t i = 0; i < kv.size(); ++i) kv[i] = std::max(kv[i], o.kv[i]);
     die_mm2 = std::min(die_mm2, o.die_mm2);
     room = std::max(room, o.room);

@@ -655,6 +655,7 @@ perf::Design CompiledSpace::hardware_design(std::uint64_t hw) const {
     const auto& v = space_.variants[static_cast<std::size_t>(space_.hardware[a].values[digit[a]])];
     d.hardware = v.hardware;
     d.system = v.system;
+    if (v.runtime) d.runtime = *v.runtime;
   }
   if (model_axis_ >= 0) {
     const auto a = static_cast<std::size_t>(model_axis_);

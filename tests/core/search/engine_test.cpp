@@ -437,10 +437,13 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
         "with this die's GEMM costs %.3f), ttft %.2f, energy %.2f\n",
         space.base.model.id.c_str(), n, std::exp(log_tpot / n), std::exp(log_own / n),
         std::exp(log_exact / n), std::exp(log_ttft / n), std::exp(log_energy / n));
-    // Tight, not just valid: the per-operator bound (bounds.hpp) is within 1.4x of the
-    // evaluator's TPOT on average (measured 1.09-1.32 over these four spaces; the max-of-sums
-    // bound it replaced was 1.32-1.56).
-    EXPECT_LT(std::exp(log_tpot / n), 1.4) << space.base.model.id;
+    // Tight, not just valid: the per-operator bound (bounds.hpp) is within 1.55x of the
+    // evaluator's TPOT on average. Measured 1.08-1.49 over these four spaces under the default
+    // runtime profile (0.5 us GPU dispatch, 64 ns on the deepstack-3d mesh); 1.09-1.32 when
+    // every operator paid a fixed 2-4 us launch, which the bound carries exactly and which
+    // hid part of the gap (the mesh traffic the bound leaves out, hot_space's 1.49). The
+    // max-of-sums bound the per-operator one replaced was 1.32-1.56 with those launches.
+    EXPECT_LT(std::exp(log_tpot / n), 1.55) << space.base.model.id;
   }
   EXPECT_GT(checked, 500);
   std::printf("power-walled %d, thermally throttled %d of %d\n", walled, throttled, checked);

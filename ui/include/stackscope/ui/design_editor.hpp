@@ -37,7 +37,8 @@ class DesignEditor : public QWidget {
     kComputePage,
     kMeshPage,
     kSystemPage,
-    kPowerPage
+    kPowerPage,
+    kRuntimePage  // the runtime profile: the serving software's efficiencies and launch rules
   };
 
   // `presets` must outlive the editor.
@@ -92,6 +93,7 @@ class DesignEditor : public QWidget {
   QWidget* buildMeshPage();
   QWidget* buildSystemPage();
   QWidget* buildPowerPage();
+  QWidget* buildRuntimePage();
   // Loads the routing trace's expert frequencies when the routing kind is "trace" (clears
   // them otherwise); a file that cannot be read leaves them empty for validate() to report.
   void loadRoutingTrace();
@@ -148,6 +150,8 @@ class DesignEditor : public QWidget {
   QToolBox* pages_ = nullptr;
   QComboBox* hardware_ = nullptr;
   QComboBox* model_ = nullptr;
+  QComboBox* runtime_ = nullptr;
+  QLabel* runtimeInfo_ = nullptr;
   QLabel* modelInfo_ = nullptr;
   QLabel* devices_ = nullptr;
   QLabel* systemDevices_ = nullptr;

@@ -17,11 +17,12 @@ namespace stackscope::compute {
 
 // Rates an operator runs against: the caller resolves precision and memory pattern.
 struct Rates {
-  double matrix_flops = 0;  // matrix peak at the op's precision, FLOP/s
-  double vector_flops = 0;  // vector peak, FLOP/s
-  double dram_Bps = 0;      // effective DRAM bandwidth for the op's access pattern
-  double launch_s = 0;      // fixed per-operator overhead
-  MeshRates mesh;           // the on-die mesh (default: none, no traffic)
+  double matrix_flops = 0;         // matrix peak at the op's precision, FLOP/s
+  double vector_flops = 0;         // vector peak, FLOP/s
+  double dram_Bps = 0;             // effective DRAM bandwidth for the op's access pattern
+  double launch_s = 0;             // fixed per-operator overhead (runtime::op_overhead_s)
+  MeshRates mesh;                  // the on-die mesh (default: none, no traffic)
+  double matmul_efficiency = 1.0;  // achieved fraction of matrix_flops on GEMMs (the runtime's)
 };
 
 struct OpCost {
@@ -56,16 +57,16 @@ OpCost vector_op(const Rates& rates, double flops, double bytes);
 // Attention core. Prefill: FlashAttention-style, causal; K/V re-read once per query block
 // that fits per-core SRAM. Decode: every sequence reads its whole KV cache once.
 struct AttentionShape {
-  double sequences = 1;     // independent sequences on this device
-  double q_len = 1;         // query tokens per sequence (input_len in prefill, 1 in decode)
-  double kv_len = 1;        // keys per sequence (context)
-  double heads = 1;         // query heads on this device
-  double qk_dim = 128;      // per-head dim of q.k
-  double v_dim = 128;       // per-head dim of v
+  double sequences = 1;           // independent sequences on this device
+  double q_len = 1;               // query tokens per sequence (input_len in prefill, 1 in decode)
+  double kv_len = 1;              // keys per sequence (context)
+  double heads = 1;               // query heads on this device
+  double qk_dim = 128;            // per-head dim of q.k
+  double v_dim = 128;             // per-head dim of v
   double kv_bytes_per_token = 0;  // K+V (or latent) cache bytes per token on this device
-  double q_bytes = 2;       // element size of q / output
-  double kv_reads = 1;      // times the KV cache is read in decode (query heads per KV head
-                            // when the kernel does not share KV across a GQA group)
+  double q_bytes = 2;             // element size of q / output
+  double kv_reads = 1;            // times the KV cache is read in decode (query heads per KV head
+                                  // when the kernel does not share KV across a GQA group)
   bool causal = true;
 };
 OpCost attention(const hw::ComputeDie& die, const Rates& rates, double efficiency,

@@ -27,16 +27,12 @@ struct ComputeDie {
   // smaller GEMMs are padded to it (tile quantisation).
   int mma_tile_m = 64;
   int mma_tile_n = 128;
-  // Achieved fraction of peak on large, well-shaped GEMMs (calibrated on reference/ rows).
-  double matmul_efficiency = 0.75;
-  // Achieved fraction of peak for attention kernels (FlashAttention-style) over the same peak.
-  double attention_efficiency = 0.6;
-  // Decode attention without GQA packing (TensorRT-LLM <= 0.6 masked MHA) reads a KV head
-  // once per query head of its group; this is the fraction of those re-reads that miss the
-  // on-die cache and go to DRAM: 0 = one read per group (XQA / FlashDecoding-style kernels),
-  // 1 = every query head re-reads from DRAM. Reads per KV head = 1 + (group - 1) x fraction.
-  double decode_kv_reread_fraction = 0.0;
-  double kernel_launch_us = 4.0;  // fixed per-operator overhead (launch + sync)
+  // Fixed time for the device's front end to start one kernel and retire it across the die
+  // when the host is out of the loop (graph replay, an on-die sequencer), excluding the on-die
+  // mesh barrier, which runtime::device_dispatch_s derives from the mesh. How often it is paid,
+  // and whether a host launch comes on top, is the runtime profile's business (core/runtime):
+  // kernel efficiencies, launch costs and KV re-reads are software, not silicon.
+  double op_dispatch_ns = 500;
   double area_per_core_mm2 = 4.0;
   double die_area_mm2 = 814;
 };
@@ -72,10 +68,10 @@ struct VerticalLink {
 struct Memory {
   MemoryKind kind = MemoryKind::hbm;
   int stacks = 5;
-  int layers_total = 8;        // DRAM dies per stack
-  int layers_connected = 8;    // dies with active vertical links (3D) / carrying channels (HBM)
-  int channels_per_layer = 4;  // independent (pseudo-)channels per connected die
-  int banks_per_channel = 16;  // per channel in each layer (die); a 3D link fronts T/C layers
+  int layers_total = 8;            // DRAM dies per stack
+  int layers_connected = 8;        // dies with active vertical links (3D) / carrying channels (HBM)
+  int channels_per_layer = 4;      // independent (pseudo-)channels per connected die
+  int banks_per_channel = 16;      // per channel in each layer (die); a 3D link fronts T/C layers
   double bytes_per_transfer = 4;   // channel data width in bytes
   double transfers_per_clock = 2;  // DDR
   double clock_MHz = 2616;

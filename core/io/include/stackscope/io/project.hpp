@@ -3,8 +3,8 @@
 // Project files, presets and JSON output. The only public face of nlohmann/json in the core:
 // JSON stays inside core/io; callers get plain structs and strings.
 //
-// Project JSON (schema_version 1):
-//   { "schema_version": 1, "name": "...",
+// Project JSON (schema_version 2):
+//   { "schema_version": 2, "name": "...",
 //     "hardware": "h100-sxm" | { ...Hardware fields... } | { "base": "h100-sxm", ...overrides },
 //     "system":   "h100-sxm-x8" | {...} | { "base": ..., ... },
 //     "model":    "llama-2-70b" | {...} | { "base": ..., ... },
@@ -13,7 +13,11 @@
 //                   "micro_batches": 0, "placement": "tp,ep,cp,pp,dp",
 //                   "attention": {"tp": 0, "ep": 0}, "dense_ffn": {...}, "moe": {...},
 //                   "redundant_experts_per_rank": 0,
-//                   "overlap": "off" | "fixed" | "auto", "overlap_tiles": 4 } }
+//                   "overlap": "off" | "fixed" | "auto", "overlap_tiles": 4 },
+//     "runtime":  "modern-gpu-2025" | {...} | { "base": "trtllm-2023", ...overrides } }
+// "runtime" is optional: without it the device class's default profile is used
+// (runtime::default_profile_id). Schema 1 files kept the runtime's values in
+// hardware.compute; they are moved into "runtime" when such a project is read.
 // Keys are the struct member names; enums are lower-case strings. Unknown keys, wrong types
 // and missing required sections are errors with JSON-pointer paths. Missing keys keep the
 // struct defaults, so files written before a member existed still load.
@@ -27,12 +31,14 @@
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/result.hpp"
+#include "stackscope/runtime/profile.hpp"
 #include "stackscope/workload/model.hpp"
 
 namespace stackscope::io {
 
-// search: a project with a "search" section (presets/search/, io/search.hpp).
-enum class PresetKind { hardware, system, model, project, search };
+// search: a project with a "search" section (presets/search/, io/search.hpp); runtime: a
+// runtime profile (presets/runtimes/, core/runtime).
+enum class PresetKind { hardware, system, model, project, search, runtime };
 std::string_view to_string(PresetKind k);
 
 struct PresetInfo {
@@ -56,6 +62,7 @@ class PresetRegistry {
   hw::Hardware hardware(std::string_view id) const;
   hw::System system(std::string_view id) const;
   workload::Model model(std::string_view id) const;
+  runtime::Profile runtime(std::string_view id) const;
   perf::Design project(std::string_view id) const;
 
   // Raw JSON text of a preset (for `base` merging and export).
@@ -84,6 +91,7 @@ perf::Design load_project(const std::filesystem::path& file, const PresetRegistr
 hw::Hardware resolve_hardware(std::string_view id_or_file, const PresetRegistry& presets);
 hw::System resolve_system(std::string_view id_or_file, const PresetRegistry& presets);
 workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry& presets);
+runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegistry& presets);
 
 // Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
@@ -92,6 +100,7 @@ void load_routing_trace(workload::Routing& routing, int experts,
 
 // Serialise a design with every preset inlined (a self-contained, loadable project).
 std::string project_to_json(const perf::Design& design);
+std::string runtime_to_json(const runtime::Profile& profile);
 std::string hardware_to_json(const hw::Hardware& hw);
 std::string model_to_json(const workload::Model& m);
 std::string system_to_json(const hw::System& s);
@@ -102,7 +111,8 @@ void save_text_atomic(const std::filesystem::path& file, std::string_view text);
 // The CLI's --json document for one evaluation:
 // { "design": name, "feasible", "reasons": [...], "batch", "metrics": {...},
 //   "memory": {...}, "area": {cores_mm2, ..., used_mm2, die_mm2, reticle_mm2},
-//   "thermal": {modelled, dram_peak_C, refresh_doubled}, "breakdown": { "prefill": {"time_s", "ops": {...}, "resources": {...}},
+//   "thermal": {modelled, dram_peak_C, refresh_doubled}, "breakdown": { "prefill": {"time_s",
+//   "ops": {...}, "resources": {...}},
 //                                   "decode": {...} } }
 std::string result_to_json(const perf::Design& design, const perf::Result& result, int indent = 2);
 

@@ -31,7 +31,8 @@ struct MeasuredRow {
 std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file);
 
 // The design a row describes: its hardware and model presets, every tensor in the row's
-// precision, the row's plan on `<hardware>-x8` (NVSwitch) or `single` for one device.
+// precision, the row's plan on `<hardware>-x8` (NVSwitch) or `single` for one device, under the
+// trtllm-2023 runtime profile (the software every row was measured with).
 perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& presets);
 
 struct RowCheck {

@@ -8,16 +8,16 @@ namespace stackscope::parallel {
 
 // Parameter counts (elements) of the model's parts.
 struct ParamCounts {
-  double attention_per_layer = 0;   // Q, K, V, O (or MLA projections)
-  double dense_ffn_per_layer = 0;   // dense FFN (dense layers of MoE models too)
-  double expert = 0;                // one routed expert
-  double shared_per_layer = 0;      // all shared experts of one MoE layer
-  double router_per_layer = 0;      // gate matrix
+  double attention_per_layer = 0;  // Q, K, V, O (or MLA projections)
+  double dense_ffn_per_layer = 0;  // dense FFN (dense layers of MoE models too)
+  double expert = 0;               // one routed expert
+  double shared_per_layer = 0;     // all shared experts of one MoE layer
+  double router_per_layer = 0;     // gate matrix
   double norms_per_layer = 0;
   double embedding = 0;
-  double lm_head = 0;               // 0 when tied to the embedding
-  double total = 0;                 // whole model
-  double active_per_token = 0;      // parameters touched per token (MoE: shared + top-k)
+  double lm_head = 0;           // 0 when tied to the embedding
+  double total = 0;             // whole model
+  double active_per_token = 0;  // parameters touched per token (MoE: shared + top-k)
 };
 ParamCounts param_counts(const workload::Model& m) noexcept;
 
@@ -39,8 +39,7 @@ StageLayers stage_layers(const workload::Model& m, int pp, int stage) noexcept;
 // KV-cache bytes per token per layer held by one tensor-parallel rank. MHA/GQA: K and V of
 // max(1, kv_heads / tp) heads (KV heads are replicated when tp > kv_heads). MLA: the latent
 // (kv_lora_rank + qk_rope_head_dim), which every TP rank needs whole.
-double kv_bytes_per_token_layer(const workload::Model& m, double kv_element_bytes,
-                                int tp) noexcept;
+double kv_bytes_per_token_layer(const workload::Model& m, double kv_element_bytes, int tp) noexcept;
 
 // Query/key dims used by attention: per-head q.k and v dims (MLA: nope+rope and v_head_dim;
 // absorbed decode uses kv_lora_rank + rope for q.k and kv_lora_rank for v).
@@ -52,7 +51,7 @@ HeadDims head_dims(const workload::Model& m, bool absorbed_mla) noexcept;
 
 // Times a decode step reads each KV head's cache (compute::AttentionShape::kv_reads): once per
 // GQA group, plus `reread_fraction` of the group's other query heads for kernels that do not
-// share KV across the group (hw::ComputeDie::decode_kv_reread_fraction). MLA reads its latent
+// share KV across the group (runtime::Profile::decode_kv_reread_fraction). MLA reads its latent
 // cache once.
 double decode_kv_reads(const workload::Model& m, double reread_fraction) noexcept;
 

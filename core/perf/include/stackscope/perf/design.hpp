@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A design point = a project: hardware + system + model + workload + parallel plan.
+// A design point = a project: hardware + system + model + workload + parallel plan + the
+// runtime profile (the serving software's part, core/runtime).
 #include <string>
 
 #include "stackscope/hw/hardware.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/runtime/profile.hpp"
 #include "stackscope/workload/model.hpp"
 
 namespace stackscope::perf {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: the runtime profile (kernel efficiencies, launch, KV re-reads) left hardware.compute.
+inline constexpr int kSchemaVersion = 2;
 
 struct Design {
   int schema_version = kSchemaVersion;
@@ -19,6 +22,7 @@ struct Design {
   workload::Model model;
   workload::Workload workload;
   parallel::Plan parallel;
+  runtime::Profile runtime;
 };
 
 }  // namespace stackscope::perf

@@ -59,6 +59,12 @@ inline constexpr double kMaxLinkGBps = 1e7;
 // Achieved fractions of a peak (efficiencies, utilisation caps): below 0.1 % nothing useful runs
 // and times would be 1000x the peak-rate time.
 inline constexpr double kMinFraction = 1e-3;
+// Fixed per-kernel overheads (runtime host launch, device dispatch): at most 1 s, six orders
+// above any measured launch (~5-20 us), so a typo in the unit is caught.
+inline constexpr double kMaxOverheadUs = 1e6;
+// Kernels per modelled operator: an unfused runtime runs a handful (quantise, GEMM, bias,
+// activation...); 64 is far past any.
+inline constexpr double kMaxKernelsPerOp = 64;
 
 // Everything else with a unit (areas in mm^2, energies in pJ, powers in W, latencies, GiB):
 // finite and at most 1e12, so sums and products with counts stay finite.

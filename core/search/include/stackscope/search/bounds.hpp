@@ -143,12 +143,14 @@ DecodeWork hardware_decode_work(const perf::Design& design, int batch,
 
 // The hardware rates DecodeWork is divided by (nominal clock, 50 C, as in optimistic()).
 struct DecodeRates {
-  double mm_flops_per_s = 0;    // matrix peak x matmul_efficiency
-  double attn_flops_per_s = 0;  // matrix peak x attention_efficiency
+  double mm_flops_per_s = 0;    // matrix peak x the runtime's matmul_efficiency
+  double attn_flops_per_s = 0;  // matrix peak x the runtime's attention_efficiency
   double vec_flops_per_s = 0;   // vector peak
   double bw_Bps = 0;            // streaming DRAM bandwidth
   double kv_bw_Bps = 0;         // KV-page bandwidth for the work's kv_page_bytes
-  double launch_s = 0;
+  double launch_s = 0;          // per compute operator (runtime::op_overhead_s)
+  double comm_launch_s = 0;     // per collective on top of its network time
+                                // (runtime::collective_overhead_s)
 };
 // Rates of `design.hardware` with its workload's numerics; the KV-page bandwidth for pages of
 // `kv_page_bytes`.

@@ -14,6 +14,7 @@
 // decodes to the same design.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -129,6 +130,9 @@ struct Variant {
   std::string name;
   hw::Hardware hardware;
   hw::System system;
+  // Every variant runs under the base design's runtime profile (a fair comparison: the same
+  // software on every side) unless the user gives this variant its own.
+  std::optional<runtime::Profile> runtime;
 };
 
 struct Space {

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Runtime profiles (MODEL.md §13): what the serving software adds to or takes from the
+// silicon, kept apart from the hardware so that two devices compared under one profile carry
+// the same software assumptions. A profile is a plain aggregate; the named profiles are presets
+// (presets/runtimes/*.json, each value sourced there). The device-side costs a profile's rules
+// use (the front end's dispatch time, the on-die barrier) come from the hardware: a profile
+// says *whether* an operator pays a host launch, the hardware says what its own dispatch and
+// barrier cost.
+#include <string>
+
+#include "stackscope/hw/hardware.hpp"
+
+namespace stackscope::runtime {
+
+// The device class a profile's values were sourced for. A profile can be applied to any
+// device (that is what a fair comparison does); the class is what the GUI and CLI flag when a
+// profile is used outside it.
+enum class DeviceClass { gpu, accelerator, any };
+
+// Defaults are modern-gpu-2025's values (presets/runtimes/ sources them), so a design built in
+// code without a registry is a current runtime, not an idealised one.
+struct Profile {
+  std::string id;
+  std::string name;
+  std::string source;  // where the values come from
+  DeviceClass device_class = DeviceClass::any;
+  // Achieved fraction of the matrix peak on large, well-shaped GEMMs (the kernel library's
+  // quality, calibrated on reference/ rows).
+  double matmul_efficiency = 0.7;
+  // Achieved fraction of the matrix peak for attention kernels (FlashAttention-style).
+  double attention_efficiency = 0.6;
+  // Decode attention without GQA packing (TensorRT-LLM <= 0.6 masked MHA) reads a KV head once
+  // per query head of its group; this is the fraction of those re-reads that miss the on-die
+  // cache and go to DRAM: 0 = one read per group (XQA / FlashDecoding-style kernels), 1 = every
+  // query head re-reads from DRAM. Reads per KV head = 1 + (group - 1) x fraction.
+  double decode_kv_reread_fraction = 0.0;
+  // Kernels the runtime runs per modelled operator (fusion: quantise + GEMM, RoPE + cache write
+  // + attention, residual + norm are one kernel in a fusing runtime, two in an older one).
+  double kernels_per_op = 1.0;
+  // true: the step's kernels are replayed by the device (CUDA graphs, an on-die sequencer) and
+  // pay only the device's dispatch and barrier; false: the host launches and synchronises each
+  // kernel, paying host_launch_us on top.
+  bool graph_capture = true;
+  double host_launch_us = 0.0;  // per kernel when graph_capture is false (launch + host sync)
+  // true: a collective is a kernel of its own (NCCL) and pays one kernel's overhead; false: the
+  // device issues it without a kernel boundary (DMA descriptors from the sequencer), so only
+  // the collective's own synchronisation (the network model's alpha) is paid.
+  bool collective_is_kernel = true;
+};
+
+// Fixed time for the device to start one kernel and have all cores finish it when the host is
+// out of the loop: the front end's dispatch (hw::ComputeDie::op_dispatch_ns) plus a barrier
+// over the on-die mesh, gathered to a corner and released along dimension-ordered routes,
+// 2 (X - 1 + Y - 1) hops at the mesh's hop latency. A 1 x 1 mesh (a GPU's crossbar) has no
+// barrier term: its dispatch figure is measured with the grid's completion included. Seconds.
+double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc);
+
+// Fixed overhead of one modelled compute operator under `profile`, seconds:
+// kernels_per_op x (device dispatch + host launch when not graph-captured).
+double op_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
+
+// Fixed overhead a collective pays on top of its network time (whose alpha is its own
+// synchronisation), seconds: one kernel's dispatch (+ host launch when not captured) when the
+// runtime runs collectives as kernels, else 0.
+double collective_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
+
+const char* to_string(DeviceClass c);
+
+// Registry ids (presets/runtimes/) of the profile a project gets when it names none: current
+// GPU runtimes for GPUs, the accelerator-native profile for mesh devices. Comparisons (search
+// variants, the GUI's Compare view) apply one profile to every side instead.
+inline constexpr const char* kModernGpuProfileId = "modern-gpu-2025";
+inline constexpr const char* kAcceleratorProfileId = "accel-native";
+// The profile schema 1 projects' values are migrated onto: 2023 TensorRT-LLM, the calibration
+// of reference/measured-gpu.json.
+inline constexpr const char* kLegacyProfileId = "trtllm-2023";
+const char* default_profile_id(DeviceClass c);
+
+// The class a device belongs to for the purpose of runtime profiles: HBM devices driven by a
+// host (GPUs) are `gpu`, 3D-stacked, near-memory and SRAM-only mesh devices `accelerator`.
+DeviceClass device_class_of(const hw::Hardware& hardware);
+
+}  // namespace stackscope::runtime
