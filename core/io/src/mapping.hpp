@@ -164,6 +164,7 @@ void describe(V& v, S& l) {
   v("gbps_per_link", l.gbps_per_link);
   v("energy_pJ_per_bit", l.energy_pJ_per_bit);
   v("keepout_um2", l.keepout_um2);
+  v("supply_links_per_layer", l.supply_links_per_layer);
 }
 
 template <class V, Is<hw::Memory> S>
@@ -219,6 +220,7 @@ void describe(V& v, S& a) {
   v("io_phy_mm2", a.io_phy_mm2);
   v("other_mm2", a.other_mm2);
   v("reticle_mm2", a.reticle_mm2);
+  v("fit_cores", a.fit_cores);
 }
 
 template <class V, Is<hw::Noc> S>

@@ -594,6 +594,10 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
         nullptr,
         1};
   c.die.clock_GHz *= clock_scale;
+  // With hardware.area.fit_cores the die computes with the cores its area holds next to the
+  // vertical-link field (power_area::area), which shrinks as DRAM layers are stacked or
+  // connected; that also shrinks the SRAM that buffers DRAM reads (Little's law, MODEL.md §2).
+  c.die.cores = power_area::cores_on_die(d.hardware);
   const auto& nm = d.workload.numerics;
   c.w_bytes = bytes_per_element(nm.weights);
   c.a_bytes = bytes_per_element(nm.activations);

@@ -214,6 +214,7 @@ void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "
     c.positive(v + "/gbps_per_link", m.vertical.gbps_per_link, kMinLinkGBps, kMaxLinkGBps);
     c.non_negative(v + "/energy_pJ_per_bit", m.vertical.energy_pJ_per_bit);
     c.non_negative(v + "/keepout_um2", m.vertical.keepout_um2);
+    c.non_negative(v + "/supply_links_per_layer", m.vertical.supply_links_per_layer);
   }
 }
 

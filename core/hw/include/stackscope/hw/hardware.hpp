@@ -60,6 +60,11 @@ struct VerticalLink {
   double gbps_per_link = 5.2;
   double energy_pJ_per_bit = 0.5;
   double keepout_um2 = 100;  // keep-out area per TSV
+  // Power/ground links through the logic die for each DRAM layer, connected or not: every die
+  // of the stack draws its supply current through the logic die's vertical field, so a taller
+  // stack costs logic area even where its layers share one data link (0 = supply is counted
+  // in signal_fraction only).
+  double supply_links_per_layer = 0;
 };
 
 // One memory system per device: 2.5D HBM stacks, 3D DRAM stacked on the logic die, or none
@@ -111,6 +116,11 @@ struct Area {
   double io_phy_mm2 = 40;          // chip-to-chip / network PHYs
   double other_mm2 = 50;           // control, clocking, misc. uncore
   double reticle_mm2 = 858;        // 26 mm x 33 mm lithography field
+  // true: the die holds as many cores as fit in the area the uncore, PHYs and vertical-link
+  // field leave, at most compute.cores (DeepStack's area model: its max SM count per design
+  // point), so more connected or taller DRAM layers leave fewer cores; false: compute.cores as
+  // given, and a design that does not fit its die is infeasible.
+  bool fit_cores = false;
 };
 
 // Where the compact model's resistances come from.

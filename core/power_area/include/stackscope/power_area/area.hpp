@@ -2,20 +2,27 @@
 #pragma once
 // Die area (MODEL.md §8): cores (with their SRAM) + shared SRAM + NoC routers + PHYs +
 // vertical-link keep-out + uncore must fit the die, and the die the reticle. For 3D-stacked
-// DRAM the vertical links needed to carry the peak bandwidth set the keep-out field, and a DRAM
-// layer's capacity follows from its bit density over the area left. Pure; mm^2 and bytes.
+// DRAM the vertical field holds the data links of every connected layer (enough to carry its
+// peak bandwidth, plus the non-data share 1 - signal_fraction) and the supply links of every
+// layer of the stack; with Area::fit_cores the cores are what the area left holds (DeepStack's
+// area model), so a taller or more connected stack leaves fewer cores. A DRAM layer's capacity
+// follows from its bit density over the area the vertical field leaves. Pure; mm^2 and bytes.
 #include "stackscope/hw/hardware.hpp"
 
 namespace stackscope::power_area {
 
 struct AreaBreakdown {
+  // Cores on the die: compute.cores, or with Area::fit_cores the most that fit (at least 1, so
+  // a die with no room for one core is reported over its area).
+  int cores = 0;
   double cores_mm2 = 0;
   double shared_sram_mm2 = 0;
   double noc_mm2 = 0;
   double phy_mm2 = 0;
   double vertical_mm2 = 0;  // hybrid-bond / TSV field (stacked_3d)
   double other_mm2 = 0;
-  double vertical_links = 0;  // signal + supply links of the vertical field
+  double vertical_links = 0;  // data + non-data + supply links of the vertical field
+  double supply_links = 0;    // of which supply links (supply_links_per_layer x layers)
   double used_mm2() const {
     return cores_mm2 + shared_sram_mm2 + noc_mm2 + phy_mm2 + vertical_mm2 + other_mm2;
   }
@@ -28,5 +35,8 @@ struct AreaBreakdown {
 };
 
 AreaBreakdown area(const hw::Hardware& hw) noexcept;
+
+// The cores a device computes with: area(hw).cores.
+int cores_on_die(const hw::Hardware& hw) noexcept;
 
 }  // namespace stackscope::power_area
