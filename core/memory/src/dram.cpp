@@ -62,10 +62,36 @@ double interleave_eta(const hw::Memory& m, double bytes, double banks) {
   return std::min(1.0, banks * row_read / busy);
 }
 
-double connectivity_eta(const hw::Memory& m, double bytes) {
+double group_rate(double runs, double groups, double ratio, bool sequential);
+double runs_in_flight(const hw::Memory& m, double run_bytes);
+
+// Share of a pattern's rows that start in a random bank: all of them for chunks up to a row
+// in every channel; 1/n for a chunk that gives a channel n consecutive rows (bank_sim.cpp's
+// generator, after the address mapping); none for streams.
+double random_row_share(const hw::Memory& m, const AccessPattern& p, double channels) {
+  if (p.kind != PatternKind::chunk) return 0.0;
+  const double rows_per_channel = std::floor(p.chunk_bytes / (m.row_bytes * channels));
+  return rows_per_channel >= 1 ? 1.0 / rows_per_channel : 1.0;
+}
+
+// Sequential rows go to consecutive banks (interleave_eta). A row that starts in a random bank
+// waits for that bank when another run in flight holds it: with D distinct banks among the
+// controller's runs in flight the bus is busy min(1, D x row_read / bank cycle), D from the
+// occupancy distribution (group_rate). Only few banks behind a link make this bind (DeepStack's
+// one-bank layers sharing a link: two banks, ~2.5 runs in flight).
+double connectivity_eta(const hw::Memory& m, double bytes, double random_share) {
+  const double t_clk = 1.0 / (m.clock_MHz * units::kMega);
+  const double row_read = (bytes / m.sector_bytes) * m.cycles_per_sector * t_clk;
+  const double busy = std::max(m.timing.tRAS_ns * kNano, m.timing.tRCD_ns * kNano + row_read) +
+                      m.timing.tRP_ns * kNano;
+  const double runs = runs_in_flight(m, bytes);
   double eta = 0;
-  for (const LinkKind& k : link_kinds(m))
-    eta += k.share * interleave_eta(m, bytes, k.layers * std::max(1, m.banks_per_channel));
+  for (const LinkKind& k : link_kinds(m)) {
+    const double banks = k.layers * std::max(1, m.banks_per_channel);
+    const double seq = interleave_eta(m, bytes, banks);
+    const double rnd = random_share > 0 ? group_rate(runs, banks, busy / row_read, false) : seq;
+    eta += k.share * ((1.0 - random_share) * seq + random_share * rnd);
+  }
   return eta;
 }
 
@@ -170,10 +196,7 @@ double column_rate(const hw::Memory& m, const AccessPattern& p, double run_bytes
   // (bank_sim.cpp's generator, after the address mapping). Sequential runs are activated as
   // they enter the queue, so every run it touches (queue / run + 1) is ready; random runs
   // count as the mean queue span (runs_in_flight), the youngest not yet activated.
-  const double channels = total_channels(m);
-  const double rows_per_channel =
-      p.kind == PatternKind::chunk ? std::floor(p.chunk_bytes / (m.row_bytes * channels)) : 1e300;
-  const double random_share = rows_per_channel >= 1 ? 1.0 / rows_per_channel : 1.0;
+  const double random_share = random_row_share(m, p, total_channels(m));
   const double runs = runs_in_flight(m, run_bytes);
   double rate = 0;
   for (const LinkKind& k : link_kinds(m)) {
@@ -250,7 +273,7 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
   } else if (p.kind == PatternKind::random) {
     r.eta = 1.0;  // spread over banks; limited by the activation rate below
   } else {
-    r.eta = connectivity_eta(m, act_bytes);
+    r.eta = connectivity_eta(m, act_bytes, random_row_share(m, p, channels));
   }
   r.column_rate = column_rate(m, p, act_bytes);
   r.row_limited_Bps = r.peak_Bps * r.eta * r.column_rate;

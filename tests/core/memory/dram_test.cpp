@@ -69,7 +69,9 @@ TEST(Dram, LargerChunksNeverSlower) {
     p.kind = PatternKind::chunk;
     p.chunk_bytes = chunk;
     const double bw = effective_bandwidth(hbm2_stack(), big_die(), p).effective_Bps;
-    EXPECT_GE(bw, prev * (1 - 1e-12)) << chunk;
+    // Longer chunks keep fewer runs in the controller queue, so two of them share a bank a
+    // little more often (4.5 runs of 1 KiB over 16 banks: ~1e-4 of the row cycle).
+    EXPECT_GE(bw, prev * (1 - 1e-4)) << chunk;
     prev = bw;
   }
 }
@@ -107,7 +109,10 @@ TEST(Dram, BanksOfEachLayerHideRechargeAtFullConnection) {
   AccessPattern half_row;
   half_row.kind = PatternKind::chunk;
   half_row.chunk_bytes = 256;  // 4 sectors = 8 ns per bank cycle max(34, 22) + 14 = 48 ns
-  EXPECT_NEAR(effective_bandwidth(m, big_die(), half_row).eta, 2 * 8.0 / 48.0, 1e-12);
+  // Chunks land in random banks: with 16.5 runs in flight, all in one of the two banks has a
+  // chance of ~2^-15.5 and then one bank serves alone (8 / 48): 4e-6 below two banks' 16 / 48.
+  EXPECT_NEAR(effective_bandwidth(m, big_die(), half_row).eta, 2 * 8.0 / 48.0, 1e-5);
+  EXPECT_LT(effective_bandwidth(m, big_die(), half_row).eta, 2 * 8.0 / 48.0);
 }
 
 TEST(Dram, StackedLayersActivateIndependently) {
