@@ -20,6 +20,7 @@
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
 #include "stackscope/perf/limits.hpp"
+#include "stackscope/perf/overlap.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -171,34 +172,34 @@ double charge_comm(Block& b, OpClass cls, const Ctx& ctx, GroupKind kind, Collec
   return c.time_s;
 }
 
-// Tile-level overlap of a producer's compute with its collective (MODEL.md §7, DeepStack
-// Fig. 7): with T tiles, tiles of compute c = tc/T and of communication m = bw/T + lat form a
-// two-stage pipeline, t = T max(c, m) + min(c, m) ... written as
-//   t(T) = max(tc', bw + T lat) + min(tc', bw + T lat) / T
-// where lat is the collective's latency part (paid per tile), bw its bandwidth part, and tc'
-// the compute time with the communication's DRAM traffic (read at the sender, written at the
-// receiver) competing for the same DRAM bandwidth. T = 1 is sequential execution. The saving
-// against sequential execution is taken off the collective's share (its exposed time).
+// Tile-level overlap of a producer with its collective (MODEL.md §7; the pipeline, what it
+// hides and what it cannot are argued in perf/overlap.hpp): lat, the collective's latency part
+// (its cost at a vanishing message, network::CollectiveCost: per-step alpha + hops), is paid
+// once; bw = t_comm - lat is tiled; each extra tile issues its `calls` collectives again at
+// one command each (runtime::collective_overhead_s when collectives are kernels, else the
+// front end's op_dispatch_ns). `independent` is work that neither feeds nor needs the
+// collective and so may hide even its latency. The saving against sequential execution is
+// taken off the collective's share (its exposed time).
 void overlap(Block& b, const Ctx& c, OpClass comm_cls, const OpCost& producer, double t_comm,
-             double lat, double comm_bytes) {
+             double lat, double comm_bytes, double calls, const OpCost* independent = nullptr) {
   const auto mode = c.d.parallel.overlap;
   if (mode == parallel::Overlap::off || t_comm <= 0 || producer.time <= 0) return;
-  const double tc = producer.busy();
-  const double bw_part = std::max(0.0, t_comm - lat);
-  const double tc_shared = std::max({producer.t_compute, producer.t_noc,
-                                     producer.t_memory + 2.0 * comm_bytes / c.stream.dram_Bps});
-  auto pipelined = [&](int tiles) {
-    if (tiles <= 1) return tc + t_comm;
-    const double m = bw_part + tiles * lat;
-    return std::max(tc_shared, m) + std::min(tc_shared, m) / tiles;
-  };
-  double best = pipelined(1);
+  OverlapInputs in;
+  in.producer = {producer.t_compute, producer.t_memory, producer.t_noc};
+  if (independent) in.independent = {independent->t_compute, independent->t_memory, 0.0};
+  in.lat = std::min(lat, t_comm);
+  in.bw = t_comm - in.lat;
+  in.calls = calls;
+  in.issue_s = c.collective_s > 0 ? c.collective_s : c.die.op_dispatch_ns * units::kNano;
+  in.dram_s = 2.0 * comm_bytes / c.stream.dram_Bps;
+  const double sequential = overlap_sequential(in);
+  double best = sequential;
   if (mode == parallel::Overlap::fixed) {
-    best = pipelined(std::max(1, c.d.parallel.overlap_tiles));
+    best = overlap_tiled(in, std::max(1, c.d.parallel.overlap_tiles));
   } else {
-    for (int t : kAutoTiles) best = std::min(best, pipelined(t));
+    for (int t : kAutoTiles) best = std::min(best, overlap_tiled(in, t));
   }
-  const double saving = (tc + t_comm) - best;  // may be negative with a poor fixed tile count
+  const double saving = sequential - best;  // may be negative with a poor fixed tile count
   b.op[static_cast<std::size_t>(comm_cls)] -= saving;
   b.res[static_cast<std::size_t>(Resource::interchip)] -= saving;
   b.time -= saving;
@@ -237,6 +238,11 @@ double tp_reduce(Block& b, const Ctx& c, GroupKind kind, double tokens, double* 
   }
   if (lat) *lat = comm_latency(c, kind, Collective::all_reduce);
   return charge_comm(b, OpClass::tp_comm, c, kind, Collective::all_reduce, bytes);
+}
+
+// Collective calls of one TP reduction (tp_reduce).
+double tp_calls(const Ctx& c) {
+  return c.d.parallel.sequence_parallel ? 2.0 : 1.0;
 }
 
 // Attention block of one layer on one device: `seqs` sequences of q_len new tokens (q_len of
@@ -323,7 +329,7 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
   if (tp > 1 && !m.parallel_attention) {
     double lat = 0;
     const double t = tp_reduce(b, c, GroupKind::attention_tp, tokens, &lat);
-    overlap(b, c, OpClass::tp_comm, o, t, lat, tokens * h * c.comm_bytes);
+    overlap(b, c, OpClass::tp_comm, o, t, lat, tokens * h * c.comm_bytes, tp_calls(c));
   }
   return b;
 }
@@ -353,7 +359,8 @@ Block dense_ffn_block(const Ctx& c, double tokens) {
   if (tp > 1) {
     double lat = 0;
     const double t = tp_reduce(b, c, GroupKind::ffn_tp, tokens, &lat);
-    overlap(b, c, OpClass::tp_comm, down, t, lat, tokens * c.d.model.hidden * c.comm_bytes);
+    overlap(b, c, OpClass::tp_comm, down, t, lat, tokens * c.d.model.hidden * c.comm_bytes,
+            tp_calls(c));
   }
   return b;
 }
@@ -379,11 +386,12 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
   // Each device dispatches its 1/stage share of the stage's tokens to the top-k experts'
   // ranks and gets the results back (all-to-all over the EP group).
   const double dispatch = tokens_stage / stage * e.top_k * h * c.comm_bytes;
-  double t_comm = 0, lat = 0;
+  double t_comm = 0, lat = 0, calls = 0;
   if (ep > 1) {
     t_comm +=
         charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all, dispatch);
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
+    calls += 1;
   }
   const moe::EpLoad loads =
       moe::ep_load_memo(freq, e.experts, ep, tokens_stage, c.d.parallel.redundant_experts_per_rank);
@@ -409,34 +417,40 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
         charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::reduce_scatter, bytes);
     lat += comm_latency(c, GroupKind::moe_tp, Collective::all_gather) +
            comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
+    calls += 2;
   }
   b.add(routed, 1.0);
-  // The experts as one producer for overlap(): busy for the sum of their operators' busy
-  // times (whichever resource bounds each), of which t_memory is DRAM-bound (it competes with
-  // the all-to-all's DRAM traffic).
+  // The routed experts as the producer for overlap() (they consume the dispatch and produce
+  // the combine; both ride the same links, so the two all-to-alls are one serial
+  // communication stage): busy for the sum of their operators' busy times (whichever resource
+  // bounds each), of which t_memory is DRAM-bound (it competes with the all-to-all's DRAM
+  // traffic).
   constexpr auto kOverhead = static_cast<std::size_t>(Resource::overhead);
   constexpr auto kDram = static_cast<std::size_t>(Resource::dram);
   OpCost experts;
   experts.time = routed.time;
   experts.t_compute = routed.time - routed.res[kOverhead];
   experts.t_memory = routed.res[kDram];
+  OpCost shared;
   if (e.shared_experts > 0) {
-    // Shared experts run on the tokens this EP rank holds, split tp ways; DeepSeek-V3 overlaps
-    // them with the dispatch/combine all-to-all, so they join the overlapped producer.
+    // Shared experts run on the tokens this EP rank holds, split tp ways; they neither feed
+    // nor need the all-to-alls, and DeepSeek-V3 runs them while dispatch and combine are in
+    // flight (technical report §3.2.2), so they are overlap()'s independent work.
     const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
     Block tmp;
     add_ffn(tmp, c, OpClass::shared_experts, tokens_stage / ep, sdim * e.shared_experts, 1.0, tp);
     b.add(tmp, 1.0);
-    experts.time += tmp.time;
-    experts.t_compute += tmp.time - tmp.res[kOverhead];
-    experts.t_memory += tmp.res[kDram];
+    shared.time = tmp.time;
+    shared.t_compute = tmp.time - tmp.res[kOverhead];
+    shared.t_memory = tmp.res[kDram];
   }
   if (ep > 1) {
     t_comm +=
         charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_ep, Collective::all_to_all, dispatch);
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
+    calls += 1;
   }
-  overlap(b, c, OpClass::ep_comm, experts, t_comm, lat, 2.0 * dispatch);
+  overlap(b, c, OpClass::ep_comm, experts, t_comm, lat, 2.0 * dispatch, calls, &shared);
   // Back to the attention layout: the attention TP group gathers the hidden states.
   if (c.place.attention_tp() > 1) {
     charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,

@@ -55,7 +55,7 @@ using LayerComm = CommWork::Layer;
 
 // One layer of kind `w`: plain operators + launches + the producer paired with its collective.
 double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
-                  const LayerComm* comm, const Schedule* sched) {
+                  const LayerComm* comm, const Schedule* sched, bool independent) {
   double plain = 0, producer = 0, cand[2] = {0, 0};
   for (int i = 0; i < w.n; ++i) {
     const double t = busy(w.op[static_cast<std::size_t>(i)], inv);
@@ -70,10 +70,13 @@ double layer_time(const LayerWork& w, const DecodeRates& r, const Inverse& inv,
   double t = plain + w.launches * r.launch_s;
   if (!comm) return t + producer;
   // The producer paired with its collective (bounds.hpp Schedule): the cheaper way unless the
-  // schedule fixes it; max(P, c) for any overlap, plus min(P, c) / T with T tiles fixed.
+  // schedule fixes it; max(P, c) for any overlap, plus min(P, c) / T with T tiles fixed
+  // unless part of P is independent work (the MoE layer's shared experts), which may hide the
+  // collective's latency as well and so leaves only max(P, c).
   auto pair = [&](const CommWork::Way& way) {
     double x = std::max(producer, way.time);
-    if (sched && sched->overlap != parallel::Overlap::auto_tiles) {
+    const bool tiled = sched && sched->overlap == parallel::Overlap::fixed;
+    if (sched && sched->overlap != parallel::Overlap::auto_tiles && !(tiled && independent)) {
       const int tiles = sched->overlap == parallel::Overlap::off ? 1 : std::max(1, sched->tiles);
       x += std::min(producer, way.time) / tiles;
     }
@@ -97,7 +100,8 @@ double slowest_stage(const DecodeWork& w, const DecodeRates& r, const CommWork* 
   std::array<double, DecodeWork::kinds> lt{};
   for (std::size_t k = 0; k < lt.size(); ++k)
     if (w.layer[k].n > 0)
-      lt[k] = layer_time(w.layer[k], r, inv, comm ? &comm->layer[k] : nullptr, sched);
+      lt[k] = layer_time(w.layer[k], r, inv, comm ? &comm->layer[k] : nullptr, sched,
+                         k == DecodeWork::moe);
   const double hop = comm ? comm->hop_s + comm->hop_calls * r.comm_launch_s : 0.0;
   double worst = 0;
   for (const auto& st : w.stages) {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/overlap.hpp"
 #include "stackscope/thermal/compact.hpp"
 #include "test_designs.hpp"
 
@@ -34,15 +35,100 @@ Design llama70_tp8() {
 
 TEST(Overlap, AutoIsNeverSlowerAndFixedOneTileIsOff) {
   for (auto d : {llama70_tp8(), testing::deepseek_v3_32(), testing::moe_ep8()}) {
-    const auto off = evaluate(d);
-    d.parallel.overlap = parallel::Overlap::auto_tiles;
-    const auto aut = evaluate(d);
-    EXPECT_LE(aut.metrics.ttft_s, off.metrics.ttft_s * (1 + 1e-12)) << d.name;
-    EXPECT_LE(aut.metrics.tpot_s, off.metrics.tpot_s * (1 + 1e-12)) << d.name;
-    d.parallel.overlap = parallel::Overlap::fixed;
-    d.parallel.overlap_tiles = 1;
-    EXPECT_DOUBLE_EQ(evaluate(d).metrics.ttft_s, off.metrics.ttft_s) << d.name;
+    for (int batch : {1, 4, 64}) {
+      d.workload.batch = batch;
+      d.parallel.overlap = parallel::Overlap::off;
+      const auto off = evaluate(d);
+      d.parallel.overlap = parallel::Overlap::auto_tiles;
+      const auto aut = evaluate(d);
+      EXPECT_LE(aut.metrics.ttft_s, off.metrics.ttft_s * (1 + 1e-12)) << d.name << batch;
+      EXPECT_LE(aut.metrics.tpot_s, off.metrics.tpot_s * (1 + 1e-12)) << d.name << batch;
+      d.parallel.overlap = parallel::Overlap::fixed;
+      d.parallel.overlap_tiles = 1;
+      const auto one = evaluate(d);
+      if (d.model.moe.shared_experts > 0) {
+        // One tile: no pipelining, but the shared experts still run beside the all-to-alls.
+        EXPECT_LE(one.metrics.tpot_s, off.metrics.tpot_s * (1 + 1e-12)) << d.name << batch;
+      } else {
+        EXPECT_DOUBLE_EQ(one.metrics.ttft_s, off.metrics.ttft_s) << d.name << batch;
+        EXPECT_DOUBLE_EQ(one.metrics.tpot_s, off.metrics.tpot_s) << d.name << batch;
+      }
+    }
   }
+}
+
+// One producer and one latency-bound collective (perf/overlap.hpp), in microseconds: a
+// compute-bound producer of 10, a collective of lat 9 + bw 1, one call per tile at an issue
+// cost of 0.02 (20 ns, deepstack-3d's op_dispatch_ns).
+OverlapInputs latency_bound() {
+  OverlapInputs in;
+  in.producer.t_compute = 10;
+  in.lat = 9;
+  in.bw = 1;
+  in.calls = 1;
+  in.issue_s = 0.02;
+  return in;
+}
+
+TEST(Overlap, LatencyIsPaidOncePerCollectiveNotPerTile) {
+  const OverlapInputs in = latency_bound();
+  // Off: tc + lat + bw.
+  EXPECT_DOUBLE_EQ(overlap_sequential(in), 20.0);
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 1), 20.0);
+  // T tiles: the link carries bw plus T - 1 extra issues, m = 1 + (T - 1) 0.02; compute
+  // dominates, so t = tc + m / T + lat (a per-tile latency, as before, would give
+  // max(10, 1 + 9 T) + ... > 20 for every T > 1, and overlap would never pay).
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 4), 10.0 + 1.06 / 4 + 9.0);
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 64), 10.0 + 2.26 / 64 + 9.0);
+  // The last tile's latency is on the critical path: no tile count hides any of lat.
+  for (int t : {2, 8, 64, 1024}) EXPECT_GE(overlap_tiled(in, t), 10.0 + 9.0) << t;
+  // Many tiles: the issue costs take over (m = 1 + 1023 x 0.02 = 21.46 > tc).
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 1024), 21.46 + 10.0 / 1024 + 9.0);
+}
+
+TEST(Overlap, IndependentWorkHidesTheLatency) {
+  OverlapInputs in = latency_bound();
+  in.producer.t_compute = 2;
+  in.independent.t_compute = 10;  // shared experts: neither feed nor need the all-to-all
+  EXPECT_DOUBLE_EQ(overlap_sequential(in), 22.0);
+  // One tile: chain 2 + 1 + 9 = 12 beside 2 + 10 of compute: 12.
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 1), 12.0);
+  // Four tiles: chain max(2, 1.06) + 1.06 / 4 + 9 = 11.265, compute 12 bounds it.
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 4), 12.0);
+  // A latency longer than all compute stays exposed: chain 2 + 1 + 30.
+  in.lat = 30;
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 1), 33.0);
+}
+
+TEST(Overlap, CollectiveDramTrafficCompetesWithAMemoryBoundProducer) {
+  OverlapInputs in;
+  in.producer.t_memory = 10;
+  in.lat = 1;
+  in.bw = 5;
+  in.dram_s = 2;  // the collective's bytes read and written at the producer's DRAM rate
+  EXPECT_DOUBLE_EQ(overlap_sequential(in), 16.0);
+  // tc' = 10 + 2: t = 12 + 5 / 2 + 1.
+  EXPECT_DOUBLE_EQ(overlap_tiled(in, 2), 15.5);
+}
+
+TEST(Overlap, SharedExpertsHideDecodeAllToAllLatency) {
+  auto d = testing::deepseek_v3_32();
+  d.workload.batch = 4;
+  const auto off = evaluate(d);
+  d.parallel.overlap = parallel::Overlap::auto_tiles;
+  const auto aut = evaluate(d);
+  const double saved = op(off.decode, OpClass::ep_comm) - op(aut.decode, OpClass::ep_comm);
+  // At batch 4 the all-to-alls move 4 tokens x top-8 x 7168 x 2 B per device: their bandwidth
+  // part is a few ns, so tiling alone hides next to nothing; what is saved is the shared
+  // experts running beside the latency (most of them: the all-to-alls' latency, IB alpha 5 us
+  // per step, covers most of one layer's shared expert).
+  EXPECT_GT(saved, 0.5 * op(aut.decode, OpClass::shared_experts));
+  // Never more than the compute that runs beside the all-to-alls.
+  EXPECT_LE(saved, op(aut.decode, OpClass::shared_experts) + op(aut.decode, OpClass::moe_experts));
+  EXPECT_NEAR(aut.decode.time_s,
+              off.decode.time_s - saved -
+                  (op(off.decode, OpClass::tp_comm) - op(aut.decode, OpClass::tp_comm)),
+              1e-12);
 }
 
 TEST(Overlap, HidesCommunicationBehindCompute) {

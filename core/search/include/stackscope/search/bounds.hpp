@@ -29,10 +29,11 @@
 //    evaluator, plus one launch per call. An exposed collective adds its time; an overlapped
 //    (collective, producer) pair - o_proj and the attention reduction, the FFN down
 //    projection and its reduction, the experts and the MoE all-to-alls - takes
-//    t(T) = max(tc', m) + min(tc', m) / T >= max(producer busy time, collective time)
-//    (evaluator.cpp overlap(): m = bandwidth part + T x latency >= the collective time for
-//    T >= 1, tc' >= tc; the producer's busy time is >= its bound); ring attention's prefill
-//    all-gather is left out (it adds >= 0 after hiding);
+//    t(T) = max(tc', m) + min(tc', m) / T + lat >= max(producer busy time, collective time)
+//    (perf/overlap.hpp: m = bandwidth part + issue costs >= bw, lat + bw = the collective
+//    time, tc' >= tc; the producer's busy time is >= its bound); the MoE shared experts are
+//    independent work beside it, t >= max(chain, producer + shared busy time), still
+//    >= max(P, c); ring attention's prefill all-gather is left out (it adds >= 0 after hiding);
 //  - the slowest stage's time is >= every stage's bound (max over stages); its energy is >= the
 //    smallest stage energy bound (min over stages);
 //  - energy per token >= devices x [prefill passes x stage DRAM energy + static power x TTFT +
@@ -160,8 +161,10 @@ double kv_page_bandwidth(const perf::Design& design, double kv_page_bytes) noexc
 // The schedule settings a collective-aware decode bound may be specialised to (one point of a
 // unit instead of all of them): the TP-reduction way (sequence parallelism off: all-reduce, on:
 // reduce-scatter + all-gather) and the overlap mode. With T tiles the evaluator's pair time is
-// >= max(P, c) + min(P, c) / T for producer busy time P and collective time c (its saving is at
-// most min(tc, c)(1 - 1/T) with tc <= P); overlap off (T = 1) pays P + c.
+// max(tc', m) + min(tc', m) / T + lat >= max(P, c) + min(P, c) / T for producer busy time P
+// <= tc' and collective time c = lat + bw <= lat + m (case by case: P >= c, bw <= P < c,
+// P < bw); where part of P is independent work that may hide the latency too (the MoE layer's
+// shared experts) only max(P, c) holds; overlap off (T = 1) pays P + c.
 struct Schedule {
   bool sequence_parallel = false;
   parallel::Overlap overlap = parallel::Overlap::auto_tiles;
