@@ -434,8 +434,8 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
   OpCost shared;
   if (e.shared_experts > 0) {
     // Shared experts run on the tokens this EP rank holds, split tp ways; they neither feed
-    // nor need the all-to-alls, and DeepSeek-V3 runs them while dispatch and combine are in
-    // flight (technical report §3.2.2), so they are overlap()'s independent work.
+    // nor need the all-to-alls, so they are overlap()'s independent work and may run while
+    // dispatch and combine are in flight (Megatron-Core's moe_shared_expert_overlap).
     const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
     Block tmp;
     add_ffn(tmp, c, OpClass::shared_experts, tokens_stage / ep, sdim * e.shared_experts, 1.0, tp);

@@ -28,9 +28,11 @@
 // one lat before the consumer can finish, so a three-stage pipeline shortens only the
 // consumer's own time, which is not modelled (the operators after a collective - a norm over
 // the whole hidden row, the router - need every tile of their row). Latency is hidden only
-// behind work that does not depend on the collective: `independent` below (DeepSeek-V3's
-// shared experts run while the dispatch and combine all-to-alls are in flight, DeepSeek-V3
-// technical report §3.2.2), which shares the compute units and DRAM with the producer:
+// behind work that does not depend on the collective: `independent` below (an MoE layer's
+// shared experts run while the dispatch and combine all-to-alls are in flight, as
+// Megatron-Core's moe_shared_expert_overlap does; DeepSeek-V3's own decode deployment instead
+// dispatches the shared expert as a ninth routed one, technical report §3.4.2), which shares
+// the compute units and DRAM with the producer:
 //   t(T) = max( t_chain(T), R ),  R = max(compute, mesh, DRAM + collective DRAM bytes) of
 // producer and independent work together, t_chain(T) = the pipeline above (T = 1: tc + bw +
 // lat, no tiling but the independent work still runs beside the collective).
