@@ -6,6 +6,7 @@
 #include <QAbstractBarSeries>
 #include <QBarSet>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -539,6 +540,38 @@ class MainWindowTest : public QObject {
     QVERIFY(t->item(stpsRow, 1)->font().bold());  // the larger batch has the higher STPS
   }
 
+  // Issue 13: Compare runs every column under the first design's runtime profile unless the
+  // user unticks it; the Runtime page's profile combo changes the design's profile.
+  void compareUsesOneRuntimeUnlessAskedOtherwise() {
+    MainWindow w;
+    w.show();
+    w.addToCompare();
+    const double stps0 = w.result()->metrics.stps;
+    auto* profile = w.findChild<QComboBox*>(QStringLiteral("runtimeCombo"));
+    QVERIFY(profile);
+    profile->setCurrentIndex(profile->findData(QStringLiteral("trtllm-2023")));
+    w.evaluateNow();
+    QTRY_COMPARE(QString::fromStdString(w.design().runtime.id), QStringLiteral("trtllm-2023"));
+    QVERIFY(w.result()->metrics.stps < stps0);  // 16 us launches and masked-MHA re-reads
+    w.addToCompare();
+    auto* view = w.findChild<stackscope::ui::CompareView*>(QStringLiteral("compareView"));
+    QVERIFY(view && view->sameRuntime()->isChecked());
+    QTableWidget* t = view->table();
+    int runtimeRow = -1, stpsRow = -1;
+    for (int r = 0; r < t->rowCount(); ++r) {
+      const QString name = t->verticalHeaderItem(r)->text();
+      if (name == QStringLiteral("Runtime profile")) runtimeRow = r;
+      if (name == QStringLiteral("STPS (tok/s)")) stpsRow = r;
+    }
+    QVERIFY(runtimeRow >= 0 && stpsRow >= 0);
+    // Same hardware, same plan, one profile: identical columns.
+    QCOMPARE(t->item(runtimeRow, 1)->text(), t->item(runtimeRow, 0)->text());
+    QCOMPARE(t->item(stpsRow, 1)->text(), t->item(stpsRow, 0)->text());
+    view->sameRuntime()->setChecked(false);
+    QCOMPARE(t->item(runtimeRow, 1)->text(), QStringLiteral("trtllm-2023"));
+    QVERIFY(t->item(stpsRow, 1)->text() != t->item(stpsRow, 0)->text());
+  }
+
   // The issue's walk-through: open a 3D-stacked preset, change the stack height, and both the
   // throughput and the DRAM temperature move.
   void stackHeightMovesThroughputAndTemperature() {
@@ -617,10 +650,10 @@ class MainWindowTest : public QObject {
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
     // 13 views (the breakdown by operator class too), the MoE expert placement of the link view and
-    // the search-space form, the 7 editor pages (and the Memory and Power pages of a 3D-stacked
-    // preset and the Model page of an MoE preset, the default design having neither), the window
-    // and the four self-drawn views in the dark palette.
-    QCOMPARE(files.size(), 30);
+    // the search-space form, the 8 editor pages (and the Memory, Power and Runtime pages of a
+    // 3D-stacked preset and the Model page of an MoE preset, the default design having neither),
+    // the window and the four self-drawn views in the dark palette.
+    QCOMPARE(files.size(), 32);
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));

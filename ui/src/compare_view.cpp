@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include <functional>
 
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -38,6 +40,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   auto* title = new QLabel(tr("Compare designs"), this);
   title->setObjectName(QStringLiteral("sectionTitle"));
   top->addWidget(title, 1);
+  sameRuntime_ = new QCheckBox(tr("Same runtime for all (the first design's)"), this);
+  sameRuntime_->setObjectName(QStringLiteral("sameRuntimeCheck"));
+  sameRuntime_->setChecked(true);
+  sameRuntime_->setToolTip(
+      tr("On: every design is evaluated under the first design's runtime profile (kernel "
+         "efficiencies, launches, KV re-reads), so the columns compare hardware. Off: each "
+         "design under its own profile, which compares software stacks as well."));
+  connect(sameRuntime_, &QCheckBox::toggled, this, [this] { rebuild(); });
+  top->addWidget(sameRuntime_);
   auto* clearButton = new QPushButton(tr("Clear"), this);
   top->addWidget(clearButton);
   box->addLayout(top);
@@ -77,13 +88,41 @@ void CompareView::clear() {
   rebuild();
 }
 
+std::vector<CompareView::Entry> CompareView::shown() const {
+  std::vector<Entry> out = entries_;
+  if (!sameRuntime_->isChecked() || out.size() < 2) return out;
+  const runtime::Profile& common = entries_.front().design.runtime;
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    if (out[i].design.runtime.id == common.id &&
+        out[i].design.runtime.host_launch_us == common.host_launch_us &&
+        out[i].design.runtime.matmul_efficiency == common.matmul_efficiency &&
+        out[i].design.runtime.attention_efficiency == common.attention_efficiency &&
+        out[i].design.runtime.decode_kv_reread_fraction == common.decode_kv_reread_fraction &&
+        out[i].design.runtime.kernels_per_op == common.kernels_per_op &&
+        out[i].design.runtime.graph_capture == common.graph_capture &&
+        out[i].design.runtime.collective_is_kernel == common.collective_is_kernel)
+      continue;
+    out[i].design.runtime = common;
+    out[i].result = perf::evaluate(out[i].design);
+  }
+  return out;
+}
+
 void CompareView::rebuild() {
-  hint_->setText(entries_.empty()
+  const std::vector<Entry> entries = shown();
+  QString hint = entries.empty()
                      ? tr("Design ▸ Add to Compare (Ctrl+D) puts the current design here; up to "
                           "%1 side by side.")
                            .arg(kMaxDesigns)
-                     : tr("Highlighted rows differ between the designs; the best metric is bold."));
-  const int n = static_cast<int>(entries_.size());
+                     : tr("Highlighted rows differ between the designs; the best metric is bold.");
+  if (entries.size() > 1)
+    hint += sameRuntime_->isChecked()
+                ? tr(" All columns run under runtime profile %1 (the first design's).")
+                      .arg(qs(entries.front().design.runtime.id))
+                : tr(" Each column runs under its own runtime profile: differences include "
+                     "the software.");
+  hint_->setText(hint);
+  const int n = static_cast<int>(entries.size());
   struct Row {
     QString name;
     std::function<QString(const Entry&)> text;
@@ -99,6 +138,7 @@ void CompareView::rebuild() {
          return qs(e.design.hardware.name.empty() ? e.design.hardware.id : e.design.hardware.name);
        },
        nullptr},
+      {tr("Runtime profile"), [](const Entry& e) { return qs(e.design.runtime.id); }, nullptr},
       {tr("Devices"), [](const Entry& e) { return QString::number(e.design.system.devices); },
        nullptr},
       {tr("DRAM layers (connected)"),
@@ -183,14 +223,14 @@ void CompareView::rebuild() {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     names << rows[r].name;
     std::vector<QString> cells;
-    for (const auto& e : entries_) cells.push_back(rows[r].text(e));
+    for (const auto& e : entries) cells.push_back(rows[r].text(e));
     const bool differs = std::any_of(cells.begin(), cells.end(),
                                      [&](const QString& s) { return s != cells.front(); });
     int best = -1;
     if (rows[r].value && n > 1 && differs) {
       for (int c = 0; c < n; ++c) {
-        const double v = rows[r].value(entries_[static_cast<std::size_t>(c)]);
-        const double bv = best < 0 ? 0 : rows[r].value(entries_[static_cast<std::size_t>(best)]);
+        const double v = rows[r].value(entries[static_cast<std::size_t>(c)]);
+        const double bv = best < 0 ? 0 : rows[r].value(entries[static_cast<std::size_t>(best)]);
         if (best < 0 || (rows[r].higherIsBetter ? v > bv : v < bv)) best = c;
       }
     }
@@ -221,7 +261,7 @@ void CompareView::rebuild() {
   double top = 0;
   const double width = 0.8 / std::max(1, n);
   for (int c = 0; c < n; ++c) {
-    const auto& r = entries_[static_cast<std::size_t>(c)].result;
+    const auto& r = entries[static_cast<std::size_t>(c)].result;
     auto* b = new QCPBars(bars_->xAxis, bars_->yAxis);
     b->setName(QStringLiteral("%1.").arg(c + 1));
     b->setWidth(width);

@@ -572,6 +572,9 @@ void MainWindow::updateHeader() {
                     .arg(p.pp)
                     .arg(p.dp)
                     .arg(p.ep);
+  // Which software the figures assume (core/runtime): two designs are comparable as hardware
+  // only under one profile.
+  sub += tr("  ·  runtime %1").arg(qs(d.runtime.id));
   // The file's name only (the whole path on hover): a deep path made a long line.
   sub += file_.isEmpty() ? tr("  ·  builtin project")
                          : QStringLiteral("  ·  ") + QFileInfo(file_).fileName();
@@ -872,7 +875,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   const QString pageNames[] = {QStringLiteral("model"), QStringLiteral("parallel"),
                                QStringLiteral("stack"), QStringLiteral("compute"),
                                QStringLiteral("mesh"),  QStringLiteral("system"),
-                               QStringLiteral("power")};
+                               QStringLiteral("power"), QStringLiteral("runtime")};
   // A page's form at its full height (the scroll area shows part of a long one).
   const auto grabPage = [&](const QString& name, DesignEditor::Page page) {
     editor_->showPage(page);
@@ -902,7 +905,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       bool ok = true;
       if (design_.hardware.memory.kind != hw::MemoryKind::stacked_3d)
         ok = grabPage(QStringLiteral("editor-stack-3d"), DesignEditor::kStackPage) &&
-             grabPage(QStringLiteral("editor-power-3d"), DesignEditor::kPowerPage);
+             grabPage(QStringLiteral("editor-power-3d"), DesignEditor::kPowerPage) &&
+             grabPage(QStringLiteral("editor-runtime-3d"), DesignEditor::kRuntimePage);
       if (ok && design_.model.moe.experts == 0)
         ok = grabPage(QStringLiteral("editor-model-moe"), DesignEditor::kModelPage);
       editor_->setBase(doc_.design());
@@ -930,8 +934,9 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
   // The breakdown's other scales are further views of the same widget.
   if (auto* mode = chart_->findChild<QComboBox*>(QStringLiteral("breakdownMode"))) {
     const int was = mode->currentIndex();
-    for (const auto& [index, name] : {std::pair{1, "breakdown-ms"}, std::pair{2, "breakdown-power"},
-                                      std::pair{3, "breakdown-area"}, std::pair{4, "breakdown-ops"}}) {
+    for (const auto& [index, name] :
+         {std::pair{1, "breakdown-ms"}, std::pair{2, "breakdown-power"},
+          std::pair{3, "breakdown-area"}, std::pair{4, "breakdown-ops"}}) {
       mode->setCurrentIndex(index);
       if (!grab(QString::fromLatin1(name), chart_)) return {};
     }
