@@ -4,6 +4,7 @@
 # process each, at low priority. Needs the asan preset's build (cmake --preset asan &&
 # cmake --build --preset asan). Usage: tests/fuzz/run-long.sh [RUNS] [TARGET...]
 # MAX_TIME=S also stops each target after S seconds (-max_total_time), for runs in slices.
+# TIMEOUT=S sets the per-input timeout (default 10 s; raise it on a machine busy with builds).
 # Each target keeps its corpus in build-asan/tests/fuzz/long/<target>/corpus (later runs start
 # from it) and its executions over all runs in .../history.txt; findings are left there as
 # crash-*, timeout-*, oom-*, leak-* (README.md says what to do with them). Prints one line per
@@ -25,7 +26,7 @@ while read -r name max_len exe; do
   mkdir -p "$work"
   log="$work/run.log"
   nice -n 10 cmake "-DFUZZER=$exe" "-DTARGET=$name" "-DSOURCE_DIR=$PWD" "-DWORK=$work" \
-    "-DMAX_LEN=$max_len" "-DRUNS=$runs" "-DSEED=${SEED:-0}" \
+    "-DMAX_LEN=$max_len" "-DRUNS=$runs" "-DSEED=${SEED:-0}" "-DTIMEOUT=${TIMEOUT:-10}" \
     ${MAX_TIME:+"-DEXTRA=-max_total_time=$MAX_TIME"} -P tests/fuzz/run_fuzzer.cmake \
     >"$log" 2>&1
   rc=$?
