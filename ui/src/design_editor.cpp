@@ -624,14 +624,15 @@ void DesignEditor::refreshDerived() {
                readable(rates.dram_J_per_byte * 1e12), readable(rates.sram_J_per_byte * 1e12),
                readable(100.0 * h.energy.static_power_W / std::max(1e-9, h.energy.tdp_W))));
   areaInfo_->setText(
-      tr("Derived: cores %1 + shared SRAM %2 + mesh %3 + PHYs %4 + vertical links %5 + other "
-         "%6 = %7 of %8 mm² die%9; reticle %10 mm²%11.")
+      tr("Derived: cores %1 (%12 of them) + shared SRAM %2 + mesh %3 + PHYs %4 + vertical "
+         "links %5 + other %6 = %7 of %8 mm² die%9; reticle %10 mm²%11.")
           .arg(readable(area.cores_mm2), readable(area.shared_sram_mm2), readable(area.noc_mm2),
                readable(area.phy_mm2), readable(area.vertical_mm2), readable(area.other_mm2),
                readable(area.used_mm2()), readable(area.die_mm2),
                area.fits_die() ? QString() : tr(" (does not fit)"))
           .arg(readable(area.reticle_mm2),
-               area.fits_reticle() ? QString() : tr(" (the die is larger)")));
+               area.fits_reticle() ? QString() : tr(" (the die is larger)"))
+          .arg(area.cores));
   const bool geometry = h.thermal.compact == hw::CompactSource::geometry;
   for (const char* path : {"/hardware/thermal/r_base_K_per_W", "/hardware/thermal/r_layer_K_per_W"})
     if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(stacked && !geometry);

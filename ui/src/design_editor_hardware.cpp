@@ -252,6 +252,13 @@ QWidget* DesignEditor::buildStackPage() {
              tr("Die area a TSV blocks (keep-out zone); a TSV occupies the larger of this and "
                 "pitch²")},
             [=](perf::Design& d) { return &mem(d).vertical.keepout_um2; });
+  addDouble(
+      form, tr("Supply links per layer:"),
+      {"supplyLinksSpin", "/hardware/memory/vertical/supply_links_per_layer", 0, 1e9, 0, QString(),
+       tr("Power/ground links through the logic die for every DRAM layer, connected or "
+          "not: a taller stack costs vertical-field area even where layers share a data "
+          "link (0 = supply counted in the signal fraction only)")},
+      [=](perf::Design& d) { return &mem(d).vertical.supply_links_per_layer; });
   addDouble(form, tr("Link rate:"),
             {"linkRateSpin", "/hardware/memory/vertical/gbps_per_link", 0.01, 1000, 2, tr(" Gb/s"),
              tr("Data rate of one vertical signal link")},
@@ -503,6 +510,12 @@ QWidget* DesignEditor::buildPowerPage() {
        tr("Largest die the lithography field allows (26 mm × 33 mm = 858 mm²); a larger die "
           "is infeasible"),
        &hw::Area::reticle_mm2);
+  addCheck(form, tr("Fit cores to the die:"), "fitCoresCheck", "/hardware/area/fit_cores",
+           tr("On: the die holds as many cores as fit in the area the uncore, PHYs and "
+              "vertical-link field leave, at most the Compute page's count (DeepStack's area "
+              "model), so a taller or more connected stack leaves fewer cores. Off: the core "
+              "count as given; a design that does not fit is infeasible."),
+           [](perf::Design& d) { return &d.hardware.area.fit_cores; });
   areaInfo_ = derivedLabel(page, "areaInfo");
   column(page)->addWidget(areaInfo_);
 
