@@ -2,6 +2,7 @@
 // Runtime profiles (core/runtime, presets/runtimes/): the shipped profiles, how a project names
 // one or gets its device class's default, the schema 1 migration of the values that used to
 // sit in hardware.compute, and the launch rules' arithmetic on the shipped devices.
+#include "stackscope/io/search.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -110,6 +111,26 @@ TEST(RuntimeProfiles, SchemaOneHardwareFileWithRuntimeKeysIsRefusedNamingThem) {
     EXPECT_EQ(e.issues()[0].path, "/compute/kernel_launch_us");
     EXPECT_TRUE(contains(e.issues()[0].message, "runtime profile")) << e.issues()[0].message;
   }
+}
+
+// A schema 1 search project saved with inline variants (what the search form wrote) keeps each
+// variant's values as that variant's own runtime; the other variant and the base get theirs.
+TEST(RuntimeProfiles, SchemaOneSearchVariantsMigrateToTheirOwnRuntime) {
+  auto j =
+      ordered_json::parse(builtins().json_text(PresetKind::search, "llama-3-70b-gpu-vs-stacked"));
+  j["schema_version"] = 1;
+  auto& variants = j["search"]["hardware"][0]["variants"];
+  ASSERT_EQ(variants.size(), 2u);
+  variants[0]["hardware"] = {
+      {"base", "h100-sxm"}, {"compute", {{"kernel_launch_us", 16.0}, {"matmul_efficiency", 0.55}}}};
+  const SearchProject sp = parse_search_project(j.dump(), builtins());
+  ASSERT_EQ(sp.space.variants.size(), 2u);
+  ASSERT_TRUE(sp.space.variants[0].runtime.has_value());
+  EXPECT_EQ(sp.space.variants[0].runtime->id, runtime::kLegacyProfileId);
+  EXPECT_DOUBLE_EQ(sp.space.variants[0].runtime->host_launch_us, 16.0);
+  EXPECT_DOUBLE_EQ(sp.space.variants[0].runtime->matmul_efficiency, 0.55);
+  EXPECT_FALSE(sp.space.variants[0].runtime->graph_capture);
+  EXPECT_FALSE(sp.space.variants[1].runtime.has_value());  // the base design's profile
 }
 
 // The launch rules' arithmetic on the shipped devices (core/runtime comments give the

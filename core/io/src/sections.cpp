@@ -24,32 +24,59 @@ constexpr const char* kLegacyRuntimeKeys[] = {"matmul_efficiency", "attention_ef
 // kernel_launch_us per operator and per collective), so nothing the file said is dropped and
 // the design evaluates as before up to the device's dispatch time. A schema 1 hardware file
 // with those keys has nowhere to put them: read_object refuses them as unknown keys.
-void migrate_1_to_2(Json& doc, PresetKind kind) {
-  if (kind != PresetKind::project && kind != PresetKind::search) return;
-  auto hw = doc.find("hardware");
-  if (hw == doc.end() || !hw->is_object()) return;
-  auto compute = hw->find("compute");
-  if (compute == hw->end() || !compute->is_object()) return;
-  // Schema 1 had no "runtime" key: a file with one is refused as it stands (read_hardware
-  // names the keys), nothing is moved over a section the user wrote.
-  if (doc.contains("runtime")) return;
+// Takes the schema 1 runtime keys out of an inline hardware object; returns them as the
+// overrides of a runtime section (empty when there were none).
+Json take_legacy_runtime(Json& hardware) {
   Json moved = Json::object();
+  if (!hardware.is_object()) return moved;
+  auto compute = hardware.find("compute");
+  if (compute == hardware.end() || !compute->is_object()) return moved;
   for (const char* key : kLegacyRuntimeKeys) {
     auto it = compute->find(key);
     if (it == compute->end()) continue;
     moved[std::string(key) == "kernel_launch_us" ? "host_launch_us" : key] = *it;
     compute->erase(it);
   }
-  if (moved.empty()) return;
-  if (moved.contains("host_launch_us")) {
-    moved["graph_capture"] = false;
-    moved["kernels_per_op"] = 1;
-    moved["collective_is_kernel"] = true;
-  }
+  return moved;
+}
+
+Json legacy_runtime_section(const Json& moved) {
   Json runtime = Json::object();
   runtime["base"] = std::string(runtime::kLegacyProfileId);
-  for (auto& [key, value] : moved.items()) runtime[key] = value;
-  doc["runtime"] = std::move(runtime);
+  if (moved.contains("host_launch_us")) {
+    runtime["graph_capture"] = false;
+    runtime["kernels_per_op"] = 1;
+    runtime["collective_is_kernel"] = true;
+  }
+  for (const auto& [key, value] : moved.items()) runtime[key] = value;
+  return runtime;
+}
+
+// Schema 1 had no "runtime" key: where a file has one, nothing is moved over it (read_hardware
+// then names the keys it refuses). A search's variants each carried their own device values,
+// so each gets its own runtime section.
+void migrate_1_to_2(Json& doc, PresetKind kind) {
+  if (kind != PresetKind::project && kind != PresetKind::search) return;
+  if (auto hw = doc.find("hardware"); hw != doc.end() && !doc.contains("runtime")) {
+    if (Json moved = take_legacy_runtime(*hw); !moved.empty())
+      doc["runtime"] = legacy_runtime_section(moved);
+  }
+  auto search = doc.find("search");
+  if (search == doc.end() || !search->is_object()) return;
+  auto axes = search->find("hardware");
+  if (axes == search->end() || !axes->is_array()) return;
+  for (Json& axis : *axes) {
+    if (!axis.is_object()) continue;
+    auto variants = axis.find("variants");
+    if (variants == axis.end() || !variants->is_array()) continue;
+    for (Json& v : *variants) {
+      if (!v.is_object() || v.contains("runtime")) continue;
+      auto hw = v.find("hardware");
+      if (hw == v.end()) continue;
+      if (Json moved = take_legacy_runtime(*hw); !moved.empty())
+        v["runtime"] = legacy_runtime_section(moved);
+    }
+  }
 }
 
 constexpr std::array<Migration, perf::kSchemaVersion - 1> kMigrations{migrate_1_to_2};
