@@ -42,9 +42,10 @@ def write(name, keys, strings, comment):
 
 knobs = set(re.findall(r'\{"([a-z_]+\.[a-z_A-Z]+)",', open('core/search/src/space.cpp').read()))
 presets = ['presets/projects/*.json', 'presets/hardware/*.json', 'presets/systems/*.json',
-           'presets/models/*.json']
+           'presets/models/*.json', 'presets/runtimes/*.json']
 k, s = collect(presets)
-write('project', k, s, 'Keys and enum strings of project, hardware, system and model presets.')
+write('project', k | {'runtime'}, s,
+      'Keys and enum strings of project, hardware, system, model and runtime presets.')
 k2, s2 = collect(presets + ['presets/search/*.json', 'tests/data/search/*.json'])
 write('search_space', k2 | {'knob', 'values', 'min', 'max', 'step', 'factor', 'metric',
                             'direction'}, s2 | knobs | {'exhaustive', 'random', 'nsga2',
