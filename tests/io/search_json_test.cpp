@@ -554,6 +554,10 @@ TEST(SearchWriter, RangesAreFoundOnlyWhenTheyExpandExactly) {
   EXPECT_EQ(*as_range(typed), (ValueRange{0.8, 1.4, 0.2, 0}));
   EXPECT_FALSE(as_range(std::vector<double>{4, 8, 12}));    // short lists stay lists
   EXPECT_FALSE(as_range(std::vector<double>{1, 2, 4, 9}));  // irregular
+  // A far end is refused by the candidate's length, not by expanding 10^96 values (fuzzing
+  // found it: 2 GB and out of memory before the fix), for steps and for factors.
+  EXPECT_FALSE(as_range(std::vector<double>{500, 600, 700, 8e98}));
+  EXPECT_FALSE(as_range(std::vector<double>{1, 1.000001, 1.000002, 1e300}));
   EXPECT_FALSE(as_range(std::vector<double>{8, 4, 2, 1}));  // descending
   EXPECT_FALSE(as_range(std::vector<double>{1, 1, 1, 1}));  // no step
   EXPECT_THROW(expand(ValueRange{1, 8, 0, 1}), std::invalid_argument);

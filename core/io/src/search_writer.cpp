@@ -36,6 +36,12 @@ double round_to(double v, int digits) {
 }
 
 bool expands_to(const ValueRange& r, std::span<const double> values) {
+  // The candidate's length first, without expanding it: a rounded end far past the values (a
+  // list 500, 600, 700, 8e98 tried as 500..8e98 step 100) would otherwise be expanded to 10^96
+  // values (found by fuzzing, tests/data/fuzz/search_space/range-candidate-8e98.json).
+  const double span =
+      r.geometric() ? std::log(r.max / r.min) / std::log(r.factor) : (r.max - r.min) / r.step;
+  if (!(span >= 0) || span > static_cast<double>(values.size())) return false;
   try {
     const auto e = expand(r);
     return std::equal(e.begin(), e.end(), values.begin(), values.end());
