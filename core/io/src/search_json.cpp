@@ -441,8 +441,10 @@ SearchProject parse_search_text(std::string_view text, std::string_view where,
   if (!root) throw ConfigError(std::move(issues));
   // The version was checked by parse_project; this migrates the search section (a schema 1
   // variant's runtime values, sections.cpp).
-  if (root->is_object())
-    (void)detail::check_metadata_and_migrate(*root, PresetKind::project, "", false, issues);
+  if (root->is_object()) {
+    Issues checked;  // reported by parse_project already
+    (void)detail::check_metadata_and_migrate(*root, PresetKind::project, "", false, checked);
+  }
   auto it = root->find("search");
   if (it == root->end()) {
     issues.push_back({"/search", "the project has no 'search' section", "",
