@@ -15,12 +15,7 @@ using testing::contains;
 using testing::ordered_json;
 
 const PresetRegistry& builtins() {
-  static const PresetRegistry r = [] {
-    PresetRegistry p;
-    p.register_builtins();
-    return p;
-  }();
-  return r;
+  return testing::builtin_presets();
 }
 
 ordered_json project_on(const char* hardware) {

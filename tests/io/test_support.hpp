@@ -16,6 +16,16 @@ namespace stackscope::io::testing {
 
 using nlohmann::ordered_json;
 
+// The presets compiled into the programs, built once per test binary.
+inline const PresetRegistry& builtin_presets() {
+  static const PresetRegistry r = [] {
+    PresetRegistry p;
+    p.register_builtins();
+    return p;
+  }();
+  return r;
+}
+
 inline PresetRegistry test_registry() {
   PresetRegistry r;
   r.add_json(PresetKind::hardware, "test-gpu", R"({

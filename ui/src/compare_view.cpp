@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "stackscope/io/project.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
@@ -93,15 +94,8 @@ std::vector<CompareView::Entry> CompareView::shown() const {
   if (!sameRuntime_->isChecked() || out.size() < 2) return out;
   const runtime::Profile& common = entries_.front().design.runtime;
   for (std::size_t i = 1; i < out.size(); ++i) {
-    if (out[i].design.runtime.id == common.id &&
-        out[i].design.runtime.host_launch_us == common.host_launch_us &&
-        out[i].design.runtime.matmul_efficiency == common.matmul_efficiency &&
-        out[i].design.runtime.attention_efficiency == common.attention_efficiency &&
-        out[i].design.runtime.decode_kv_reread_fraction == common.decode_kv_reread_fraction &&
-        out[i].design.runtime.kernels_per_op == common.kernels_per_op &&
-        out[i].design.runtime.graph_capture == common.graph_capture &&
-        out[i].design.runtime.collective_is_kernel == common.collective_is_kernel)
-      continue;
+    // The profile as written (every field, one place that lists them: core/io's mapping).
+    if (io::runtime_to_json(out[i].design.runtime) == io::runtime_to_json(common)) continue;
     out[i].design.runtime = common;
     out[i].result = perf::evaluate(out[i].design);
   }

@@ -569,11 +569,7 @@ void DesignEditor::refreshDerived() {
     // What the profile costs on this device (core/runtime), and whether it was sourced for it.
     const auto& r = cur_.runtime;
     const double dispatch_ns = cur_.hardware.compute.op_dispatch_ns;
-    // The barrier term of runtime::device_dispatch_s, computed on its own (a difference of
-    // the two would print rounding noise for a 1 x 1 mesh).
-    const auto& noc = cur_.hardware.noc;
-    const double barrier_ns =
-        2.0 * (std::max(0, noc.mesh_x - 1) + std::max(0, noc.mesh_y - 1)) * noc.hop_latency_ns;
+    const double barrier_ns = runtime::mesh_barrier_s(cur_.hardware.noc) * 1e9;
     const double op_us = runtime::op_overhead_s(r, cur_.hardware.compute, cur_.hardware.noc) * 1e6;
     const double coll_us =
         runtime::collective_overhead_s(r, cur_.hardware.compute, cur_.hardware.noc) * 1e6;

@@ -9,9 +9,13 @@ constexpr double kNano = 1e-9;
 constexpr double kMicro = 1e-6;
 }  // namespace
 
-double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc) {
+double mesh_barrier_s(const hw::Noc& noc) {
   const int hops = std::max(0, noc.mesh_x - 1) + std::max(0, noc.mesh_y - 1);
-  return (die.op_dispatch_ns + 2.0 * hops * noc.hop_latency_ns) * kNano;
+  return 2.0 * hops * noc.hop_latency_ns * kNano;
+}
+
+double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc) {
+  return die.op_dispatch_ns * kNano + mesh_barrier_s(noc);
 }
 
 namespace {

@@ -55,6 +55,8 @@ struct Profile {
 // 2 (X - 1 + Y - 1) hops at the mesh's hop latency. A 1 x 1 mesh (a GPU's crossbar) has no
 // barrier term: its dispatch figure is measured with the grid's completion included. Seconds.
 double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc);
+// The barrier term alone: 2 (X - 1 + Y - 1) x hop latency, seconds.
+double mesh_barrier_s(const hw::Noc& noc);
 
 // Fixed overhead of one modelled compute operator under `profile`, seconds:
 // kernels_per_op x (device dispatch + host launch when not graph-captured).
