@@ -390,6 +390,17 @@ QWidget* DesignEditor::buildComputePage() {
           tr("Output columns of the smallest matrix-instruction tile"),
           {}},
          [=](perf::Design& d) { return &die(d).mma_tile_n; });
+  addInt(form, tr("MMA min. N (swap-AB):"),
+         {"mmaMinNSpin",
+          "/hardware/compute/mma_min_n",
+          0,
+          65536,
+          tr(" cols"),
+          tr("Smallest N one matrix instruction takes (8 on Hopper wgmma). A GEMM with fewer "
+             "rows than the tile runs transposed and pads its rows to this instead; 0 = the "
+             "tile columns (no transposed mapping)"),
+          {}},
+         [=](perf::Design& d) { return &die(d).mma_min_n; });
   computeInfo_ = derivedLabel(page, "computeInfo");
   column(page)->addWidget(computeInfo_);
   return page;

@@ -73,30 +73,39 @@ OpCost gemm(const hw::ComputeDie& die, const Rates& rates, double m, double n, d
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return c;
   c.flops = 2.0 * m * n * k * count;
 
-  // Tile quantisation: M and N are padded to the matrix-instruction tile.
-  const double m_pad = ceil_to(m, std::max(1, die.mma_tile_m));
-  const double n_pad = ceil_to(n, std::max(1, die.mma_tile_n));
+  // Tile quantisation: M and N are padded to the matrix-instruction tile. A GEMM with fewer
+  // rows than the tile may instead run transposed (swap-AB, hw::ComputeDie::mma_min_n): its
+  // N becomes the instruction's M and its M is padded only to the instruction's smallest N.
   double tm = 0, tn = 0;
   core_tile(die, std::max(bytes.a, bytes.b), &tm, &tn);
-  tm = std::min(tm, m_pad);
-  tn = std::min(tn, n_pad);
-  const double tiles = std::ceil(m_pad / tm) * std::ceil(n_pad / tn) * count;
-  // Split-K spreads too few tiles over idle cores (bounded by K panels).
   const double cores = std::max(1, die.cores);
-  const double split = std::clamp(std::floor(cores / tiles), 1.0, std::ceil(k / kPanelK));
-  const double work = tiles * split;
-  const double waves = std::ceil(work / cores);
-  const double wave_eff = work / (waves * cores);
-  // Padded work actually executed: whole tiles.
-  const double flops_exec =
-      2.0 * std::ceil(m_pad / tm) * tm * std::ceil(n_pad / tn) * tn * k * count;
-  c.t_compute = flops_exec / (rates.matrix_flops * rates.matmul_efficiency * wave_eff);
+  auto compute_s = [&](double rows, double cols, double q_rows, double q_cols) {
+    const double r_pad = ceil_to(rows, q_rows);
+    const double c_pad = ceil_to(cols, q_cols);
+    const double br = std::min(tm, r_pad);
+    const double bc = std::min(tn, c_pad);
+    const double tiles = std::ceil(r_pad / br) * std::ceil(c_pad / bc) * count;
+    // Split-K spreads too few tiles over idle cores (bounded by K panels).
+    const double split = std::clamp(std::floor(cores / tiles), 1.0, std::ceil(k / kPanelK));
+    const double work = tiles * split;
+    const double waves = std::ceil(work / cores);
+    const double wave_eff = work / (waves * cores);
+    // Padded work actually executed: whole tiles.
+    const double flops_exec =
+        2.0 * std::ceil(r_pad / br) * br * std::ceil(c_pad / bc) * bc * k * count;
+    return flops_exec / (rates.matrix_flops * rates.matmul_efficiency * wave_eff);
+  };
+  const double q_m = std::max(1, die.mma_tile_m);
+  const double q_n = std::max(1, die.mma_tile_n);
+  c.t_compute = compute_s(m, n, q_m, q_n);
+  if (die.mma_min_n > 0 && m < q_m)
+    c.t_compute = std::min(c.t_compute, compute_s(n, m, q_m, die.mma_min_n));
 
   // DRAM traffic. The shared on-die buffer holds a reuse block of the output; A is re-read
   // once per block column, B once per block row (blocked-GEMM traffic, Hong & Kung).
   const double shared = die.shared_buffer_MiB * units::kMiB;
-  const double block =
-      std::max(tm, std::floor(std::sqrt(shared / (2.0 * std::max(bytes.a, bytes.b)))));
+  const double block = std::max(std::min(tm, ceil_to(m, q_m)),
+                                std::floor(std::sqrt(shared / (2.0 * std::max(bytes.a, bytes.b)))));
   const double a_bytes = m * k * bytes.a;
   const double b_bytes = k * n * bytes.b;
   const double c_bytes = m * n * bytes.c;

@@ -138,6 +138,7 @@ void describe(V& v, S& c) {
   v("shared_buffer_MiB", c.shared_buffer_MiB);
   v("mma_tile_m", c.mma_tile_m);
   v("mma_tile_n", c.mma_tile_n);
+  v("mma_min_n", c.mma_min_n);
   v("op_dispatch_ns", c.op_dispatch_ns);
   v("area_per_core_mm2", c.area_per_core_mm2);
   v("die_area_mm2", c.die_area_mm2);

@@ -148,6 +148,7 @@ void check_compute(Checker& c, const hw::ComputeDie& d) {
   c.non_negative(p + "/shared_buffer_MiB", d.shared_buffer_MiB);
   c.at_least(p + "/mma_tile_m", d.mma_tile_m, 1, kMaxTile);
   c.at_least(p + "/mma_tile_n", d.mma_tile_n, 1, kMaxTile);
+  c.at_least(p + "/mma_min_n", d.mma_min_n, 0, kMaxTile);
   c.non_negative(p + "/op_dispatch_ns", d.op_dispatch_ns, kMaxOverheadUs * 1e3);
   c.positive(p + "/area_per_core_mm2", d.area_per_core_mm2);
   c.positive(p + "/die_area_mm2", d.die_area_mm2);

@@ -43,6 +43,28 @@ TEST(Gemm, TileQuantisationPadsSmallM) {
   EXPECT_LT(a.flops, b.flops);
 }
 
+// Swap-AB (hw::ComputeDie::mma_min_n): with N steps of 8 (Hopper wgmma m64nNk16, PTX ISA) a
+// 4-token GEMM runs transposed and executes 8 padded rows instead of 64: 1/8 of the compute on
+// a large matrix with many tiles (same wave count: 7168 / 64 = 112 row tiles either way).
+TEST(Gemm, SwapAbPadsSmallMToTheInstructionN) {
+  hw::ComputeDie swap = kDie;
+  swap.mma_min_n = 8;
+  swap.cores = 1;  // one core: no split-K or wave effects, the padded work alone
+  hw::ComputeDie plain = swap;
+  plain.mma_min_n = 0;
+  const auto a = gemm(plain, kRates, 4, 7168, 7168, {});
+  const auto b = gemm(swap, kRates, 4, 7168, 7168, {});
+  EXPECT_NEAR(a.t_compute / b.t_compute, 64.0 / 8.0, 1e-9);
+  EXPECT_DOUBLE_EQ(a.dram_bytes, b.dram_bytes);  // the bytes moved do not change
+  // From M = 64 on, the normal orientation is no worse and is kept.
+  EXPECT_DOUBLE_EQ(gemm(plain, kRates, 64, 7168, 7168, {}).t_compute,
+                   gemm(swap, kRates, 64, 7168, 7168, {}).t_compute);
+  // Never slower than without it, for any M.
+  for (double m : {1.0, 7.0, 9.0, 33.0, 63.0})
+    EXPECT_LE(gemm(swap, kRates, m, 7168, 7168, {}).t_compute,
+              gemm(plain, kRates, m, 7168, 7168, {}).t_compute) << m;
+}
+
 TEST(Gemm, MoreBandwidthOrFlopsNeverSlower) {
   for (double m : {1.0, 16.0, 256.0, 4096.0}) {
     const auto base = gemm(kDie, kRates, m, 8192, 8192, {});

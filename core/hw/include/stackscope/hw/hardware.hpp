@@ -27,6 +27,13 @@ struct ComputeDie {
   // smaller GEMMs are padded to it (tile quantisation).
   int mma_tile_m = 64;
   int mma_tile_n = 128;
+  // Smallest N (output columns) one matrix instruction computes. A GEMM with fewer rows M than
+  // mma_tile_m (decode: a few tokens) is run transposed, C^T = B^T A^T ("swap-AB", as
+  // TensorRT-LLM's and CUTLASS's small-M Hopper kernels do), so its M is padded to mma_min_n
+  // instead of mma_tile_m. 8 on Hopper/Ampere tensor cores (PTX ISA: wgmma m64nNk16 takes
+  // N = 8..256 in steps of 8; mma.sync m16n8k16); a fixed MAC array that cannot take a narrower
+  // operand keeps its own width. 0 = mma_tile_n (no transposed mapping is cheaper).
+  int mma_min_n = 0;
   // Fixed time for the device's front end to start one kernel and retire it across the die
   // when the host is out of the loop (graph replay, an on-die sequencer), excluding the on-die
   // mesh barrier, which runtime::device_dispatch_s derives from the mesh. How often it is paid,
