@@ -13,5 +13,6 @@ Command make_validate_project_command();
 Command make_thermal_command();
 Command make_search_command();
 Command make_merge_command();
+Command make_reproduce_command();
 
 }  // namespace stackscope::cli

@@ -51,6 +51,7 @@ void register_builtins(CommandRegistry& registry) {
   registry.add(make_thermal_command());
   registry.add(make_search_command());
   registry.add(make_merge_command());
+  registry.add(make_reproduce_command());
 }
 
 void print_command_help(const Command& command, std::ostream& out) {
