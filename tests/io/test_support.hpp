@@ -16,15 +16,8 @@ namespace stackscope::io::testing {
 
 using nlohmann::ordered_json;
 
-// The presets compiled into the programs, built once per test binary.
-inline const PresetRegistry& builtin_presets() {
-  static const PresetRegistry r = [] {
-    PresetRegistry p;
-    p.register_builtins();
-    return p;
-  }();
-  return r;
-}
+// The presets compiled into the programs (io::builtin_presets).
+using io::builtin_presets;
 
 inline PresetRegistry test_registry() {
   PresetRegistry r;

@@ -36,6 +36,15 @@ std::optional<PresetKind> kind_from_folder(std::string_view folder) {
 
 }  // namespace
 
+const PresetRegistry& builtin_presets() {
+  static const PresetRegistry registry = [] {
+    PresetRegistry r;
+    r.register_builtins();
+    return r;
+  }();
+  return registry;
+}
+
 void PresetRegistry::register_builtins() {
   for (const auto& file : presets::embedded_presets()) {
     const auto slash = file.path.find('/');

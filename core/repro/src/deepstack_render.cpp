@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The DeepStack reproduction as Markdown + SVG figures (core/report).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include "stackscope/report/svg_chart.hpp"
 #include "stackscope/repro/deepstack.hpp"
@@ -49,6 +51,11 @@ std::string cell(const Point& p) {
 double gain_or_nan(double v) {
   return v > 0 ? v : NAN;
 }
+// The issue's agreement band: a ratio of ratios within +-30 %.
+constexpr double kTolerance = 0.30;
+bool within(double ratio_of_ratios, double tol) {
+  return ratio_of_ratios >= 1 - tol && ratio_of_ratios <= 1 + tol;
+}
 
 }  // namespace
 
@@ -70,6 +77,95 @@ Rendered render(const Report& r) {
        "paper's four KV lengths 1024, 1365, 1707 and 2048; FP8 weights, activations and KV "
        "cache; 256 stacked devices (`deepstack-paper` on `deepstack-paper-x256`) against 32 "
        "GPUs (four 8-GPU NVLink nodes on InfiniBand).\n\n";
+
+  // ---- Summary against the targets of issue 13 ----
+  {
+    int paper_in = 0, paper_n = 0, own_in = 0, own_n = 0;
+    for (std::size_t i = 0; i < r.table4.size(); ++i) {
+      const auto& t = r.table4[i];
+      if (t.step == 1) continue;
+      const double pg = t.paper_stps / r.table4[i - 1].paper_stps;
+      const double gd = step_gain(r.table4, i, false), go = step_gain(r.table4, i, true);
+      if (gd > 0) {
+        ++paper_n;
+        if (within(gd / pg, kTolerance)) ++paper_in;
+      }
+      if (go > 0) {
+        ++own_n;
+        if (within(go / pg, kTolerance)) ++own_in;
+      }
+    }
+    m += "## Summary\n\n";
+    m += "- **Table 4 step gains** (each step's STPS over the step before), within ±30 % of the "
+         "paper's: " +
+         std::to_string(paper_in) + " of " + std::to_string(paper_n) +
+         " for the paper's own designs evaluated by StackScope";
+    if (own_n > 0)
+      m += ", " + std::to_string(own_in) + " of " + std::to_string(own_n) +
+           " for StackScope's own search";
+    m += ". Whole ablation (step 7 over step 1):";
+    for (const int batch : {4, 1024}) {
+      const Table4Row *first = nullptr, *last = nullptr;
+      for (const auto& t : r.table4)
+        if (t.batch == batch) (t.step == 1 ? first : last) = &t;
+      if (!first || !last) continue;
+      m += " BS " + std::to_string(batch) + " paper " +
+           ratio(last->paper_stps / first->paper_stps) + ", paper's designs " +
+           ratio(last->paper_design.stps / first->paper_design.stps);
+      if (last->own.stps > 0 && first->own.stps > 0)
+        m += ", own search " + ratio(last->own.stps / first->own.stps);
+      m += ";";
+    }
+    m += " the misses are explained step by step below.\n";
+    if (!r.fig16.empty()) {
+      int in = 0, n = 0;
+      for (const auto& f : r.fig16)
+        for (const auto& [ours, gpu, paper] :
+             {std::tuple{f.own_3d.stps, f.own_h100.stps, f.paper_3d / f.paper_h100},
+              std::tuple{f.own_3d.stps, f.own_h200.stps, f.paper_3d / f.paper_h200}}) {
+          if (!(ours > 0 && gpu > 0)) continue;
+          ++n;
+          if (within(ours / gpu / paper, kTolerance)) ++in;
+        }
+      double g_lo = INFINITY, g_hi = 0, s_lo = INFINITY, s_hi = 0;
+      for (const auto& f : r.fig16) {
+        for (const double g : {f.own_h100.stps / f.paper_h100, f.own_h200.stps / f.paper_h200}) {
+          g_lo = std::min(g_lo, g);
+          g_hi = std::max(g_hi, g);
+        }
+        s_lo = std::min(s_lo, f.own_3d.stps / f.paper_3d);
+        s_hi = std::max(s_hi, f.own_3d.stps / f.paper_3d);
+      }
+      m += "- **Fig. 16, 3D over GPU at equal area** under one profile: " + std::to_string(in) +
+           " of " + std::to_string(n) +
+           " ratios within ±30 % of the paper's. The misses have "
+           "one mechanism: StackScope's GPUs are " +
+           ratio(g_lo) + "-" + ratio(g_hi) +
+           "x faster than the paper's scaled GPUs while its stacked devices are " + ratio(s_lo) +
+           "-" + ratio(s_hi) +
+           "x faster than the paper's, and StackScope's GPU model agrees "
+           "with current measured runtimes (GPU anchors, below): the paper's GPU baseline is "
+           "slow, so its 3D advantage is large.\n";
+    }
+    if (!r.stack_paper.empty()) {
+      std::size_t peak = 0;
+      for (std::size_t i = 0; i < r.stack_paper.size(); ++i)
+        if (r.stack_paper[i].fits && r.stack_paper[i].bw_GBps > r.stack_paper[peak].bw_GBps)
+          peak = i;
+      const auto at12 = r.stack_paper.size() >= 12 ? r.stack_paper[11] : StackPoint{};
+      m += "- **Stack height** (`deepstack-paper`): delivered bandwidth peaks at " +
+           std::to_string(r.stack_paper[peak].layers) + " layers and is " +
+           pct(at12.bw_GBps / r.stack_paper[peak].bw_GBps - 1) +
+           " at 12 (paper: 9 and "
+           "-39.6 %). StackScope's own `deepstack-3d` has no interior optimum: its hybrid-bond "
+           "field costs 0.66 mm^2 per connected layer on a 700 mm^2 die with room to spare, so "
+           "extra layers never cost cores and bandwidth grows with every connected layer.\n";
+    }
+    m += "- Held by `tests/core/repro/deepstack_test.cpp`: the paper's-design STPS within ±5 % "
+         "and step gains within ±3 % of this report, the stack-height peak exactly, the GPU "
+         "anchors' mean error within 2 points; the full run (own search, fig. 16) is the `slow` "
+         "test `Reproduction.FullReport`.\n\n";
+  }
 
   // ---- Table 4 ----
   m += "## Table 4: cumulative ablation, DeepSeek-V3 decode on 256 devices\n\n";
@@ -149,7 +245,7 @@ Rendered render(const Report& r) {
     c.y2_label = "SMs on the logic die";
     c.integer_x = true;
     report::LineSeries bw{"deepstack-paper, all connected", {}, {}, false, false};
-    report::LineSeries sms{"deepstack-paper SMs (right axis)", {}, {}, true, true};
+    report::LineSeries sms{"deepstack-paper SMs", {}, {}, true, true};
     for (const auto& p : r.stack_paper) {
       bw.x.push_back(p.layers);
       bw.y.push_back(p.fits ? p.bw_GBps : NAN);
@@ -171,7 +267,7 @@ Rendered render(const Report& r) {
     own.y2_label = "STPS, DeepSeek-V3 BS 1024 (tokens/s)";
     own.integer_x = true;
     report::LineSeries obw{"deepstack-3d bandwidth", {}, {}, false, false};
-    report::LineSeries ost{"deepstack-3d STPS (right axis)", {}, {}, true, true};
+    report::LineSeries ost{"deepstack-3d STPS, DeepSeek-V3 BS 1024", {}, {}, true, true};
     for (const auto& p : r.stack_own) {
       obw.x.push_back(p.layers);
       obw.y.push_back(p.fits ? p.bw_GBps : NAN);

@@ -22,12 +22,7 @@ namespace {
 constexpr int kMaxLayers = 16;
 
 const io::PresetRegistry& presets() {
-  static const io::PresetRegistry r = [] {
-    io::PresetRegistry p;
-    p.register_builtins();
-    return p;
-  }();
-  return r;
+  return io::builtin_presets();
 }
 
 struct Point {

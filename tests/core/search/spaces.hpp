@@ -15,12 +15,7 @@
 namespace stackscope::search::testing {
 
 inline const io::PresetRegistry& presets() {
-  static const io::PresetRegistry r = [] {
-    io::PresetRegistry p;
-    p.register_builtins();
-    return p;
-  }();
-  return r;
+  return io::builtin_presets();
 }
 
 // One switch level holding every device (resized by the devices knob).

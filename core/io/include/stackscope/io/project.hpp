@@ -79,6 +79,10 @@ class PresetRegistry {
   const Entry& find(PresetKind kind, std::string_view id) const;
 };
 
+// The presets compiled into the programs, registered once per process (thread-safe static
+// initialisation); for callers that need no presets of their own.
+const PresetRegistry& builtin_presets();
+
 // Parse a project document. Structural problems (syntax with line/column, unknown keys, wrong
 // types, unknown preset ids, bad enum strings) throw ConfigError with every issue found.
 // Semantic checks are perf::validate()'s job (run it after applying CLI overrides).

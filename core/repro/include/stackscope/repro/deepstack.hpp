@@ -77,6 +77,8 @@ struct Fig16Row {
   std::string model_name;
   int batch = 0;
   double paper_3d = 0, paper_h200 = 0, paper_h100 = 0;
+  std::string paper_arch;  // the paper's stacked winner's SM profile (sealed in its artifact)
+  int stacked_sms = 0, gpu_sms = 0;  // SMs in the whole system on each side (own designs)
   Point own_3d, own_h200, own_h100;  // own best designs under Options::runtime
   Point alt_3d, alt_h200, alt_h100;  // the same plans under Options::alt_runtime
   std::string reason;
