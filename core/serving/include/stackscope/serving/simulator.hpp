@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Event-driven serving simulator (MODEL.md §13): requests arrive, a router sends each to an
+// instance, and every instance runs scheduler iterations back to back while it has work — the
+// continuous ("in-flight") batching of vLLM v1 and TensorRT-LLM, named as they name it:
+//  - a token budget per iteration (max_num_batched_tokens) and a cap on running sequences
+//    (max_num_seqs);
+//  - running sequences first (decodes and unfinished prefill chunks, in admission order), then
+//    waiting requests FCFS while budget, sequence slots and KV blocks last;
+//  - chunked prefill (a prompt split over iterations within the budget) or whole prompts;
+//  - a paged KV cache of kv_blocks blocks of block_size tokens; when a running sequence needs a
+//    block and none is free, the most recently admitted running sequence is preempted by
+//    recompute (its blocks freed; it re-enters the queue's head and later re-prefills its prompt
+//    and the tokens it had generated) — vLLM's default preemption mode;
+//  - requests that can never run (more blocks than the cache, a prompt over the budget without
+//    chunked prefill, over max_model_len) are rejected with a reason at arrival.
+// An iteration's time and energy come from a cost function (perf::IterationModel in practice;
+// anything in tests). Times in s, energy in J.
+//
+// Contract: simulate() is deterministic (single-threaded, ties broken by instance index and
+// request id) and pure apart from the cost function it calls; it never throws for a valid
+// configuration (std::invalid_argument otherwise, naming the field).
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "stackscope/perf/iteration.hpp"
+#include "stackscope/serving/request.hpp"
+
+namespace stackscope::serving {
+
+struct SchedulerConfig {
+  int max_num_seqs = 256;             // vLLM max_num_seqs; TensorRT-LLM max_batch_size
+  int max_num_batched_tokens = 8192;  // vLLM max_num_batched_tokens; TensorRT-LLM max_num_tokens
+  bool chunked_prefill = true;        // vLLM enable_chunked_prefill; TRT-LLM enable_chunked_context
+  int block_size = 16;                // tokens per KV block (vLLM's default)
+  int max_model_len = 0;              // longest input + output admitted; 0 = no limit
+};
+
+using CostFn = std::function<perf::IterationCost(std::span<const perf::SequenceChunk>)>;
+
+struct InstanceConfig {
+  std::string name;
+  SchedulerConfig scheduler;
+  long long kv_blocks = 0;  // KV cache of the instance, in blocks of scheduler.block_size
+  int devices = 1;          // devices of the instance (power per device)
+  CostFn cost;
+};
+
+enum class Router {
+  round_robin,
+  join_shortest_queue,  // fewest requests waiting or running
+  least_kv,             // lowest fraction of KV blocks in use
+};
+
+struct SimOptions {
+  Router router = Router::join_shortest_queue;
+  // Closed loop (trtllm-bench --concurrency, vLLM benchmark --max-concurrency): at most this many
+  // requests in the system; the next one is released when one finishes. 0 = open (arrival times).
+  int concurrency = 0;
+  double slo_ttft_s = std::numeric_limits<double>::infinity();
+  double slo_tpot_s = std::numeric_limits<double>::infinity();
+  std::size_t max_timeline_points = 2000;  // per instance, decimated evenly
+  std::stop_token stop;
+};
+
+enum class Rejection : std::uint8_t { none, kv_capacity, prompt_over_budget, over_max_model_len };
+const char* to_string(Rejection r);
+
+struct RequestResult {
+  std::uint64_t id = 0;
+  int instance = -1;
+  int input_tokens = 0, output_tokens = 0;
+  double arrival_s = 0;          // as released (closed loop: when a slot freed)
+  double first_scheduled_s = 0;  // first iteration that computed any of it
+  double first_token_s = 0;
+  double finish_s = 0;
+  int preemptions = 0;
+  Rejection rejected = Rejection::none;
+  bool finished = false;
+  bool done() const { return finished; }
+  double ttft_s() const { return first_token_s - arrival_s; }
+  double queue_s() const { return first_scheduled_s - arrival_s; }
+  double e2e_s() const { return finish_s - arrival_s; }
+  // Mean decode step seen by the request (0 for a single output token).
+  double tpot_s() const {
+    return output_tokens > 1 ? (finish_s - first_token_s) / (output_tokens - 1) : 0.0;
+  }
+};
+
+struct Percentiles {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  std::size_t count = 0;
+};
+
+struct TimelinePoint {
+  double t_s = 0;
+  int running = 0;
+  int waiting = 0;
+  double kv_utilisation = 0;  // blocks in use / kv_blocks
+  int batch_tokens = 0;       // tokens computed by the iteration starting at t_s
+};
+
+struct InstanceStats {
+  std::string name;
+  std::uint64_t iterations = 0;
+  std::uint64_t preemptions = 0;
+  double busy_s = 0;
+  double energy_J = 0;
+  double kv_peak_utilisation = 0;
+  std::uint64_t requests = 0;  // routed here
+  std::vector<TimelinePoint> timeline;
+};
+
+struct SimResult {
+  std::vector<RequestResult> requests;  // in id order
+  std::vector<InstanceStats> instances;
+  Percentiles ttft, tpot, itl, e2e, queue;  // over completed requests (tpot: output > 1);
+                                            // itl: every gap between a request's tokens
+  std::size_t completed = 0, rejected = 0;
+  double start_s = 0, makespan_s = 0;  // first arrival to last finish
+  double input_tokens_per_s = 0, output_tokens_per_s = 0, requests_per_s = 0;
+  double goodput_rps = 0;     // completed requests meeting both SLOs, per s of makespan
+  double slo_attainment = 0;  // fraction of completed requests meeting both SLOs
+  double energy_per_output_token_J = 0;
+  std::uint64_t iterations = 0;
+  bool stopped = false;
+};
+
+SimResult simulate(std::span<const Request> requests, std::vector<InstanceConfig> instances,
+                   const SimOptions& options);
+
+}  // namespace stackscope::serving
