@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Cost of one serving-scheduler iteration (MODEL.md §13): a replica of a design runs a mixed
+// batch — prefill chunks at their positions in their prompts plus decode sequences at their
+// contexts — through every pipeline stage once. The same operator model as evaluate()
+// (evaluator.cpp's blocks): GEMMs, norms, MoE and collectives see the iteration's total new
+// tokens; attention sees each sequence's own new tokens and context; the LM head the sequences
+// that emit a token. Per-operator overheads follow the design's runtime profile, plus
+// runtime::Profile::iteration_overhead_us per iteration.
+//
+// Contract: the design is validated (perf::validate()); units are s, J and tokens. cost() is
+// deterministic and equals a direct evaluation of the same mix; it is memoised, so a simulator
+// calling it millions of times with recurring mixes stays fast. Not thread-safe: one
+// IterationModel per thread.
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "stackscope/perf/design.hpp"
+
+namespace stackscope::perf {
+
+// One sequence's share of an iteration.
+struct SequenceChunk {
+  int new_tokens = 1;  // tokens computed this iteration (a prefill chunk, or 1 for decode)
+  int context = 0;     // tokens already in this sequence's KV cache before the iteration
+  bool emits = true;   // a token comes out (decode, or the chunk that ends the prompt)
+};
+
+struct IterationCost {
+  double time_s = 0;    // wall time of the iteration on the replica (all pp stages)
+  double energy_J = 0;  // whole replica (all its devices), dynamic + static over time_s
+};
+
+class IterationModel {
+ public:
+  explicit IterationModel(const Design& design);
+  ~IterationModel();
+  IterationModel(IterationModel&&) noexcept;
+  IterationModel& operator=(IterationModel&&) noexcept;
+
+  IterationCost cost(std::span<const SequenceChunk> batch);
+
+  // KV cache of one replica: bytes per token of context (all layers, K and V, over the
+  // replica's devices) and the tokens it holds once weights, activations at the largest
+  // iteration (max_batched_tokens) and the reserve are placed (0 if nothing is left).
+  double kv_bytes_per_token() const;
+  double kv_capacity_tokens(int max_batched_tokens) const;
+  int devices() const;  // devices of one replica (tp x pp x ep x cp)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace stackscope::perf

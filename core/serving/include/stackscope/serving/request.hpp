@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Request streams for the serving simulator (MODEL.md §13): trace files, seeded generators and
+// closed benchmarks. Times in s, lengths in tokens. No I/O here: parse_trace() takes the file's
+// text (core/io reads files); every function is pure and deterministic for a given seed.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stackscope::serving {
+
+struct Request {
+  std::uint64_t id = 0;   // 0, 1, 2, ... in arrival order
+  double arrival_s = 0;   // from the start of the stream (the first arrival of a trace is 0)
+  int input_tokens = 1;   // >= 1
+  int output_tokens = 1;  // >= 1 (the first comes from prefill)
+};
+
+// ---- Traces ----
+// azure: the Azure LLM inference trace format (Patel et al., "Splitwise", ISCA 2024;
+//   shared/reference/traces, CC-BY-4.0): header TIMESTAMP,ContextTokens,GeneratedTokens, the
+//   timestamp "YYYY-MM-DD HH:MM:SS[.fraction]" (UTC); arrivals become seconds after the first.
+// plain: header arrival_s,input_tokens,output_tokens with arrival_s in seconds.
+// automatic: from the header line.
+enum class TraceFormat { automatic, azure, plain };
+
+// Throws ConfigError (common/issue.hpp) with one issue per bad line — the path is
+// "<source>:<line>" — for: a missing or unknown header, a wrong field count, a bad or
+// non-finite timestamp, token counts that are not whole numbers >= 1 (GeneratedTokens 0 in an
+// Azure trace is raised to 1 and counted in TraceStats::zero_outputs, since the first token
+// always comes from prefill), rows out of time order, an empty trace. At most 20 issues are
+// listed, then "N more".
+struct TraceStats {
+  std::size_t rows = 0;
+  std::size_t zero_outputs = 0;
+  double duration_s = 0;  // last arrival
+};
+std::vector<Request> parse_trace(std::string_view text, std::string_view source,
+                                 TraceFormat format = TraceFormat::automatic,
+                                 TraceStats* stats = nullptr);
+
+// Arrivals divided by `rate_scale` (x2 = twice the request rate); rate_scale > 0.
+std::vector<Request> scale_time(std::vector<Request> requests, double rate_scale);
+
+// ---- Generators ----
+struct LengthDist {
+  enum class Kind { fixed, uniform, lognormal, resample };
+  Kind kind = Kind::fixed;
+  double a = 128;  // fixed: the length; uniform: min; lognormal: median
+  double b = 0;    // uniform: max (inclusive); lognormal: sigma of ln(length)
+  std::vector<int> samples;  // resample: lengths drawn uniformly from these (e.g. a trace's)
+  int max = 1 << 20;         // lognormal draws are clamped to [1, max]
+};
+// Parses "128", "uniform:64:512", "lognormal:256:0.8" (what: the option name for errors);
+// throws ConfigError naming `what`, the text and the allowed forms.
+LengthDist parse_length_dist(std::string_view text, std::string_view what);
+
+struct ArrivalProcess {
+  enum class Kind { poisson, gamma };
+  Kind kind = Kind::poisson;
+  double rate_per_s = 1;  // mean arrival rate > 0
+  double cv = 1;          // gamma: coefficient of variation of the gaps (burstiness), > 0
+};
+
+struct GeneratorSpec {
+  ArrivalProcess arrivals;
+  LengthDist input, output;
+  std::size_t requests = 1000;
+  std::uint64_t seed = 1;
+};
+// Throws std::invalid_argument for a rate, cv or length parameter out of range (message names
+// the field and the allowed range). The same spec gives the same stream on every platform
+// (std::mt19937_64 with hand-written inverse-CDF/Box-Muller draws, not std:: distributions,
+// whose output is implementation-defined).
+std::vector<Request> generate(const GeneratorSpec& spec);
+
+// Closed benchmark (trtllm-bench, vLLM benchmark_serving): `requests` identical requests all
+// arriving at t = 0 (the simulator's concurrency limit, if any, releases them).
+std::vector<Request> benchmark(std::size_t requests, int input_tokens, int output_tokens);
+
+}  // namespace stackscope::serving
