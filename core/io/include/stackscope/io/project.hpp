@@ -32,6 +32,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/runtime/profile.hpp"
+#include "stackscope/serving/request.hpp"
 #include "stackscope/workload/model.hpp"
 
 namespace stackscope::io {
@@ -101,6 +102,14 @@ runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegist
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
 void load_routing_trace(workload::Routing& routing, int experts,
                         const std::filesystem::path& base_dir);
+
+// Reads a request trace (serving::parse_trace formats: Azure LLM inference CSV or plain) of at
+// most limits::kMaxTraceFileBytes; issues are at "<file>:<line>". Throws ConfigError naming the
+// file when it is missing, not a regular file, too large, unreadable or malformed.
+std::vector<serving::Request> load_trace(
+    const std::filesystem::path& file,
+    serving::TraceFormat format = serving::TraceFormat::automatic,
+    serving::TraceStats* stats = nullptr);
 
 // Serialise a design with every preset inlined (a self-contained, loadable project).
 std::string project_to_json(const perf::Design& design);
