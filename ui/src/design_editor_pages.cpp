@@ -560,6 +560,11 @@ QWidget* DesignEditor::buildRuntimePage() {
             {"hostLaunchSpin", "/runtime/host_launch_us", 0, 1e6, 2, tr(" µs"),
              tr("Host launch + synchronisation per kernel, paid when graph capture is off")},
             [=](perf::Design& d) { return &rt(d).host_launch_us; });
+  addDouble(form, tr("Iteration overhead:"),
+            {"iterationOverheadSpin", "/runtime/iteration_overhead_us", 0, 1e6, 2, tr(" µs"),
+             tr("Host time per serving-scheduler iteration (scheduling, sampling, "
+                "detokenisation); the serving model only, not the static evaluation")},
+            [=](perf::Design& d) { return &rt(d).iteration_overhead_us; });
   addCheck(form, tr("Collectives are kernels:"), "collectiveKernelCheck",
            "/runtime/collective_is_kernel",
            tr("On: each collective is a kernel of its own (NCCL) and pays one kernel's overhead "

@@ -259,6 +259,7 @@ void describe(V& v, S& p) {
   v("graph_capture", p.graph_capture);
   v("host_launch_us", p.host_launch_us);
   v("collective_is_kernel", p.collective_is_kernel);
+  v("iteration_overhead_us", p.iteration_overhead_us);
 }
 
 template <class V, Is<hw::NetworkLevel> S>

@@ -195,8 +195,11 @@ bool throttle_to_limit(const Design& d, int batch, double clock, NetState* net, 
   return true;
 }
 
-Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullptr) {
+// `used`: the operating point of the returned result (the iteration model runs at it).
+Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullptr,
+                     Operating* used = nullptr) {
   const int batch = batch_of(d);
+  if (used) *used = {};
   if (batch == 0) {
     Result r = evaluate_at(d, 1, {}, net, blocks);
     r.batch = 0;
@@ -209,12 +212,16 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
   const double scale =
       power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
   const bool throttled = scale < 1.0;
-  if (throttled) r = evaluate_at(d, batch, {scale, 1.0, 50.0}, net, blocks);
+  Operating op;
+  if (throttled) {
+    op = {scale, 1.0, 50.0};
+    r = evaluate_at(d, batch, op, net, blocks);
+  }
   // Thermal coupling (MODEL.md §9): DRAM above 85 C refreshes twice as often, which lowers
   // its bandwidth; re-evaluate once at the hot refresh rate.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kRefreshDoublingC) {
-    const double hot = r.thermal.dram_peak_C;
-    r = evaluate_at(d, batch, {scale, 1.0, hot}, net, blocks);
+    op = {scale, 1.0, r.thermal.dram_peak_C};
+    r = evaluate_at(d, batch, op, net, blocks);
   }
   // Above 95 C: throttle down to the limit, or report the design too hot.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kDramLimitC && d.hardware.thermal.throttle) {
@@ -222,13 +229,21 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
     if (throttle_to_limit(d, batch, scale, net, blocks, held)) {
       r = held;
       r.reasons |= kThermalThrottled;
+      op = {r.clock_scale, r.thermal.throttle, kDramLimitC};  // throttle_to_limit's points
     }
   }
   if (throttled) r.reasons |= kPowerOverTdp;
+  if (used) *used = op;
   return r;
 }
 
 }  // namespace
+
+Operating detail::operating_point(const Design& d, NetState* net) {
+  Operating op;
+  (void)evaluate_with(d, net, nullptr, &op);
+  return op;
+}
 
 MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   MemoryFootprint f;

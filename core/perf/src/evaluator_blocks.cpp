@@ -158,17 +158,36 @@ double tp_calls(const Ctx& c) {
   return c.d.parallel.sequence_parallel ? 2.0 : 1.0;
 }
 
-// Attention block of one layer on one device: `seqs` sequences of q_len new tokens (q_len of
-// this device's context-parallel chunk in prefill) attending to kv_len keys. Decode
-// (q_len == 1) uses MLA weight absorption (DeepSeek-V2 §2.1.2).
-Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
-  Block b;
+// Attention core of `seqs` sequences of q_len new tokens attending to kv_len keys on one device
+// (causal over the new tokens; causal = false: every query sees all kv_len keys, a chunk's
+// prefix). Decode (q_len == 1) reads the paged KV cache, and MLA attends in the latent space.
+OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool causal) {
   const auto& m = c.d.model;
   const int tp = c.place.attention_tp();
-  const double tokens = seqs * q_len;
+  const bool decode = q_len <= 1.0 && kv_len > 1.0;
+  const auto dims = parallel::head_dims(m, decode);
+  compute::AttentionShape s;
+  s.sequences = seqs;
+  s.q_len = q_len;
+  s.kv_len = kv_len;
+  s.heads = static_cast<double>(m.heads) / tp;
+  s.qk_dim = dims.qk;
+  s.v_dim = dims.v;
+  s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, tp);
+  s.q_bytes = c.a_bytes;
+  s.causal = causal;
+  s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
+  return compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
+}
+
+// Norm and projections in front of the attention core for `tokens` new tokens on one device, of
+// which `absorbed` are decode tokens: MLA decode uses weight absorption (DeepSeek-V2 §2.1.2),
+// its prefill materialises per-head keys and values.
+void attention_in(Block& b, const Ctx& c, double tokens, double absorbed) {
+  const auto& m = c.d.model;
+  const int tp = c.place.attention_tp();
   const double h = m.hidden;
   const double heads = static_cast<double>(m.heads) / tp;
-  const bool decode = q_len <= 1.0 && kv_len > 1.0;
   // With sequence parallelism norms and residuals work on 1/tp of the tokens.
   add_norm(b, c, c.d.parallel.sequence_parallel ? tokens / tp : tokens);
   if (m.attention == workload::AttentionKind::mla) {
@@ -183,55 +202,54 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
     }
     charge_op(b, OpClass::qkv_proj, gemm(c, tokens, a.kv_lora_rank + a.qk_rope_head_dim, h), c,
               false);
-    if (decode) {
+    if (absorbed > 0) {
       // q_nope . W_UK per head (absorbed), then attention over the latent cache.
-      charge_op(b, OpClass::qkv_proj, gemm(c, tokens, a.kv_lora_rank, a.qk_nope_head_dim, heads), c,
-                false);
-    } else {
+      charge_op(b, OpClass::qkv_proj, gemm(c, absorbed, a.kv_lora_rank, a.qk_nope_head_dim, heads),
+                c, false);
+    }
+    if (tokens - absorbed > 0) {
       // Materialise per-head keys and values from the latent.
-      charge_op(b, OpClass::qkv_proj,
-                gemm(c, tokens, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank), c,
-                false);
+      charge_op(
+          b, OpClass::qkv_proj,
+          gemm(c, tokens - absorbed, heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank),
+          c, false);
     }
   } else {
     const double kv_heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
     charge_op(b, OpClass::qkv_proj, gemm(c, tokens, (heads + 2.0 * kv_heads) * m.head_dim, h), c,
               false);
   }
+}
 
-  const auto dims = parallel::head_dims(m, decode);
-  compute::AttentionShape s;
-  s.sequences = seqs;
-  s.q_len = q_len;
-  s.kv_len = kv_len;
-  s.heads = heads;
-  s.qk_dim = dims.qk;
-  s.v_dim = dims.v;
-  s.kv_bytes_per_token = parallel::kv_bytes_per_token_layer(m, c.kv_bytes, tp);
-  s.q_bytes = c.a_bytes;
-  s.causal = true;
-  s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
-  const OpCost attn = compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
+// The attention core `attn` of `tokens` new tokens; in prefill with context parallelism, ring
+// attention (Liu et al. 2023): the K/V chunk of every rank visits all cp ranks (cp - 1 hops, an
+// all-gather's traffic), overlapped block by block with the attention of the chunk at hand, so
+// the cp steps are the natural tiles.
+void attention_core(Block& b, const Ctx& c, const OpCost& attn, double tokens, bool decode) {
   charge_op(b, OpClass::attention, attn, c, false);
   const int cp = c.place.degree(parallel::Dim::cp);
-  if (!decode && cp > 1) {
-    // Ring attention (Liu et al. 2023): the K/V chunk of every rank visits all cp ranks
-    // (cp - 1 hops, an all-gather's traffic), overlapped block by block with the attention
-    // of the chunk at hand, so the cp steps are the natural tiles.
-    const double kv_chunk = tokens * s.kv_bytes_per_token;
-    const double t =
-        charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather, kv_chunk * cp);
-    const double lat = comm_latency(c, GroupKind::cp, Collective::all_gather);
-    const double tc = attn.busy();
-    const double hidden = std::min(tc, std::max(0.0, t - lat));
-    b.op[static_cast<std::size_t>(OpClass::tp_comm)] -= hidden;
-    b.res[static_cast<std::size_t>(Resource::interchip)] -= hidden;
-    b.time -= hidden;
-  }
+  if (decode || cp <= 1) return;
+  const double kv_chunk =
+      tokens * parallel::kv_bytes_per_token_layer(c.d.model, c.kv_bytes, c.place.attention_tp());
+  const double t =
+      charge_comm(b, OpClass::tp_comm, c, GroupKind::cp, Collective::all_gather, kv_chunk * cp);
+  const double lat = comm_latency(c, GroupKind::cp, Collective::all_gather);
+  const double tc = attn.busy();
+  const double hidden = std::min(tc, std::max(0.0, t - lat));
+  b.op[static_cast<std::size_t>(OpClass::tp_comm)] -= hidden;
+  b.res[static_cast<std::size_t>(Resource::interchip)] -= hidden;
+  b.time -= hidden;
+}
 
-  if (m.attention == workload::AttentionKind::mla && decode) {
-    // Latent output . W_UV per head, then the output projection.
-    charge_op(b, OpClass::o_proj, gemm(c, tokens, m.mla.v_head_dim, m.mla.kv_lora_rank, heads), c,
+// Output side of the attention block (see attention_in): MLA's latent output . W_UV per head
+// for the absorbed tokens, the output projection and the TP reduction after it.
+void attention_out(Block& b, const Ctx& c, double tokens, double absorbed) {
+  const auto& m = c.d.model;
+  const int tp = c.place.attention_tp();
+  const double h = m.hidden;
+  const double heads = static_cast<double>(m.heads) / tp;
+  if (m.attention == workload::AttentionKind::mla && absorbed > 0) {
+    charge_op(b, OpClass::o_proj, gemm(c, absorbed, m.mla.v_head_dim, m.mla.kv_lora_rank, heads), c,
               false);
   }
   const double v_dim = m.attention == workload::AttentionKind::mla
@@ -244,6 +262,18 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
     const double t = tp_reduce(b, c, GroupKind::attention_tp, tokens, &lat);
     overlap(b, c, OpClass::tp_comm, o, t, lat, tokens * h * c.comm_bytes, tp_calls(c));
   }
+}
+
+// Attention block of one layer on one device: `seqs` sequences of q_len new tokens (q_len of
+// this device's context-parallel chunk in prefill) attending to kv_len keys.
+Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
+  Block b;
+  const double tokens = seqs * q_len;
+  const bool decode = q_len <= 1.0 && kv_len > 1.0;
+  const double absorbed = decode ? tokens : 0.0;
+  attention_in(b, c, tokens, absorbed);
+  attention_core(b, c, attention_op(c, seqs, q_len, kv_len), tokens, decode);
+  attention_out(b, c, tokens, absorbed);
   return b;
 }
 

@@ -124,6 +124,12 @@ OpCost vec(const Ctx& c, double flops, double bytes);
 void add_norm(Block& b, const Ctx& c, double tokens);
 double tp_reduce(Block& b, const Ctx& c, GroupKind kind, double tokens, double* lat);
 double tp_calls(const Ctx& c);
+// The attention block is attention_in + attention_core(attention_op) + attention_out; the
+// iteration model composes the parts itself for mixed batches.
+OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool causal = true);
+void attention_in(Block& b, const Ctx& c, double tokens, double absorbed);
+void attention_core(Block& b, const Ctx& c, const OpCost& attn, double tokens, bool decode);
+void attention_out(Block& b, const Ctx& c, double tokens, double absorbed);
 Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len);
 OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter, double count,
                int tp);
@@ -136,5 +142,8 @@ double capacity_bytes(const hw::Hardware& h);
 NetState* prepare_network(const Design& d, const parallel::Placement& place, NetState& state);
 Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state);
 int micro_batches(const Design& d, int batch);
+// The operating point (power wall, thermal refresh and throttle) evaluate() settles on for the
+// design's own workload (evaluator.cpp).
+Operating operating_point(const Design& d, NetState* net);
 
 }  // namespace stackscope::perf::detail

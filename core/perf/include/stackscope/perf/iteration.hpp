@@ -12,6 +12,13 @@
 // deterministic and equals a direct evaluation of the same mix; it is memoised, so a simulator
 // calling it millions of times with recurring mixes stays fast. Not thread-safe: one
 // IterationModel per thread.
+//
+// What the model assumes (iteration.cpp argues each): the clocks are the operating point
+// evaluate() settles on for the design's own workload (power wall, DRAM refresh, throttle);
+// pipeline stages run one after the other for the batch (time = sum over stages; evaluate()'s
+// decode step is pp x its slowest stage); with attention data parallelism, sequences go to the
+// attention groups round-robin in batch order and the slowest group sets each layer's time; a
+// prefill chunk attends causally to itself and fully to its `context` cached tokens.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -20,7 +27,9 @@
 
 namespace stackscope::perf {
 
-// One sequence's share of an iteration.
+// One sequence's share of an iteration: new_tokens == 1 with context > 0 is a decode step,
+// anything else a prefill chunk; chunks with new_tokens <= 0 are ignored (a batch of only those
+// costs nothing).
 struct SequenceChunk {
   int new_tokens = 1;  // tokens computed this iteration (a prefill chunk, or 1 for decode)
   int context = 0;     // tokens already in this sequence's KV cache before the iteration
@@ -43,7 +52,10 @@ class IterationModel {
 
   // KV cache of one replica: bytes per token of context (all layers, K and V, over the
   // replica's devices) and the tokens it holds once weights, activations at the largest
-  // iteration (max_batched_tokens) and the reserve are placed (0 if nothing is left).
+  // iteration (max_batched_tokens) and the reserve are placed (0 if nothing is left), as
+  // perf::memory_footprint counts them. With pp > 1 the fullest stage (most weights, most
+  // layers) bounds every stage, so the capacity is a lower bound; with pp = 1 it is
+  // (capacity - weights - activations - reserve) x devices / kv_bytes_per_token().
   double kv_bytes_per_token() const;
   double kv_capacity_tokens(int max_batched_tokens) const;
   int devices() const;  // devices of one replica (tp x pp x ep x cp)

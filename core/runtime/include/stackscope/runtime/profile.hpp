@@ -47,6 +47,10 @@ struct Profile {
   // device issues it without a kernel boundary (DMA descriptors from the sequencer), so only
   // the collective's own synchronisation (the network model's alpha) is paid.
   bool collective_is_kernel = true;
+  // Host time per serving-scheduler iteration, paid once per iteration by the serving model
+  // only (perf::IterationModel; the static evaluator has no iterations): the scheduler (vLLM's
+  // Python or TensorRT-LLM's C++ batch manager), sampling and detokenisation between steps.
+  double iteration_overhead_us = 0.0;
 };
 
 // Fixed time for the device to start one kernel and have all cores finish it when the host is

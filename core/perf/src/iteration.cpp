@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Cost of one serving iteration (MODEL.md §13) from the evaluator's operator blocks
+// (evaluator_blocks.cpp). See iteration.hpp for the contract.
+//
+// Attention data parallelism as slowest_stage splits sequences: a stage has stage_devices /
+// attention_tp attention groups. Decode sequences go to the groups round-robin in batch order
+// (SGLang's data-parallel controller assigns requests round-robin by default); prefill chunks go
+// round-robin to runs of cp consecutive groups, each group taking the chunk's 1/cp share of
+// queries (slowest_stage's prefill). Per group, one kernel runs the decode sequences and one the
+// prefill chunks (TensorRT-LLM's generation and context attention): their work adds over
+// sequences and the roofline is taken over the sum, so N decode sequences at contexts c_i cost
+// exactly one attention_op() of N sequences at the mean of c_i + 1. The slowest group sets the
+// layer's attention time (the MoE all-to-alls synchronise the groups every layer). GEMMs, norms,
+// MoE, collectives and the LM head (emitting sequences) see token counts only.
+//
+// Pipeline stages run one after the other for the batch (time = sum over stages): a serving
+// iteration's tokens depend on the previous iteration's, and the scheduler runs one batch per
+// replica at a time. The static evaluator's decode step is instead max(micro-batches, pp) passes
+// of its slowest stage; with one micro-batch the two differ by the stages' imbalance.
+#include "stackscope/perf/iteration.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "evaluator_detail.hpp"
+#include "stackscope/common/units.hpp"
+#include "stackscope/compute/noc.hpp"
+#include "stackscope/moe/routing.hpp"
+#include "stackscope/parallel/sharding.hpp"
+#include "stackscope/perf/evaluator.hpp"
+
+namespace stackscope::perf {
+
+using namespace detail;
+
+namespace {
+
+// Memo tables are dropped when they reach this many entries (a simulator sweeping every
+// (chunk, context) pair of a long trace would otherwise grow them without bound).
+constexpr std::size_t kMaxMemoEntries = std::size_t{1} << 20;
+
+struct Cost {
+  double time = 0;
+  double energy = 0;  // dynamic, per device
+};
+
+// Memo key of up to three values, compared bitwise.
+struct Key {
+  double a = 0, b = 0, c = 0;
+  bool operator==(const Key& o) const {
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(o.a) &&
+           std::bit_cast<std::uint64_t>(b) == std::bit_cast<std::uint64_t>(o.b) &&
+           std::bit_cast<std::uint64_t>(c) == std::bit_cast<std::uint64_t>(o.c);
+  }
+};
+
+struct KeyHash {
+  std::size_t operator()(const Key& k) const {
+    // splitmix64 finaliser over the combined bits.
+    auto mix = [](std::uint64_t x) {
+      x ^= x >> 30;
+      x *= 0xbf58476d1ce4e5b9ULL;
+      x ^= x >> 27;
+      x *= 0x94d049bb133111ebULL;
+      return x ^ (x >> 31);
+    };
+    std::uint64_t h = mix(std::bit_cast<std::uint64_t>(k.a));
+    h = mix(h ^ std::bit_cast<std::uint64_t>(k.b));
+    h = mix(h ^ std::bit_cast<std::uint64_t>(k.c));
+    return static_cast<std::size_t>(h);
+  }
+};
+
+template <class V>
+using Memo = std::unordered_map<Key, V, KeyHash>;
+
+// Work of one attention kernel summed over sequences: compute::attention is linear in FLOPs
+// and bytes, and its mesh traffic (compute::relayout_traffic) is linear in the query/output
+// and DRAM bytes, so one kernel over several sequences is the roofline of the summed work.
+struct KernelSum {
+  double flops = 0, dram = 0, t_compute = 0, t_memory = 0, t_overhead = 0;
+  compute::NocTraffic noc;
+  void add(const OpCost& c, double sign = 1.0) {
+    flops += sign * c.flops;
+    dram += sign * c.dram_bytes;
+    t_compute += sign * c.t_compute;
+    t_memory += sign * c.t_memory;
+    noc += c.noc.scaled(sign);
+    t_overhead = c.t_overhead;  // launch + mesh fill, the same for every shape
+  }
+  void add(const KernelSum& k) {
+    flops += k.flops;
+    dram += k.dram;
+    t_compute += k.t_compute;
+    t_memory += k.t_memory;
+    noc += k.noc;
+    t_overhead = k.t_overhead;
+  }
+  OpCost finish(const compute::MeshRates& mesh) const {
+    OpCost o;
+    o.flops = flops;
+    o.dram_bytes = dram;
+    o.t_compute = t_compute;
+    o.t_memory = t_memory;
+    o.noc = noc;
+    o.t_noc = compute::noc_time_s(mesh, noc);
+    o.t_overhead = t_overhead;
+    o.time = o.busy() + o.t_overhead;
+    return o;
+  }
+};
+
+// One prefill chunk's share on one device of its group.
+struct PrefillItem {
+  KernelSum kernel;  // its part of the group's prefill attention kernel
+  Cost extra;        // MLA: the prefix's latent up-projection
+};
+
+// What one attention group (attention_tp devices) runs in one layer, per device. Decode
+// tokens are decode sequences (one each); the prefill part lives in Impl::pre when present.
+struct Group {
+  // Decode: sequences (= their new tokens, MLA's absorbed path), their keys (context + 1) and
+  // emitting ones, counted in integers (exact, and the hot loop has no floating-point chain).
+  std::int64_t dec_seqs = 0, dec_kv = 0, dec_emits = 0;
+  double pre_tokens = 0;  // prefill tokens (the group's 1/cp share of its chunks)
+  double pre_emits = 0;
+  int pre = -1;  // index into Impl::pre, -1: no prefill work
+  double seqs() const { return static_cast<double>(dec_seqs); }
+  double tokens() const { return seqs() + pre_tokens; }
+  double emits() const { return static_cast<double>(dec_emits) + pre_emits; }
+};
+
+// A group's prefill work: its chunks' share of the prefill kernel and their extra operators.
+struct PrefillWork {
+  KernelSum kernel;
+  Cost extra;
+};
+
+}  // namespace
+
+struct IterationModel::Impl {
+  Design d;
+  NetState net;
+  Operating op;
+  Ctx c;
+  int stage = 1, tp_a = 1, cp = 1;
+  int groups = 1;      // attention groups per stage (decode)
+  int cp_groups = 1;   // groups of cp attention groups (prefill)
+  int layers = 0;      // all layers, every one with an attention block
+  int max_layers = 0;  // layers of the fullest stage
+  double overhead_s = 0;
+  std::vector<Group> g;
+  int used = 0;  // groups the last cost() touched (a prefix of g)
+  std::vector<PrefillWork> pre;
+  Memo<Cost> io_memo;    // attention projections: (tokens, absorbed)
+  Memo<Cost> rest_memo;  // FFN/MoE/LM head/pp hop over all stages: (tokens, attn tokens, emits)
+  Memo<PrefillItem> pre_memo;  // prefill chunk: (new tokens, context)
+
+  explicit Impl(const Design& design)
+      : d(design), op(operating_point(d, &net)), c(make_ctx(d, op, &net)) {
+    stage = c.place.stage_devices();
+    tp_a = c.place.attention_tp();
+    cp = c.place.degree(parallel::Dim::cp);
+    groups = std::max(1, stage / tp_a);
+    cp_groups = std::max(1, stage / (tp_a * cp));
+    for (int s = 0; s < c.pp; ++s) {
+      const auto st = parallel::stage_layers(d.model, c.pp, s);
+      layers += st.dense + st.moe;
+      max_layers = std::max(max_layers, st.dense + st.moe);
+    }
+    overhead_s = d.runtime.iteration_overhead_us * units::kMicro;
+    g.resize(static_cast<std::size_t>(groups));
+  }
+
+  template <class V, class F>
+  const V& memo(Memo<V>& m, const Key& k, F&& compute) {
+    if (auto it = m.find(k); it != m.end()) return it->second;
+    if (m.size() >= kMaxMemoEntries) m.clear();
+    return m.emplace(k, compute()).first->second;
+  }
+
+  const Cost& io(double tokens, double absorbed) {
+    return memo(io_memo, {tokens, absorbed, 0}, [&] {
+      Block b;
+      attention_in(b, c, tokens, absorbed);
+      attention_out(b, c, tokens, absorbed);
+      return Cost{b.time, b.energy};
+    });
+  }
+
+  // A chunk of n new tokens after `context` cached ones, on one device of its cp group: causal
+  // attention over the chunk plus full attention over the prefix (the chunk's queries see every
+  // cached key, FlashAttention's paged prefill). compute::attention's causal count is for a
+  // chunk that starts the prompt, so the prefix is its own non-causal shape; the query/output
+  // traffic counted by both is taken off once (the shape with no keys).
+  const PrefillItem& prefill_item(double n, double context) {
+    return memo(pre_memo, {n, context, 0}, [&] {
+      PrefillItem it;
+      const double q = n / cp;
+      it.kernel.add(attention_op(c, 1.0, q, n));
+      if (context > 0) {
+        it.kernel.add(attention_op(c, 1.0, q, context, false));
+        it.kernel.add(attention_op(c, 1.0, q, 0.0, false), -1.0);
+        const auto& m = d.model;
+        if (m.attention == workload::AttentionKind::mla) {
+          // The cached prefix is latent: its per-head keys and values are up-projected for the
+          // chunk (vLLM's MLA backend, _compute_prefill_context).
+          const double heads = static_cast<double>(m.heads) / tp_a;
+          Block b;
+          charge_op(b, OpClass::qkv_proj,
+                    gemm(c, context, heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim),
+                         m.mla.kv_lora_rank),
+                    c, false);
+          it.extra = {b.time, b.energy};
+        }
+      }
+      return it;
+    });
+  }
+
+  // Everything but attention, summed over the stages: dense FFN, MoE, LM head, the hop to the
+  // next stage (slowest_stage's blocks).
+  const Cost& rest(double tokens, double tokens_attn, double emits) {
+    return memo(rest_memo, {tokens, tokens_attn, emits}, [&] {
+      const auto& m = d.model;
+      const Block dense = dense_ffn_block(c, tokens * c.place.ffn_tp() / stage);
+      const Block head = emits > 0 ? lm_head_block(c, emits) : Block{};
+      Block hop;
+      if (c.pp > 1) {
+        charge_comm(hop, OpClass::pp_comm, c, GroupKind::pp_next, Collective::point_to_point,
+                    tokens_attn * m.hidden * c.comm_bytes);
+      }
+      const bool has_moe = parallel::is_moe(m);
+      const int rows = has_moe ? moe::frequency_rows(d.workload.routing) : 0;
+      double freq[moe::kMaxExperts];
+      auto moe_layer = [&](int row) {
+        moe::expert_frequency(d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
+        return moe_block(c, tokens_attn, tokens, freq);
+      };
+      Block moe_single;
+      if (rows == 1) moe_single = moe_layer(0);
+      Cost r;
+      for (int s = 0; s < c.pp; ++s) {
+        const auto st = parallel::stage_layers(m, c.pp, s);
+        Block b;
+        b.add(dense, st.dense);
+        if (rows == 1) {
+          b.add(moe_single, st.moe);
+        } else {
+          for (int j = 0; j < st.moe; ++j)
+            b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
+        }
+        if (st.lm_head) b.add(head, 1.0);
+        b.add(hop, 1.0);  // every stage, the last one's back to the first, as slowest_stage
+        r.time += b.time;
+        r.energy += b.energy;
+      }
+      return r;
+    });
+  }
+
+  // One layer's attention block on a device of group `x`.
+  Cost attention(const Group& x) {
+    const Cost& p = io(x.tokens(), x.seqs());
+    Cost a{p.time, p.energy};
+    Block b;
+    if (x.dec_seqs > 0) {
+      const double seqs = x.seqs();
+      attention_core(b, c, attention_op(c, seqs, 1.0, static_cast<double>(x.dec_kv) / seqs), seqs,
+                     true);
+    }
+    if (x.pre >= 0) {
+      const PrefillWork& w = pre[static_cast<std::size_t>(x.pre)];
+      attention_core(b, c, w.kernel.finish(c.stream.mesh), x.pre_tokens, false);
+      a.time += w.extra.time;
+      a.energy += w.extra.energy;
+    }
+    a.time += b.time;
+    a.energy += b.energy;
+    return a;
+  }
+
+  IterationCost cost(std::span<const SequenceChunk> batch) {
+    // Round-robin fills groups from the first, so the previous call touched a prefix of them.
+    std::fill(g.begin(), g.begin() + used, Group{});
+    pre.clear();
+    used = 0;
+    // Decode sequences first (a pass without calls, the hot loop), then the prefill chunks.
+    // Token and key counts are integers, exact in any order.
+    double tokens = 0;
+    bool any_prefill = false;
+    if (groups == 1) {
+      std::int64_t seqs = 0, kv = 0, emitting = 0;
+      for (const SequenceChunk& s : batch) {
+        if (s.new_tokens == 1 && s.context > 0) {
+          seqs += 1;
+          kv += s.context + 1;
+          emitting += s.emits ? 1 : 0;
+        } else {
+          any_prefill = any_prefill || s.new_tokens > 0;
+        }
+      }
+      g[0].dec_seqs = seqs;
+      g[0].dec_kv = kv;
+      g[0].dec_emits = emitting;
+      used = seqs > 0 ? 1 : 0;
+      tokens = static_cast<double>(seqs);
+    } else {
+      int next = 0;
+      std::int64_t decodes = 0;
+      for (const SequenceChunk& s : batch) {
+        if (s.new_tokens == 1 && s.context > 0) {
+          Group& x = g[static_cast<std::size_t>(next)];
+          x.dec_seqs += 1;
+          x.dec_kv += s.context + 1;
+          x.dec_emits += s.emits ? 1 : 0;
+          decodes += 1;
+          next = next + 1 == groups ? 0 : next + 1;
+        } else {
+          any_prefill = any_prefill || s.new_tokens > 0;
+        }
+      }
+      tokens = static_cast<double>(decodes);
+      used = static_cast<int>(std::min<std::int64_t>(decodes, groups));
+    }
+    int next_pre = 0;
+    for (const SequenceChunk& s : batch) {
+      if (!any_prefill) break;
+      if (s.new_tokens <= 0 || (s.new_tokens == 1 && s.context > 0)) continue;
+      const double n = s.new_tokens, context = std::max(0, s.context);
+      tokens += n;
+      const PrefillItem& it = prefill_item(n, context);
+      const int first = next_pre * cp;
+      used = std::max(used, first + cp);
+      next_pre = next_pre + 1 == cp_groups ? 0 : next_pre + 1;
+      for (int j = 0; j < cp; ++j) {
+        Group& x = g[static_cast<std::size_t>(first + j)];
+        if (x.pre < 0) {
+          x.pre = static_cast<int>(pre.size());
+          pre.emplace_back();
+        }
+        PrefillWork& w = pre[static_cast<std::size_t>(x.pre)];
+        w.kernel.add(it.kernel);
+        w.extra.time += it.extra.time;
+        w.extra.energy += it.extra.energy;
+        x.pre_tokens += n / cp;
+        x.pre_emits += s.emits ? 1.0 : 0.0;
+      }
+    }
+    if (tokens <= 0) return {};
+
+    // The slowest group: every group with prefill work, and of the decode-only ones (whose
+    // decode counts differ by at most one under round-robin) the one with the most keys at
+    // each of the two counts.
+    double tokens_attn = 0, emits = 0, top_seqs = 0;
+    for (int i = 0; i < used; ++i) {
+      const Group& x = g[static_cast<std::size_t>(i)];
+      tokens_attn = std::max(tokens_attn, x.tokens());
+      emits = std::max(emits, x.emits());
+      if (x.pre < 0) top_seqs = std::max(top_seqs, x.seqs());
+    }
+    Cost attn{-1, 0};
+    auto consider = [&](const Group& x) {
+      const Cost a = attention(x);
+      if (a.time > attn.time) attn = a;
+    };
+    int top = -1, second = -1;
+    for (int i = 0; i < used; ++i) {
+      const Group& x = g[static_cast<std::size_t>(i)];
+      if (x.pre >= 0) {
+        consider(x);
+      } else if (x.dec_seqs > 0 && x.seqs() == top_seqs) {
+        if (top < 0 || x.dec_kv > g[static_cast<std::size_t>(top)].dec_kv) top = i;
+      } else if (x.dec_seqs > 0 && x.seqs() == top_seqs - 1) {
+        if (second < 0 || x.dec_kv > g[static_cast<std::size_t>(second)].dec_kv) second = i;
+      }
+    }
+    if (top >= 0) consider(g[static_cast<std::size_t>(top)]);
+    if (second >= 0) consider(g[static_cast<std::size_t>(second)]);
+
+    // As evaluate(): the busiest device's dynamic energy stands for every device of a stage, and
+    // every device draws static power for the whole iteration.
+    const Cost& r = rest(tokens, tokens_attn, emits);
+    IterationCost out;
+    out.time_s = layers * attn.time + r.time + overhead_s;
+    const double devices = static_cast<double>(stage) * c.pp;
+    out.energy_J =
+        stage * (layers * attn.energy + r.energy) + devices * c.energy.static_W * out.time_s;
+    return out;
+  }
+};
+
+IterationModel::IterationModel(const Design& design) : impl_(std::make_unique<Impl>(design)) {}
+IterationModel::~IterationModel() = default;
+IterationModel::IterationModel(IterationModel&&) noexcept = default;
+IterationModel& IterationModel::operator=(IterationModel&&) noexcept = default;
+
+IterationCost IterationModel::cost(std::span<const SequenceChunk> batch) {
+  return impl_->cost(batch);
+}
+
+int IterationModel::devices() const {
+  return impl_->stage * impl_->c.pp;
+}
+
+double IterationModel::kv_bytes_per_token() const {
+  const auto& d = impl_->d;
+  const double kvb = parallel::kv_bytes_per_token_layer(
+      d.model, bytes_per_element(d.workload.numerics.kv_cache), impl_->tp_a);
+  return kvb * impl_->tp_a * impl_->layers;
+}
+
+double IterationModel::kv_capacity_tokens(int max_batched_tokens) const {
+  const Impl& m = *impl_;
+  // memory_footprint's weights at no KV (the fullest stage) and its peak activations for one
+  // sequence of the tokens an attention group computes in the largest iteration.
+  Design probe = m.d;
+  probe.workload.batch_auto = false;
+  probe.workload.output_len = 0;
+  probe.workload.input_len = 0;
+  const MemoryFootprint empty = memory_footprint(probe, 0);
+  probe.workload.input_len =
+      static_cast<int>(std::ceil(static_cast<double>(std::max(0, max_batched_tokens)) / m.groups));
+  const MemoryFootprint busy = memory_footprint(probe, 1);
+  const double free = empty.capacity - empty.weights - busy.activations - empty.reserved;
+  if (!(free > 0) || m.max_layers <= 0) return 0.0;
+  // Every device of a group holds the group's sequences' KV for its stage's layers; the fullest
+  // stage bounds (with pp = 1 this is free x devices / kv_bytes_per_token()).
+  const double kvb = parallel::kv_bytes_per_token_layer(
+      m.d.model, bytes_per_element(m.d.workload.numerics.kv_cache), m.tp_a);
+  return free * m.groups / (kvb * m.max_layers);
+}
+
+}  // namespace stackscope::perf
