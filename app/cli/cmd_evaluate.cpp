@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "design_args.hpp"
 #include "plan_hint.hpp"
 #include "resolve.hpp"
 #include "stackscope/cli/text.hpp"
@@ -21,194 +22,17 @@
 namespace stackscope::cli {
 namespace {
 
-constexpr std::int64_t kMaxDevices = 1'000'000;
-constexpr std::int64_t kMaxDegree = 65'536;
-constexpr std::int64_t kMaxBatch = 10'000'000;
-constexpr std::int64_t kMaxTokens = 100'000'000;
-constexpr std::int64_t kMaxOverlapTiles = 1024;  // perf::validate's range
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kGB = 1e9;  // link traffic in decimal GB, as bandwidths are quoted
 
 std::vector<OptionSpec> evaluate_options() {
-  return {
-      {"--hardware", "ID|FILE", "device: hardware preset id or JSON file"},
-      {"--system", "ID|FILE",
-       "system network: preset id or JSON file (its device count unless --devices, and its "
-       "device unless --hardware)"},
-      {"--devices", "N", "devices in the system (default: tp*pp*dp*ep*cp when the plan changes)"},
-      {"--model", "ID|FILE", "model preset id or JSON file"},
-      {"--runtime", "ID|FILE",
-       "runtime profile (serving software: kernel efficiencies, launches, KV re-reads): preset "
-       "id or JSON file; kept when --hardware changes, so two devices compare under one"},
-      {"--precision", "P", "fp16|bf16|fp8|fp4 for weights, activations and KV cache"},
-      {"--tp", "N", "tensor-parallel degree"},
-      {"--pp", "N", "pipeline-parallel stages"},
-      {"--dp", "N", "data-parallel replicas"},
-      {"--ep", "N", "expert-parallel degree (MoE models)"},
-      {"--cp", "N", "context-parallel degree (ring attention over the prompt; divides input-len)"},
-      {"--sp", "", "sequence parallelism: TP all-reduce becomes reduce-scatter + all-gather"},
-      {"--placement", "ORDER", "rank placement, innermost first: a permutation of tp,ep,cp,pp,dp"},
-      {"--attention-tp", "N", "attention TP degree; the rest of a stage is attention-DP"},
-      {"--ffn-tp", "N", "dense-FFN TP degree (divides the stage's tp*ep*cp devices)"},
-      {"--moe-tp", "N", "TP degree inside each expert"},
-      {"--moe-ep", "N", "expert-parallel degree of MoE layers (default: stage devices / moe tp)"},
-      {"--redundant-experts", "N", "extra expert slots per EP rank for replicas of hot experts"},
-      {"--overlap", "off|N|auto", "compute/communication overlap: off, N tiles, auto (best N)"},
-      {"--batch", "N|auto", "requests per replica; auto = largest batch that fits memory"},
-      {"--input-len", "N", "prompt tokens per request"},
-      {"--output-len", "N", "generated tokens per request"},
-      {"--links", "", "show the busiest network links (bytes and utilisation per phase)"},
-      {"--reference-sim", "",
-       "also replay the collectives on the flow-level reference simulator (slow)"},
-      {"--json", "", "print the result as JSON"},
-      {"--help", "", "show this help"},
-  };
-}
-
-Precision parse_precision(std::string_view text) {
-  static constexpr std::array<Precision, 4> kAllowed = {Precision::fp16, Precision::bf16,
-                                                        Precision::fp8, Precision::fp4};
-  for (Precision p : kAllowed)
-    if (to_string(p) == text) return p;
-  throw CliError("--precision: unknown format '" + std::string(text) +
-                 "' (allowed: fp16, bf16, fp8, fp4)");
-}
-
-// --overlap: "off", "auto", or a fixed tile count.
-void apply_overlap(parallel::Plan& plan, const std::string& text) {
-  if (text == "off") {
-    plan.overlap = parallel::Overlap::off;
-  } else if (text == "auto") {
-    plan.overlap = parallel::Overlap::auto_tiles;
-  } else {
-    try {
-      plan.overlap_tiles = static_cast<int>(parse_int("--overlap", text, 1, kMaxOverlapTiles));
-    } catch (const CliError&) {
-      throw CliError("--overlap: expected off, auto or a tile count, got '" + text +
-                     "' (allowed: off, auto, or integer 1.." + std::to_string(kMaxOverlapTiles) +
-                     ")");
-    }
-    plan.overlap = parallel::Overlap::fixed;
-  }
-}
-
-// Applies the command-line overrides to the design (documented in the command description).
-void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegistry& presets) {
-  bool plan_touched = false;
-  const int project_devices = d.system.devices;
-  // A runtime the project did not choose (its device class's default) follows a device of
-  // another class given by --hardware/--system; one it named, or --runtime, stays.
-  const bool runtime_defaulted =
-      d.runtime.id == runtime::default_profile_id(runtime::device_class_of(d.hardware));
-  if (auto v = a.get("--hardware")) {
-    d.hardware = resolve("--hardware", *v,
-                         [&](const std::string& s) { return io::resolve_hardware(s, presets); });
-    plan_touched = true;
-  }
-  if (auto v = a.get("--system")) {
-    d.system = resolve("--system", *v,
-                       [&](const std::string& s) { return io::resolve_system(s, presets); });
-    plan_touched = true;
-    // A system built from a named device brings it along unless --hardware chose another.
-    if (!a.has("--hardware") && !d.system.hardware.empty()) {
-      d.hardware = resolve("--system", d.system.hardware,
-                           [&](const std::string& s) { return io::resolve_hardware(s, presets); });
-    }
-  }
-  if (auto v = a.get("--model")) {
-    d.model =
-        resolve("--model", *v, [&](const std::string& s) { return io::resolve_model(s, presets); });
-    plan_touched = true;
-    // Expert statistics belong to the old model unless they come from a trace file.
-    if (d.workload.routing.kind != workload::RoutingKind::trace)
-      d.workload.routing.expert_frequency.clear();
-    // EP only means something for MoE models; a dense model given without --ep runs ep = 1
-    // and drops the project's MoE module plan.
-    if (d.model.moe.experts == 0) {
-      if (!a.has("--ep")) d.parallel.ep = 1;
-      if (!a.has("--moe-tp")) d.parallel.moe.tp = 0;
-      if (!a.has("--moe-ep")) d.parallel.moe.ep = 0;
-      if (!a.has("--redundant-experts")) d.parallel.redundant_experts_per_rank = 0;
-    }
-  }
-  if (auto v = a.get("--runtime")) {
-    d.runtime = resolve("--runtime", *v,
-                        [&](const std::string& s) { return io::resolve_runtime(s, presets); });
-  } else if (runtime_defaulted) {
-    const std::string id = runtime::default_profile_id(runtime::device_class_of(d.hardware));
-    if (id != d.runtime.id && presets.contains(io::PresetKind::runtime, id))
-      d.runtime = presets.runtime(id);
-  }
-  if (auto v = a.get("--precision")) {
-    const Precision p = parse_precision(*v);
-    d.workload.numerics = {p, p, p};
-  }
-  auto degree = [&](const char* option, int& field) {
-    if (auto v = a.get(option)) {
-      field = static_cast<int>(parse_int(option, *v, 1, kMaxDegree));
-      plan_touched = true;
-    }
-  };
-  degree("--tp", d.parallel.tp);
-  degree("--pp", d.parallel.pp);
-  degree("--dp", d.parallel.dp);
-  degree("--ep", d.parallel.ep);
-  degree("--cp", d.parallel.cp);
-  // Module plans and the placement re-arrange the same devices: the count is unchanged.
-  auto module_degree = [&](const char* option, int& field) {
-    if (auto v = a.get(option)) field = static_cast<int>(parse_int(option, *v, 1, kMaxDegree));
-  };
-  module_degree("--attention-tp", d.parallel.attention.tp);
-  module_degree("--ffn-tp", d.parallel.dense_ffn.tp);
-  module_degree("--moe-tp", d.parallel.moe.tp);
-  module_degree("--moe-ep", d.parallel.moe.ep);
-  if (auto v = a.get("--redundant-experts"))
-    d.parallel.redundant_experts_per_rank =
-        static_cast<int>(parse_int("--redundant-experts", *v, 0, kMaxDegree));
-  if (a.has("--sp")) d.parallel.sequence_parallel = true;
-  if (auto v = a.get("--placement")) d.parallel.placement = *v;  // validate() checks it
-  if (auto v = a.get("--overlap")) apply_overlap(d.parallel, *v);
-  if (auto v = a.get("--batch")) {
-    if (*v == "auto") {
-      d.workload.batch_auto = true;
-    } else {
-      d.workload.batch_auto = false;
-      try {
-        d.workload.batch = static_cast<int>(parse_int("--batch", *v, 1, kMaxBatch));
-      } catch (const CliError&) {
-        throw CliError("--batch: expected 'auto' or an integer, got '" + *v +
-                       "' (allowed: auto, or integer 1.." + std::to_string(kMaxBatch) + ")");
-      }
-    }
-  }
-  if (auto v = a.get("--input-len"))
-    d.workload.input_len = static_cast<int>(parse_int("--input-len", *v, 1, kMaxTokens));
-  if (auto v = a.get("--output-len"))
-    d.workload.output_len = static_cast<int>(parse_int("--output-len", *v, 1, kMaxTokens));
-
-  // A device count given by --devices, or by the --system preset itself, is kept: data
-  // parallelism absorbs the devices the other degrees leave over (4 devices, tp 4 -> dp 1),
-  // so "--devices N --tp T" means what it says whatever the project's dp was. Otherwise a
-  // changed plan resizes the system to the plan.
-  std::optional<int> fixed_devices;
-  if (auto v = a.get("--devices"))
-    fixed_devices = static_cast<int>(parse_int("--devices", *v, 1, kMaxDevices));
-  else if (a.has("--system"))
-    fixed_devices = d.system.devices;
-  if (fixed_devices) {
-    d.system.devices = *fixed_devices;
-    const int per_replica = parallel::devices_per_replica(d.parallel);
-    if (!a.has("--dp") && per_replica > 0 && d.system.devices % per_replica == 0)
-      d.parallel.dp = d.system.devices / per_replica;
-  } else if (plan_touched) {
-    d.system.devices = parallel::devices(d.parallel);
-  }
-  // The project's name describes its own device, model and device count; a changed one
-  // would mislead.
-  if (a.has("--hardware") || a.has("--model") || a.has("--system") ||
-      d.system.devices != project_devices) {
-    d.name = d.model.name + " on " + std::to_string(d.system.devices) + "x " + d.hardware.name;
-  }
+  std::vector<OptionSpec> o = design_options();
+  o.push_back({"--links", "", "show the busiest network links (bytes and utilisation per phase)"});
+  o.push_back({"--reference-sim", "",
+               "also replay the collectives on the flow-level reference simulator (slow)"});
+  o.push_back({"--json", "", "print the result as JSON"});
+  o.push_back({"--help", "", "show this help"});
+  return o;
 }
 
 std::string ms(double s) {
@@ -422,20 +246,7 @@ int run_evaluate(std::span<const std::string> args, Context& ctx) {
     print_command_help(make_evaluate_command(), ctx.out);
     return kExitOk;
   }
-  perf::Design design;
-  if (!a.positional.empty()) {
-    const std::filesystem::path file = a.positional.front();
-    std::error_code ec;
-    // A directory, FIFO or device is refused by load_project, before it reads a byte.
-    if (!std::filesystem::exists(file, ec)) {
-      throw CliError("evaluate: cannot read project file '" + file.string() +
-                     "' (no such file; allowed: a project JSON file, or none for the "
-                     "builtin 'default' project)");
-    }
-    design = io::load_project(file, ctx.presets);
-  } else {
-    design = ctx.presets.project("default");
-  }
+  perf::Design design = load_design("evaluate", a, ctx.presets);
   apply_overrides(design, a, ctx.presets);
 
   const auto hint = plan_convention_hint(design, a);

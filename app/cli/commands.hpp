@@ -14,5 +14,6 @@ Command make_thermal_command();
 Command make_search_command();
 Command make_merge_command();
 Command make_reproduce_command();
+Command make_serve_command();
 
 }  // namespace stackscope::cli

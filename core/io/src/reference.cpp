@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/io/reference.hpp"
 
+#include "stackscope/serving/cluster.hpp"
+#include "stackscope/serving/simulator.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -60,14 +63,20 @@ std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file) {
     r.precision = field<std::string>(j, "precision", where);
     r.tp = field<int>(j, "tp", where);
     r.pp = field<int>(j, "pp", where);
-    r.batch = field<int>(j, "batch", where);
+    // Serving rows (serving-measured.json) run at the batch the benchmark chose: "auto" -> 0.
+    if (j.contains("batch") && j["batch"].is_string() && j["batch"] == "auto")
+      r.batch = 0;
+    else
+      r.batch = field<int>(j, "batch", where);
     r.input_len = field<int>(j, "input_len", where);
     r.output_len = field<int>(j, "output_len", where);
     r.metric = field<std::string>(j, "metric", where);
     r.value = field<double>(j, "value", where);
-    if (r.metric != "e2e_output_tokens_per_s_per_device" && r.metric != "ttft_s")
+    if (r.metric != "e2e_output_tokens_per_s_per_device" && r.metric != "ttft_s" &&
+        r.metric != "e2e_output_tokens_per_s_total")
       throw ConfigError({{where + "/metric", "unknown metric", r.metric,
-                          "e2e_output_tokens_per_s_per_device, ttft_s"}});
+                          "e2e_output_tokens_per_s_per_device, e2e_output_tokens_per_s_total, "
+                          "ttft_s"}});
     rows.push_back(std::move(r));
   }
   return rows;
@@ -87,8 +96,10 @@ perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& preset
                  : presets.system("single");
   d.system.devices = row.devices;
   const Precision p = parse_precision(row.precision, row.id + "/precision");
-  d.workload.numerics = {p, p, p};
-  d.workload.batch = row.batch;
+  // FP4 deployments (NVFP4 checkpoints of TensorRT-LLM / ModelOpt) keep the KV cache in FP8.
+  d.workload.numerics = {p, p, p == Precision::fp4 ? Precision::fp8 : p};
+  d.workload.batch = std::max(1, row.batch);
+  d.workload.batch_auto = row.batch == 0;
   d.workload.input_len = row.input_len;
   d.workload.output_len = row.output_len;
   d.parallel.tp = row.tp;
@@ -111,6 +122,8 @@ std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
     RowCheck c{row, 0, 0};
     if (row.metric == "ttft_s")
       c.predicted = r.metrics.ttft_s;
+    else if (row.metric == "e2e_output_tokens_per_s_total")
+      c.predicted = r.metrics.e2e_output_tokens_per_s;
     else
       c.predicted = r.metrics.e2e_output_tokens_per_s / row.devices;
     c.error = (c.predicted - row.value) / row.value;
@@ -148,6 +161,34 @@ std::string format_checks(const std::vector<RowCheck>& checks) {
     os << line;
   }
   return os.str();
+}
+
+std::vector<RowCheck> check_serving_rows(const std::vector<MeasuredRow>& rows,
+                                         const PresetRegistry& presets,
+                                         const ServingCheckOptions& options) {
+  std::vector<RowCheck> out;
+  for (const auto& row : rows) {
+    perf::Design d = design_for_row(row, presets);
+    d.runtime = presets.runtime(options.runtime);
+    d.workload.batch_auto = false;
+    d.workload.batch = 1;
+    auto issues = perf::validate(d);
+    if (!issues.empty()) {
+      for (auto& i : issues) i.path = row.id + i.path;
+      throw ConfigError(std::move(issues));
+    }
+    // trtllm-bench's throughput mode: every request sent at once, in-flight batching over the
+    // replicas the devices hold.
+    const int replicas = std::max(1, row.devices / (row.tp * row.pp));
+    const auto reqs = serving::benchmark(options.requests, row.input_len, row.output_len);
+    const auto result = serving::simulate(
+        reqs, serving::colocated_instances(d, options.scheduler, replicas), serving::SimOptions{});
+    RowCheck c{row, result.output_tokens_per_s, 0};
+    if (row.metric == "e2e_output_tokens_per_s_per_device") c.predicted /= row.devices;
+    c.error = (c.predicted - row.value) / row.value;
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace stackscope::io

@@ -21,6 +21,17 @@ const char* to_string(Rejection r) {
   return "?";
 }
 
+SchedulerConfig tensorrt_llm_defaults() {
+  SchedulerConfig s;
+  s.max_num_seqs = 2048;
+  s.max_num_batched_tokens = 8192;
+  s.block_size = 32;
+  s.kv_policy = KvPolicy::guaranteed_no_evict;
+  s.kv_cache_fraction = 0.9;
+  s.chunked_prefill = true;
+  return s;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -138,6 +149,8 @@ void check(const InstanceConfig& c, std::size_t i) {
     throw std::invalid_argument(where + "max_num_batched_tokens must be at least 1");
   if (s.block_size < 1) throw std::invalid_argument(where + "block_size must be at least 1");
   if (s.max_model_len < 0) throw std::invalid_argument(where + "max_model_len must be >= 0");
+  if (!(s.kv_cache_fraction > 0 && s.kv_cache_fraction <= 1))
+    throw std::invalid_argument(where + "kv_cache_fraction must be in (0, 1]");
   if (c.kv_blocks < 1)
     throw std::invalid_argument(where + "kv_blocks must be at least 1 (no room for a KV cache)");
   if (!c.cost) throw std::invalid_argument(where + "no cost function");
@@ -296,7 +309,7 @@ class Simulation {
       Seq& s = in.seqs[slot];
       const long long remaining = s.len - s.computed;
       const long long n = std::min(remaining, budget);
-      const long long need = in.blocks_for(s.computed + n) - s.blocks;
+      const long long need = std::max(0LL, in.blocks_for(s.computed + n) - s.blocks);
       bool self_preempted = false;
       while (need > in.free_blocks) {
         const std::size_t victim = in.running.back();
@@ -327,7 +340,13 @@ class Simulation {
       } else if (remaining > budget) {
         break;
       }
-      const long long need = in.blocks_for(s.computed + n) - s.blocks;
+      // GUARANTEED_NO_EVICT reserves the whole request (its last token's KV is never written).
+      const long long target =
+          cfg.kv_policy == KvPolicy::guaranteed_no_evict
+              ? std::max(s.computed + n, static_cast<long long>(reqs_[s.req].input_tokens) +
+                                             reqs_[s.req].output_tokens - 1)
+              : s.computed + n;
+      const long long need = std::max(0LL, in.blocks_for(target) - s.blocks);
       if (need > in.free_blocks) break;
       in.free_blocks -= need;
       s.blocks += need;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stackscope/io/project.hpp"
+#include "stackscope/serving/simulator.hpp"
 
 namespace stackscope::io {
 
@@ -20,10 +21,11 @@ struct MeasuredRow {
   std::string precision;
   int tp = 1;
   int pp = 1;
-  int batch = 1;
+  int batch = 1;  // 0: "auto" (serving rows: the benchmark's in-flight batch)
   int input_len = 1;
   int output_len = 1;
-  std::string metric;  // e2e_output_tokens_per_s_per_device | ttft_s
+  std::string metric;  // e2e_output_tokens_per_s_per_device | e2e_output_tokens_per_s_total |
+                       // ttft_s
   double value = 0;
 };
 
@@ -44,6 +46,18 @@ struct RowCheck {
 // Evaluates every row. Throws ConfigError if a row's design does not validate.
 std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
                                           const PresetRegistry& presets);
+
+// Serving rows (reference/serving-measured.json: trtllm-bench, in-flight batching at maximum
+// load): each row's design under `runtime`, `requests` identical requests of the row's lengths
+// sent at once to its replicas (serving::benchmark), the simulated output tokens/s compared.
+struct ServingCheckOptions {
+  std::string runtime = "modern-gpu-2025";
+  std::size_t requests = 2000;
+  serving::SchedulerConfig scheduler = serving::tensorrt_llm_defaults();  // trtllm-bench's
+};
+std::vector<RowCheck> check_serving_rows(const std::vector<MeasuredRow>& rows,
+                                         const PresetRegistry& presets,
+                                         const ServingCheckOptions& options = {});
 
 // Fixed-width table of the checks plus mean absolute percentage error, p90 and max.
 std::string format_checks(const std::vector<RowCheck>& checks);

@@ -33,13 +33,31 @@
 
 namespace stackscope::serving {
 
+// How KV blocks are committed (TensorRT-LLM's CapacitySchedulerPolicy names):
+//  - max_utilization: blocks are allocated as tokens are scheduled; a shortage preempts (vLLM's
+//    behaviour, TensorRT-LLM MAX_UTILIZATION);
+//  - guaranteed_no_evict: a request is admitted only when blocks for its whole input + output
+//    are free, and they are reserved at once, so nothing is ever preempted (TensorRT-LLM's
+//    default, GUARANTEED_NO_EVICT).
+enum class KvPolicy { max_utilization, guaranteed_no_evict };
+
 struct SchedulerConfig {
   int max_num_seqs = 256;             // vLLM max_num_seqs; TensorRT-LLM max_batch_size
   int max_num_batched_tokens = 8192;  // vLLM max_num_batched_tokens; TensorRT-LLM max_num_tokens
   bool chunked_prefill = true;        // vLLM enable_chunked_prefill; TRT-LLM enable_chunked_context
   int block_size = 16;                // tokens per KV block (vLLM's default)
   int max_model_len = 0;              // longest input + output admitted; 0 = no limit
+  KvPolicy kv_policy = KvPolicy::max_utilization;
+  // Share of the memory left after weights and activations given to the KV cache (TensorRT-LLM
+  // kv_cache_free_gpu_mem_fraction, 0.9 by default); used where instances are built from a
+  // design (cluster.hpp).
+  double kv_cache_fraction = 1.0;
 };
+
+// TensorRT-LLM's defaults as trtllm-bench runs them: max_batch_size 2048, max_num_tokens 8192
+// (trtllm-build defaults), tokens_per_block 32, GUARANTEED_NO_EVICT, 90 % of the free memory for
+// the KV cache, chunked context on.
+SchedulerConfig tensorrt_llm_defaults();
 
 using CostFn = std::function<perf::IterationCost(std::span<const perf::SequenceChunk>)>;
 

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `serve`: a request stream replayed on instances of a design (core/serving).
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "design_args.hpp"
+#include "stackscope/cli/text.hpp"
+#include "stackscope/common/issue.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/perf/validate.hpp"
+#include "stackscope/serving/cluster.hpp"
+#include "stackscope/serving/request.hpp"
+#include "stackscope/serving/simulator.hpp"
+
+namespace stackscope::cli {
+namespace {
+
+constexpr std::int64_t kMaxRequests = 100'000'000;
+constexpr std::int64_t kMaxTokens = 100'000'000;
+constexpr std::int64_t kMaxInstances = 65'536;
+
+std::string pad_left(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
+std::string pad_right(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : s + std::string(w - s.size(), ' ');
+}
+
+std::vector<OptionSpec> serve_options() {
+  std::vector<OptionSpec> o;
+  for (auto& d : design_options())
+    if (d.name != "--batch" && d.name != "--input-len" && d.name != "--output-len") o.push_back(d);
+  const std::vector<OptionSpec> own = {
+      {"--trace", "FILE",
+       "requests from a trace: Azure TIMESTAMP,ContextTokens,GeneratedTokens "
+       "or arrival_s,input_tokens,output_tokens CSV"},
+      {"--time-scale", "X", "trace arrivals x X faster (2 = twice the request rate)"},
+      {"--rate", "R", "generated requests: mean arrivals per s (with --requests)"},
+      {"--requests", "N", "generated requests (default 1000)"},
+      {"--arrivals", "poisson|gamma", "arrival process of --rate (default poisson)"},
+      {"--cv", "X", "gamma arrivals: coefficient of variation of the gaps (burstiness)"},
+      {"--input-len", "DIST",
+       "generated/benchmark prompt tokens: N, uniform:A:B or "
+       "lognormal:MEDIAN:SIGMA (default 1024)"},
+      {"--output-len", "DIST", "generated/benchmark output tokens, as --input-len (default 256)"},
+      {"--benchmark", "N", "closed benchmark: N requests at an infinite rate (trtllm-bench)"},
+      {"--concurrency", "C", "at most C requests in the system (the next when one finishes)"},
+      {"--instances", "N", "co-located instances, each a replica of the plan (default: dp)"},
+      {"--router", "rr|jsq|kv", "round-robin, join-shortest-queue (default), least KV load"},
+      {"--max-seqs", "N", "max_num_seqs: running sequences per instance (default 256)"},
+      {"--max-tokens", "N", "max_num_batched_tokens per iteration (default 8192)"},
+      {"--chunked-prefill", "on|off", "split prompts over iterations (default on)"},
+      {"--block-size", "N", "KV block size in tokens (default 16)"},
+      {"--kv-policy", "max-utilization|guaranteed-no-evict",
+       "allocate KV blocks as needed and preempt (vLLM; default), or reserve each request's "
+       "whole length at admission (TensorRT-LLM's default)"},
+      {"--kv-fraction", "X",
+       "share of the memory left after weights for the KV cache (default 1; "
+       "TensorRT-LLM 0.9)"},
+      {"--slo-ttft", "S", "TTFT SLO in seconds for goodput (default none)"},
+      {"--slo-tpot", "S", "TPOT SLO in seconds for goodput (default none)"},
+      {"--seed", "N", "generator seed (default 1)"},
+      {"--per-request", "FILE.csv", "write one row per request"},
+      {"--json", "", "print the result as JSON"},
+      {"--help", "", "show this help"},
+  };
+  o.insert(o.end(), own.begin(), own.end());
+  return o;
+}
+
+serving::LengthDist length(const ParsedArgs& a, const char* option, int fallback) {
+  if (auto v = a.get(option)) {
+    try {
+      return serving::parse_length_dist(*v, option);
+    } catch (const ConfigError& e) {
+      std::vector<std::string> lines;
+      for (const auto& i : e.issues()) lines.push_back(format_issue(i));
+      throw CliError(lines.empty() ? std::vector<std::string>{e.what()} : lines);
+    }
+  }
+  serving::LengthDist d;
+  d.a = fallback;
+  return d;
+}
+
+int fixed_length(const serving::LengthDist& d, const char* option) {
+  if (d.kind != serving::LengthDist::Kind::fixed)
+    throw CliError(std::string(option) +
+                   ": --benchmark needs fixed lengths (allowed: an integer, as trtllm-bench's "
+                   "synthetic datasets)");
+  return static_cast<int>(d.a);
+}
+
+std::vector<serving::Request> requests(const ParsedArgs& a, std::string* what) {
+  const int sources = a.has("--trace") + a.has("--rate") + a.has("--benchmark");
+  if (sources != 1)
+    throw CliError(std::string("serve: ") + (sources == 0 ? "no" : "more than one") +
+                   " request source (allowed: exactly one of --trace FILE, --rate R [--requests "
+                   "N], --benchmark N)");
+  if (auto f = a.get("--trace")) {
+    serving::TraceStats st;
+    auto r = io::load_trace(*f, serving::TraceFormat::automatic, &st);
+    if (auto x = a.get("--time-scale"))
+      r = serving::scale_time(std::move(r), parse_double("--time-scale", *x, 1e-6, 1e6));
+    *what = "trace " + *f + " (" + std::to_string(st.rows) + " requests over " +
+            fixed(st.duration_s, 0) + " s" +
+            (a.has("--time-scale") ? ", x" + *a.get("--time-scale") : std::string()) + ")";
+    return r;
+  }
+  const auto in = length(a, "--input-len", 1024);
+  const auto out = length(a, "--output-len", 256);
+  if (auto n = a.get("--benchmark")) {
+    const auto count = static_cast<std::size_t>(parse_int("--benchmark", *n, 1, kMaxRequests));
+    *what = "benchmark: " + *n + " requests at an infinite rate";
+    return serving::benchmark(count, fixed_length(in, "--input-len"),
+                              fixed_length(out, "--output-len"));
+  }
+  serving::GeneratorSpec g;
+  g.arrivals.rate_per_s = parse_double("--rate", *a.get("--rate"), 1e-9, 1e9);
+  if (auto k = a.get("--arrivals")) {
+    if (*k == "poisson")
+      g.arrivals.kind = serving::ArrivalProcess::Kind::poisson;
+    else if (*k == "gamma")
+      g.arrivals.kind = serving::ArrivalProcess::Kind::gamma;
+    else
+      throw CliError("--arrivals: unknown process '" + *k + "' (allowed: poisson, gamma)");
+  }
+  if (auto c = a.get("--cv")) g.arrivals.cv = parse_double("--cv", *c, 1e-3, 1e3);
+  g.requests = static_cast<std::size_t>(
+      a.get("--requests") ? parse_int("--requests", *a.get("--requests"), 1, kMaxRequests) : 1000);
+  g.seed = static_cast<std::uint64_t>(
+      a.get("--seed")
+          ? parse_int("--seed", *a.get("--seed"), 0, std::numeric_limits<std::int64_t>::max())
+          : 1);
+  g.input = in;
+  g.output = out;
+  *what = std::to_string(g.requests) + " generated requests at " + readable(g.arrivals.rate_per_s) +
+          "/s (" +
+          (g.arrivals.kind == serving::ArrivalProcess::Kind::poisson ? "Poisson" : "Gamma") + ")";
+  try {
+    return serving::generate(g);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("serve: ") + e.what());
+  }
+}
+
+std::string pct_row(const char* name, const serving::Percentiles& p, double scale,
+                    const char* unit) {
+  std::ostringstream s;
+  auto cell = [&](double v) { return pad_left(readable(v * scale), 10); };
+  s << "  " << pad_right(name, 10) << cell(p.mean) << cell(p.p50) << cell(p.p90) << cell(p.p99)
+    << cell(p.max) << "  " << unit << "\n";
+  return s.str();
+}
+
+nlohmann::ordered_json pct_json(const serving::Percentiles& p) {
+  return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90},
+          {"p99", p.p99},   {"max", p.max}, {"count", p.count}};
+}
+
+void write_per_request(const std::string& file, const serving::SimResult& r) {
+  std::ostringstream s;
+  s << "id,instance,arrival_s,input_tokens,output_tokens,first_scheduled_s,first_token_s,"
+       "finish_s,ttft_s,tpot_s,e2e_s,preemptions,rejected\n";
+  s.precision(9);
+  for (const auto& q : r.requests) {
+    s << q.id << ',' << q.instance << ',' << q.arrival_s << ',' << q.input_tokens << ','
+      << q.output_tokens << ',';
+    if (q.done())
+      s << q.first_scheduled_s << ',' << q.first_token_s << ',' << q.finish_s << ',' << q.ttft_s()
+        << ',' << q.tpot_s() << ',' << q.e2e_s();
+    else
+      s << ",,,,,";
+    s << ',' << q.preemptions << ','
+      << (q.rejected == serving::Rejection::none ? "" : serving::to_string(q.rejected)) << '\n';
+  }
+  io::save_text_atomic(file, s.str());
+}
+
+int run_serve(std::span<const std::string> args, Context& ctx) {
+  static const std::vector<OptionSpec> options = serve_options();
+  const ParsedArgs a = parse_args("serve", args, options, 1);
+  if (a.has("--help")) {
+    print_command_help(make_serve_command(), ctx.out);
+    return kExitOk;
+  }
+  perf::Design design = load_design("serve", a, ctx.presets);
+  apply_overrides(design, a, ctx.presets, /*workload=*/false);
+  design.workload.batch_auto = false;
+  design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
+  if (const auto issues = perf::validate(design); !issues.empty()) {
+    print_issues(ctx.err, issues);
+    return kExitBadInput;
+  }
+  serving::SchedulerConfig sched;
+  if (auto v = a.get("--max-seqs"))
+    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
+  if (auto v = a.get("--max-tokens"))
+    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
+  if (auto v = a.get("--block-size"))
+    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
+  if (auto v = a.get("--kv-policy")) {
+    if (*v == "max-utilization")
+      sched.kv_policy = serving::KvPolicy::max_utilization;
+    else if (*v == "guaranteed-no-evict")
+      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
+    else
+      throw CliError("--kv-policy: unknown policy '" + *v +
+                     "' (allowed: max-utilization, guaranteed-no-evict)");
+  }
+  if (auto v = a.get("--kv-fraction"))
+    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
+  if (auto v = a.get("--chunked-prefill")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
+    sched.chunked_prefill = *v == "on";
+  }
+  serving::SimOptions opt;
+  if (auto v = a.get("--router")) {
+    if (*v == "rr")
+      opt.router = serving::Router::round_robin;
+    else if (*v == "jsq")
+      opt.router = serving::Router::join_shortest_queue;
+    else if (*v == "kv")
+      opt.router = serving::Router::least_kv;
+    else
+      throw CliError("--router: unknown router '" + *v + "' (allowed: rr, jsq, kv)");
+  }
+  if (auto v = a.get("--concurrency"))
+    opt.concurrency = static_cast<int>(parse_int("--concurrency", *v, 1, 1 << 30));
+  if (auto v = a.get("--slo-ttft")) opt.slo_ttft_s = parse_double("--slo-ttft", *v, 0, 1e9);
+  if (auto v = a.get("--slo-tpot")) opt.slo_tpot_s = parse_double("--slo-tpot", *v, 0, 1e9);
+  const int instances =
+      a.get("--instances")
+          ? static_cast<int>(parse_int("--instances", *a.get("--instances"), 1, kMaxInstances))
+          : std::max(1, design.parallel.dp);
+
+  std::string source;
+  const auto reqs = requests(a, &source);
+  std::vector<serving::InstanceConfig> inst;
+  try {
+    inst = serving::colocated_instances(design, sched, instances);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("serve: ") + e.what());
+  }
+  const long long kv_blocks = inst.front().kv_blocks;
+  const int devices = inst.front().devices;
+  const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
+
+  if (auto f = a.get("--per-request")) write_per_request(*f, r);
+  if (a.has("--json")) {
+    nlohmann::ordered_json j;
+    j["design"] = design.name;
+    j["runtime"] = design.runtime.id;
+    j["source"] = source;
+    j["instances"] = instances;
+    j["devices_per_instance"] = devices;
+    j["kv_blocks_per_instance"] = kv_blocks;
+    j["scheduler"] = {{"max_num_seqs", sched.max_num_seqs},
+                      {"max_num_batched_tokens", sched.max_num_batched_tokens},
+                      {"chunked_prefill", sched.chunked_prefill},
+                      {"block_size", sched.block_size}};
+    j["requests"] = reqs.size();
+    j["completed"] = r.completed;
+    j["rejected"] = r.rejected;
+    j["makespan_s"] = r.makespan_s;
+    j["input_tokens_per_s"] = r.input_tokens_per_s;
+    j["output_tokens_per_s"] = r.output_tokens_per_s;
+    j["requests_per_s"] = r.requests_per_s;
+    j["goodput_rps"] = r.goodput_rps;
+    j["slo_attainment"] = r.slo_attainment;
+    j["energy_per_output_token_J"] = r.energy_per_output_token_J;
+    j["iterations"] = r.iterations;
+    j["ttft_s"] = pct_json(r.ttft);
+    j["tpot_s"] = pct_json(r.tpot);
+    j["itl_s"] = pct_json(r.itl);
+    j["e2e_s"] = pct_json(r.e2e);
+    j["queue_s"] = pct_json(r.queue);
+    auto& js = j["per_instance"] = nlohmann::ordered_json::array();
+    for (const auto& s : r.instances)
+      js.push_back({{"name", s.name},
+                    {"requests", s.requests},
+                    {"iterations", s.iterations},
+                    {"preemptions", s.preemptions},
+                    {"busy_fraction", r.makespan_s > 0 ? s.busy_s / r.makespan_s : 0.0},
+                    {"kv_peak_utilisation", s.kv_peak_utilisation},
+                    {"energy_J", s.energy_J}});
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  auto& out = ctx.out;
+  out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n"
+      << "instances  " << instances << " x " << devices << " devices, KV cache " << kv_blocks
+      << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs
+      << ", max_num_batched_tokens " << sched.max_num_batched_tokens << ", chunked prefill "
+      << (sched.chunked_prefill ? "on" : "off") << "\n"
+      << "requests   " << source << "\n\n";
+  out << "completed  " << r.completed << " of " << reqs.size();
+  if (r.rejected > 0) out << " (" << r.rejected << " rejected: they can never fit)";
+  out << "\nmakespan   " << fixed(r.makespan_s, 2) << " s, " << r.iterations
+      << " iterations\nthroughput " << readable(r.output_tokens_per_s) << " output tok/s, "
+      << readable(r.input_tokens_per_s) << " input tok/s, " << fixed(r.requests_per_s, 2)
+      << " req/s\n";
+  if (std::isfinite(opt.slo_ttft_s) || std::isfinite(opt.slo_tpot_s))
+    out << "goodput    " << fixed(r.goodput_rps, 2) << " req/s meeting TTFT <= "
+        << (std::isfinite(opt.slo_ttft_s) ? fixed(opt.slo_ttft_s, 3) + " s" : "any")
+        << " and TPOT <= "
+        << (std::isfinite(opt.slo_tpot_s) ? fixed(opt.slo_tpot_s * 1e3, 1) + " ms" : "any") << " ("
+        << fixed(100 * r.slo_attainment, 1) << " % of requests)\n";
+  out << "energy     " << fixed(r.energy_per_output_token_J, 3) << " J per output token\n\n";
+  out << "  " << pad_right("", 10) << pad_left("mean", 10) << pad_left("p50", 10)
+      << pad_left("p90", 10) << pad_left("p99", 10) << pad_left("max", 10) << "\n";
+  out << pct_row("TTFT", r.ttft, 1e3, "ms") << pct_row("TPOT", r.tpot, 1e3, "ms")
+      << pct_row("ITL", r.itl, 1e3, "ms") << pct_row("E2E", r.e2e, 1.0, "s")
+      << pct_row("queue", r.queue, 1e3, "ms") << "\n";
+  out << "  instance       requests  iterations  preemptions  busy    KV peak\n";
+  for (const auto& s : r.instances)
+    out << "  " << pad_right(s.name, 14) << pad_left(std::to_string(s.requests), 9)
+        << pad_left(std::to_string(s.iterations), 12) << pad_left(std::to_string(s.preemptions), 13)
+        << pad_left(fixed(r.makespan_s > 0 ? 100 * s.busy_s / r.makespan_s : 0, 0) + " %", 6)
+        << pad_left(fixed(100 * s.kv_peak_utilisation, 0) + " %", 10) << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command make_serve_command() {
+  Command c;
+  c.name = "serve";
+  c.synopsis = "serve [PROJECT.json] (--trace FILE | --rate R | --benchmark N) [options]";
+  c.summary = "replay a request stream on instances of a design: TTFT/TPOT percentiles, goodput";
+  c.description =
+      "Replays requests (a trace, a seeded generator or a closed benchmark) on co-located\n"
+      "instances of the design (each a replica of its plan) with continuous batching as vLLM v1\n"
+      "and TensorRT-LLM do it: a token budget and a sequence cap per iteration, chunked prefill,\n"
+      "a paged KV cache sized from the memory left after weights and activations, preemption by\n"
+      "recompute. Every iteration is costed by the same operator model as evaluate, for its\n"
+      "actual mix of prefill chunks and decodes. Prints throughput, goodput under the SLOs and\n"
+      "TTFT/TPOT/ITL/E2E/queueing percentiles. The design options are evaluate's.";
+  c.options = serve_options();
+  c.run = run_serve;
+  return c;
+}
+
+}  // namespace stackscope::cli
