@@ -51,6 +51,9 @@ std::vector<OptionSpec> serve_options() {
       {"--benchmark", "N", "closed benchmark: N requests at an infinite rate (trtllm-bench)"},
       {"--concurrency", "C", "at most C requests in the system (the next when one finishes)"},
       {"--instances", "N", "co-located instances, each a replica of the plan (default: dp)"},
+      {"--disaggregate", "P:D",
+       "P prefill + D decode instances (each a replica of the plan), "
+       "KV moved over the system network"},
       {"--router", "rr|jsq|kv", "round-robin, join-shortest-queue (default), least KV load"},
       {"--max-seqs", "N", "max_num_seqs: running sequences per instance (default 256)"},
       {"--max-tokens", "N", "max_num_batched_tokens per iteration (default 8192)"},
@@ -243,8 +246,23 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   std::string source;
   const auto reqs = requests(a, &source);
   std::vector<serving::InstanceConfig> inst;
+  std::string layout = std::to_string(instances) + " co-located";
   try {
-    inst = serving::colocated_instances(design, sched, instances);
+    if (auto v = a.get("--disaggregate")) {
+      const auto colon = v->find(':');
+      if (colon == std::string::npos)
+        throw CliError("--disaggregate: expected P:D (prefill:decode instances), got '" + *v + "'");
+      const int p =
+          static_cast<int>(parse_int("--disaggregate", v->substr(0, colon), 1, kMaxInstances));
+      const int dn =
+          static_cast<int>(parse_int("--disaggregate", v->substr(colon + 1), 1, kMaxInstances));
+      auto dis = serving::disaggregated_instances(design, sched, sched, p, dn);
+      inst = std::move(dis.instances);
+      opt.kv_transfer = std::move(dis.transfer);
+      layout = std::to_string(p) + " prefill + " + std::to_string(dn) + " decode";
+    } else {
+      inst = serving::colocated_instances(design, sched, instances);
+    }
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("serve: ") + e.what());
   }
@@ -276,6 +294,11 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["slo_attainment"] = r.slo_attainment;
     j["energy_per_output_token_J"] = r.energy_per_output_token_J;
     j["iterations"] = r.iterations;
+    j["layout"] = layout;
+    j["kv_transfers"] = r.kv_transfers;
+    j["kv_transfer_bytes"] = r.kv_transfer_bytes;
+    j["kv_transfer_energy_J"] = r.kv_transfer_energy_J;
+    j["kv_transfer_s"] = pct_json(r.kv_transfer_s);
     j["ttft_s"] = pct_json(r.ttft);
     j["tpot_s"] = pct_json(r.tpot);
     j["itl_s"] = pct_json(r.itl);
@@ -295,7 +318,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   }
   auto& out = ctx.out;
   out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n"
-      << "instances  " << instances << " x " << devices << " devices, KV cache " << kv_blocks
+      << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
       << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs
       << ", max_num_batched_tokens " << sched.max_num_batched_tokens << ", chunked prefill "
       << (sched.chunked_prefill ? "on" : "off") << "\n"
@@ -312,7 +335,13 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << " and TPOT <= "
         << (std::isfinite(opt.slo_tpot_s) ? fixed(opt.slo_tpot_s * 1e3, 1) + " ms" : "any") << " ("
         << fixed(100 * r.slo_attainment, 1) << " % of requests)\n";
-  out << "energy     " << fixed(r.energy_per_output_token_J, 3) << " J per output token\n\n";
+  out << "energy     " << fixed(r.energy_per_output_token_J, 3) << " J per output token\n";
+  if (r.kv_transfers > 0)
+    out << "KV moves   " << r.kv_transfers << " transfers, " << readable(r.kv_transfer_bytes / 1e9)
+        << " GB, " << readable(r.kv_transfer_s.mean * 1e3) << " ms mean ("
+        << readable(r.kv_transfer_s.p99 * 1e3) << " ms p99, queueing included), "
+        << readable(r.kv_transfer_energy_J) << " J\n";
+  out << "\n";
   out << "  " << pad_right("", 10) << pad_left("mean", 10) << pad_left("p50", 10)
       << pad_left("p90", 10) << pad_left("p99", 10) << pad_left("max", 10) << "\n";
   out << pct_row("TTFT", r.ttft, 1e3, "ms") << pct_row("TPOT", r.tpot, 1e3, "ms")

@@ -169,6 +169,14 @@ class Simulation {
       if (requests[i].arrival_s < requests[i - 1].arrival_s)
         throw std::invalid_argument("requests must be in arrival order (request " +
                                     std::to_string(i) + ")");
+    for (std::size_t i = 0; i < configs.size(); ++i)
+      (configs[i].role == Role::decode ? decode_pool_ : entry_pool_).push_back(i);
+    if (entry_pool_.empty())
+      throw std::invalid_argument("every instance is a decode instance: none takes arrivals");
+    const bool has_prefill = std::any_of(configs.begin(), configs.end(),
+                                         [](const auto& c) { return c.role == Role::prefill; });
+    if (has_prefill && decode_pool_.empty())
+      throw std::invalid_argument("prefill instances need at least one decode instance");
     for (auto& c : configs) {
       Instance in;
       in.free_blocks = c.kv_blocks;
@@ -176,6 +184,7 @@ class Simulation {
       in.cfg = std::move(c);
       inst_.push_back(std::move(in));
     }
+    ingress_free_.assign(inst_.size(), 0.0);
     out_.requests.resize(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
       auto& r = out_.requests[i];
@@ -211,8 +220,16 @@ class Simulation {
           t_done = inst_[i].busy_until;
           who = i;
         }
-      if (t_arr == kInf && t_done == kInf) break;
-      if (t_arr <= t_done) {
+      const double t_xfer = transfers_.empty() ? kInf : transfers_.front().ready_s;
+      if (t_arr == kInf && t_done == kInf && t_xfer == kInf) break;
+      if (t_xfer <= t_arr && t_xfer <= t_done) {
+        std::pop_heap(transfers_.begin(), transfers_.end(), later);
+        const Transfer x = transfers_.back();
+        transfers_.pop_back();
+        now_ = x.ready_s;
+        hand_in(x.req, x.to, x.first_token_s);
+        if (!inst_[x.to].busy) start_iteration(inst_[x.to]);
+      } else if (t_arr <= t_done) {
         auto& r = out_.requests[next];
         r.arrival_s = t_arr;
         if (admit(next, t_arr)) ++in_system;
@@ -239,23 +256,50 @@ class Simulation {
   }
 
  private:
+  // The instance a request goes to: arrivals to prefill and co-located instances, hand-offs to
+  // decode instances.
+  std::size_t route(bool decode) {
+    std::vector<std::size_t>& pool = decode ? decode_pool_ : entry_pool_;
+    std::size_t pick = pool.front();
+    switch (opt_.router) {
+      case Router::round_robin: pick = pool[(decode ? rr_decode_ : rr_)++ % pool.size()]; break;
+      case Router::join_shortest_queue:
+        for (const std::size_t k : pool)
+          if (inst_[k].load() < inst_[pick].load()) pick = k;
+        break;
+      case Router::least_kv:
+        for (const std::size_t k : pool)
+          if (inst_[k].kv_used() < inst_[pick].kv_used()) pick = k;
+        break;
+    }
+    return pick;
+  }
+
+  // A request whose KV cache arrived at decode instance d: it joins the queue with its prompt
+  // cached and its first token out.
+  void hand_in(std::size_t req, std::size_t d, double first_token_s) {
+    Instance& in = inst_[d];
+    ++in.stats.requests;
+    std::size_t slot;
+    if (!in.free_slots.empty()) {
+      slot = in.free_slots.back();
+      in.free_slots.pop_back();
+    } else {
+      slot = in.seqs.size();
+      in.seqs.emplace_back();
+    }
+    const long long input = reqs_[req].input_tokens;
+    in.seqs[slot] = Seq{req, input + 1, input, 0, 1, first_token_s, true};
+    in.waiting.push_back(slot);
+    out_.requests[req].instance = static_cast<int>(d);
+  }
+
   // Routes request i; false if it is rejected.
   bool admit(std::size_t i, double t) {
     now_ = t;
     const Request& q = reqs_[i];
     auto& r = out_.requests[i];
-    std::size_t pick = 0;
-    switch (opt_.router) {
-      case Router::round_robin: pick = rr_++ % inst_.size(); break;
-      case Router::join_shortest_queue:
-        for (std::size_t k = 1; k < inst_.size(); ++k)
-          if (inst_[k].load() < inst_[pick].load()) pick = k;
-        break;
-      case Router::least_kv:
-        for (std::size_t k = 1; k < inst_.size(); ++k)
-          if (inst_[k].kv_used() < inst_[pick].kv_used()) pick = k;
-        break;
-    }
+    const std::size_t pick = route(/*decode=*/false);
     Instance& in = inst_[pick];
     r.instance = static_cast<int>(pick);
     ++in.stats.requests;
@@ -400,7 +444,10 @@ class Simulation {
       s.last_token_s = now_;
       // A preempted request re-emits nothing: its recompute ends where it stopped, and the
       // token this prefill produces is its next one.
-      if (s.generated >= r.output_tokens) {
+      if (in.cfg.role == Role::prefill && s.generated == 1 && r.output_tokens > 1) {
+        if (!hand_off(in, s)) ++finished;  // rejected: it leaves the system
+        s.len = -1;
+      } else if (s.generated >= r.output_tokens) {
         r.finish_s = now_;
         r.finished = true;
         ++out_.completed;
@@ -412,7 +459,7 @@ class Simulation {
         ++s.len;
       }
     }
-    if (finished > 0) {
+    if (finished > 0 || in.cfg.role == Role::prefill) {
       std::erase_if(in.running, [&](std::size_t slot) {
         if (in.seqs[slot].len >= 0) return false;
         in.free_slots.push_back(slot);
@@ -420,6 +467,48 @@ class Simulation {
       });
     }
     return finished;
+  }
+
+  // A prefill instance's request leaves for a decode instance: its blocks are freed here and
+  // its KV crosses the network, behind earlier transfers into the same decode instance. False if
+  // the decode instance can never hold it (rejected).
+  bool hand_off(Instance& from, Seq& s) {
+    const std::size_t to = route(/*decode=*/true);
+    from.free_blocks += s.blocks;
+    s.blocks = 0;
+    // Never fits the decode instance: rejected there, before anything moves.
+    const Request& q = reqs_[s.req];
+    if (inst_[to].blocks_for(static_cast<long long>(q.input_tokens) + q.output_tokens) >
+        inst_[to].cfg.kv_blocks) {
+      out_.requests[s.req].rejected = Rejection::kv_capacity;
+      ++out_.rejected;
+      return false;
+    }
+    const double bytes = from.cfg.kv_bytes_per_token * static_cast<double>(s.computed);
+    KvTransfer cost;
+    if (opt_.kv_transfer) {
+      const auto src = static_cast<int>(&from - inst_.data());
+      cost = opt_.kv_transfer(src, static_cast<int>(to), bytes);
+    }
+    double& link = ingress_free_[to];
+    const double start = std::max(now_, link);
+    link = start + cost.time_s;
+    ++out_.kv_transfers;
+    out_.kv_transfer_bytes += bytes;
+    out_.kv_transfer_energy_J += cost.energy_J;
+    transfer_times_.push_back(link - now_);
+    transfers_.push_back({link, s.req, to, now_});
+    std::push_heap(transfers_.begin(), transfers_.end(), later);
+    return true;
+  }
+
+  struct Transfer {
+    double ready_s;
+    std::size_t req, to;
+    double first_token_s;
+  };
+  static bool later(const Transfer& a, const Transfer& b) {
+    return a.ready_s != b.ready_s ? a.ready_s > b.ready_s : a.req > b.req;
   }
 
   void record_timeline(Instance& in, double kv, int tokens) {
@@ -475,7 +564,9 @@ class Simulation {
       energy += in.stats.energy_J;
       out_.instances.push_back(std::move(in.stats));
     }
+    energy += out_.kv_transfer_energy_J;
     out_.energy_per_output_token_J = out_tokens > 0 ? energy / out_tokens : 0.0;
+    out_.kv_transfer_s = exact_percentiles(std::move(transfer_times_));
   }
 
   std::span<const Request> reqs_;
@@ -484,7 +575,11 @@ class Simulation {
   SimResult out_;
   LogHistogram itl_;
   double now_ = 0;
-  std::size_t rr_ = 0;
+  std::size_t rr_ = 0, rr_decode_ = 0;
+  std::vector<std::size_t> entry_pool_, decode_pool_;
+  std::vector<Transfer> transfers_;  // min-heap on ready time
+  std::vector<double> ingress_free_;
+  std::vector<double> transfer_times_;
 };
 
 }  // namespace

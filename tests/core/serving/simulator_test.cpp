@@ -224,6 +224,68 @@ TEST(ServingSimulator, MoreInstancesNeverLowerGoodput) {
   EXPECT_GT(last, 0.9);
 }
 
+// Disaggregation: 1 prefill + 1 decode instance, iterations of 1 s, a transfer of 1 ns per
+// byte at 1000 bytes per token. A 1000-token prompt: its first token at t = 1 (prefill), its KV
+// (10^6 bytes) on the decode instance at 1 + 1e-3, then 2 decode steps: done at 3.001.
+TEST(ServingSimulator, DisaggregatedRequestWaitsForItsKvTransfer) {
+  InstanceConfig p = instance(linear_cost(1.0, 0.0)), d = instance(linear_cost(1.0, 0.0));
+  p.role = Role::prefill;
+  d.role = Role::decode;
+  p.kv_bytes_per_token = d.kv_bytes_per_token = 1000;
+  SimOptions opt;
+  opt.kv_transfer = [](int from, int to, double bytes) {
+    EXPECT_EQ(from, 0);
+    EXPECT_EQ(to, 1);
+    return KvTransfer{bytes * 1e-9, bytes * 1e-12};
+  };
+  const std::vector<Request> one = {{0, 0.0, 1000, 3}};
+  const SimResult r = simulate(one, {p, d}, opt);
+  ASSERT_TRUE(r.requests[0].done());
+  EXPECT_DOUBLE_EQ(r.requests[0].first_token_s, 1.0);
+  EXPECT_DOUBLE_EQ(r.requests[0].finish_s, 3.001);
+  EXPECT_EQ(r.requests[0].instance, 1);
+  EXPECT_EQ(r.kv_transfers, 1u);
+  EXPECT_DOUBLE_EQ(r.kv_transfer_bytes, 1e6);
+  EXPECT_NEAR(r.kv_transfer_s.mean, 1e-3, 1e-15);
+  EXPECT_EQ(r.instances[0].iterations, 1u);  // prefill only
+  EXPECT_EQ(r.instances[1].iterations, 2u);  // decodes only
+  // Two prompts prefilled together hand off at once: the second transfer queues behind the
+  // first on the decode instance's ingress.
+  const std::vector<Request> two = {{0, 0.0, 1000, 3}, {1, 0.0, 1000, 3}};
+  const SimResult q = simulate(two, {p, d}, opt);
+  EXPECT_NEAR(q.kv_transfer_s.max, 2e-3, 1e-15);
+  EXPECT_EQ(q.completed, 2u);
+  // A single-token request never leaves the prefill instance.
+  const SimResult s1 = simulate(std::vector<Request>{{0, 0.0, 1000, 1}}, {p, d}, opt);
+  EXPECT_EQ(s1.kv_transfers, 0u);
+  EXPECT_TRUE(s1.requests[0].done());
+}
+
+TEST(ServingSimulator, DisaggregationConservesRequestsAndTokens) {
+  const auto reqs = poisson(3000, 50, 800, 120, 21);
+  InstanceConfig p = instance(linear_cost(0.01, 2e-5), 20000, 64, 4096);
+  p.role = Role::prefill;
+  p.kv_bytes_per_token = 1e5;
+  std::vector<InstanceConfig> inst = {p};
+  for (int i = 0; i < 3; ++i) {
+    InstanceConfig d = instance(linear_cost(0.01, 2e-5), 20000, 128, 4096);
+    d.role = Role::decode;
+    inst.push_back(d);
+  }
+  SimOptions opt;
+  opt.kv_transfer = [](int, int, double bytes) { return KvTransfer{bytes / 50e9, 0.0}; };
+  const SimResult r = simulate(reqs, inst, opt);
+  EXPECT_EQ(r.completed, reqs.size());
+  EXPECT_EQ(r.kv_transfers, reqs.size());
+  std::uint64_t gaps = 0;
+  for (const auto& q : r.requests) gaps += static_cast<std::uint64_t>(q.output_tokens - 1);
+  EXPECT_EQ(r.itl.count, gaps);
+  EXPECT_EQ(r.instances[0].requests, reqs.size());
+  std::uint64_t decoded = 0;
+  for (std::size_t i = 1; i < r.instances.size(); ++i) decoded += r.instances[i].requests;
+  EXPECT_EQ(decoded, reqs.size());
+}
+
 TEST(ServingSimulator, BadConfigurationsAreRefused) {
   const std::vector<Request> reqs = {{0, 0.0, 10, 10}};
   InstanceConfig c = instance(linear_cost(0.01, 0.0));
@@ -232,6 +294,11 @@ TEST(ServingSimulator, BadConfigurationsAreRefused) {
   EXPECT_THROW(simulate(reqs, {}, {}), std::invalid_argument);
   const std::vector<Request> unsorted = {{0, 1.0, 10, 10}, {1, 0.5, 10, 10}};
   EXPECT_THROW(simulate(unsorted, {instance(linear_cost(0.01, 0.0))}, {}), std::invalid_argument);
+  InstanceConfig p = instance(linear_cost(0.01, 0.0));
+  p.role = Role::prefill;
+  EXPECT_THROW(simulate(reqs, {p}, {}), std::invalid_argument);  // no decode instance
+  p.role = Role::decode;
+  EXPECT_THROW(simulate(reqs, {p}, {}), std::invalid_argument);  // none takes arrivals
 }
 
 }  // namespace

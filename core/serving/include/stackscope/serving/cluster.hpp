@@ -16,4 +16,19 @@ namespace stackscope::serving {
 std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
                                                 const SchedulerConfig& scheduler, int count);
 
+// Prefill/decode disaggregation (Splitwise, DistServe): `prefill` instances then `decode`
+// instances of the design's plan, laid out on consecutive devices of its system (instance i on
+// devices [i k, (i + 1) k), k = one replica's devices), and the KV transfer between them: shard j
+// of a prefill replica goes to shard j of the decode replica as a point-to-point message of the
+// system's network model (network::NetworkModel), all shards in parallel; the transfer takes
+// the slowest shard and costs the links' energy. Throws std::invalid_argument when the system
+// has fewer devices than the two pools need.
+struct Disaggregated {
+  std::vector<InstanceConfig> instances;
+  KvTransferFn transfer;
+};
+Disaggregated disaggregated_instances(const perf::Design& design, const SchedulerConfig& prefill,
+                                      const SchedulerConfig& decode, int prefill_count,
+                                      int decode_count);
+
 }  // namespace stackscope::serving

@@ -54,8 +54,8 @@ std::vector<Request> scale_time(std::vector<Request> requests, double rate_scale
 struct LengthDist {
   enum class Kind { fixed, uniform, lognormal, resample };
   Kind kind = Kind::fixed;
-  double a = 128;  // fixed: the length; uniform: min; lognormal: median
-  double b = 0;    // uniform: max (inclusive); lognormal: sigma of ln(length)
+  double a = 128;            // fixed: the length; uniform: min; lognormal: median
+  double b = 0;              // uniform: max (inclusive); lognormal: sigma of ln(length)
   std::vector<int> samples;  // resample: lengths drawn uniformly from these (e.g. a trace's)
   int max = 1 << 20;         // lognormal draws are clamped to [1, max]
 };

@@ -61,8 +61,14 @@ SchedulerConfig tensorrt_llm_defaults();
 
 using CostFn = std::function<perf::IterationCost(std::span<const perf::SequenceChunk>)>;
 
+// Prefill/decode disaggregation (Splitwise, DistServe): a prefill instance hands every request
+// whose first token it produced to a decode instance, after its KV cache crossed the network.
+enum class Role { colocated, prefill, decode };
+
 struct InstanceConfig {
   std::string name;
+  Role role = Role::colocated;
+  double kv_bytes_per_token = 0;  // KV of one token of context over the instance (transfers)
   SchedulerConfig scheduler;
   long long kv_blocks = 0;  // KV cache of the instance, in blocks of scheduler.block_size
   int devices = 1;          // devices of the instance (power per device)
@@ -75,6 +81,13 @@ enum class Router {
   least_kv,             // lowest fraction of KV blocks in use
 };
 
+// Time and energy to move `bytes` of KV cache from instance `from` to instance `to`.
+struct KvTransfer {
+  double time_s = 0;
+  double energy_J = 0;
+};
+using KvTransferFn = std::function<KvTransfer(int from, int to, double bytes)>;
+
 struct SimOptions {
   Router router = Router::join_shortest_queue;
   // Closed loop (trtllm-bench --concurrency, vLLM benchmark --max-concurrency): at most this many
@@ -83,6 +96,10 @@ struct SimOptions {
   double slo_ttft_s = std::numeric_limits<double>::infinity();
   double slo_tpot_s = std::numeric_limits<double>::infinity();
   std::size_t max_timeline_points = 2000;  // per instance, decimated evenly
+  // Disaggregation: the transfer cost (null: instantaneous). Transfers into one decode instance
+  // queue behind each other (its ingress is one set of links); arrivals go to the prefill and
+  // co-located instances, handed-off requests to the decode instances, each by `router`.
+  KvTransferFn kv_transfer;
   std::stop_token stop;
 };
 
@@ -142,10 +159,13 @@ struct SimResult {
   std::size_t completed = 0, rejected = 0;
   double start_s = 0, makespan_s = 0;  // first arrival to last finish
   double input_tokens_per_s = 0, output_tokens_per_s = 0, requests_per_s = 0;
-  double goodput_rps = 0;     // completed requests meeting both SLOs, per s of makespan
-  double slo_attainment = 0;  // fraction of completed requests meeting both SLOs
-  double energy_per_output_token_J = 0;
+  double goodput_rps = 0;                // completed requests meeting both SLOs, per s of makespan
+  double slo_attainment = 0;             // fraction of completed requests meeting both SLOs
+  double energy_per_output_token_J = 0;  // iterations and KV transfers
   std::uint64_t iterations = 0;
+  std::uint64_t kv_transfers = 0;
+  double kv_transfer_bytes = 0, kv_transfer_energy_J = 0;
+  Percentiles kv_transfer_s;  // queueing behind earlier transfers included
   bool stopped = false;
 };
 
