@@ -23,8 +23,11 @@ TEST(Validation, ServingMeasuredRows) {
   const double mape = mean_abs_error(checks);
   std::cout << "serving rows: MAPE " << 100 * mape << " %\n";
   EXPECT_LE(mape, 0.30);
-  for (const auto& c : checks)
-    if (c.row.hardware != "b200") EXPECT_LE(std::abs(c.error), 0.30) << c.row.id;
+  for (const auto& c : checks) {
+    if (c.row.hardware != "b200") {
+      EXPECT_LE(std::abs(c.error), 0.30) << c.row.id;
+    }
+  }
 }
 
 }  // namespace
