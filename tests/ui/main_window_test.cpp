@@ -649,11 +649,13 @@ class MainWindowTest : public QObject {
     QString error;
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
-    // 13 views (the breakdown by operator class too), the MoE expert placement of the link view and
-    // the search-space form, the 8 editor pages (and the Memory, Power and Runtime pages of a
-    // 3D-stacked preset and the Model page of an MoE preset, the default design having neither),
-    // the window and the four self-drawn views in the dark palette.
-    QCOMPARE(files.size(), 32);
+    // 14 views (the breakdown by operator class and the Serving tab's benchmark too), the MoE
+    // expert placement of the link view and the search-space form, the 8 editor pages (and the
+    // Memory, Power and Runtime pages of a 3D-stacked preset and the Model page of an MoE preset,
+    // the default design having neither), the window and the five self-drawn views in the dark
+    // palette.
+    QCOMPARE(files.size(), 34);
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("serving.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));

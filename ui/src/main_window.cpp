@@ -45,6 +45,7 @@
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/search_panel.hpp"
+#include "stackscope/ui/serving_view.hpp"
 #include "stackscope/ui/summary_panel.hpp"
 #include "stackscope/ui/theme.hpp"
 #include "stackscope/ui/thermal_view.hpp"
@@ -238,9 +239,13 @@ void MainWindow::buildUi() {
   addView(compare_, tr("C&ompare"));
   search_ = new SearchPanel(*presets_, views_);
   addView(search_, tr("&Search"));
+  serving_ = new ServingView(views_);
+  addView(serving_, tr("Se&rving"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
+  views_->setTabToolTip(5, tr("Replay a request stream (benchmark, Poisson or a trace) on "
+                              "instances of the design: TTFT/TPOT CDFs, goodput, KV use"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
     // An undoable edit: Ctrl+Z returns to the design before the click.
     design_ = d;
@@ -375,6 +380,7 @@ void MainWindow::evaluateNow() {
     thermalStale_ = false;
     links_->clear();
     linksStale_ = false;
+    serving_->clearDesign();
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
@@ -384,6 +390,7 @@ void MainWindow::evaluateNow() {
     summary_->showResult(design_, *result_);
     chart_->showResult(*result_);
     plot_->showDesign(design_, result_->batch);
+    serving_->setDesign(design_);
     thermalStale_ = true;
     linksStale_ = true;
     refreshLazyViews();
@@ -854,6 +861,16 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
   };
   if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
+  // A finished closed benchmark of the current design.
+  const auto runServing = [this] {
+    if (serving_->result() == nullptr && !serving_->running()) {
+      serving_->setSource(ServingView::Source::benchmark);
+      serving_->setRequests(300);
+      serving_->run();
+    }
+    serving_->waitForIdle();
+  };
+  if (result_ && !grabTab(QStringLiteral("serving"), serving_, runServing)) return {};
   // The search-space form (a window of its own, opened from the Search tab) on the space the
   // Search tab shows.
   if (auto* edit = search_->findChild<QAbstractButton*>(QStringLiteral("searchEditSpace"))) {
@@ -928,6 +945,8 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
            grabTab(QStringLiteral("links-dark"), links_, [this] { links_->waitForIdle(); }) &&
            grabTab(QStringLiteral("compare-dark"), compare_, idle);
     ok = ok && grabTab(QStringLiteral("search-dark"), search_, idle);
+    if (ok && result_)
+      ok = grabTab(QStringLiteral("serving-dark"), serving_, [this] { serving_->waitForIdle(); });
     setTheme(was);
     if (!ok) return {};
   }

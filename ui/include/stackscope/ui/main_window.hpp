@@ -28,6 +28,7 @@ class SummaryPanel;
 class CompareView;
 class LinkView;
 class SearchPanel;
+class ServingView;
 class ThermalView;
 class ThroughputPlot;
 
@@ -117,6 +118,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* views_ = nullptr;
   ThermalView* thermal_ = nullptr;
   SearchPanel* search_ = nullptr;
+  ServingView* serving_ = nullptr;
   LinkView* links_ = nullptr;
   CompareView* compare_ = nullptr;
   bool linksStale_ = false;
