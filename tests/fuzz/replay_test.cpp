@@ -103,7 +103,7 @@ TEST(FuzzTargets, EveryTargetHasSeedsAndADictionary) {
 
 // Refusal is a real answer: an empty document is refused by the readers that need content.
 TEST(FuzzTargets, EmptyInputIsRefused) {
-  for (const char* name : {"project", "search_space", "routing_trace", "search_points"})
+  for (const char* name : {"project", "search_space", "routing_trace", "search_points", "request_trace"})
     EXPECT_EQ(find_target(name)->run(""), Outcome::refused) << name;
 }
 

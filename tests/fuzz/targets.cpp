@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/search/space.hpp"
+#include "stackscope/serving/request.hpp"
 
 namespace stackscope::fuzz {
 namespace {
@@ -106,6 +109,21 @@ Outcome routing_trace(std::string_view input) {
   return refused_on_config_error([&] { io::load_routing_trace(routing, 8, {}); });
 }
 
+// A serving request trace (Azure or plain CSV, serving::parse_trace). What it accepts must hold
+// the promises the simulator relies on: ids in order, arrivals finite, >= 0 and sorted, lengths
+// >= 1.
+Outcome request_trace(std::string_view input) {
+  return refused_on_config_error([&] {
+    const auto reqs = serving::parse_trace(input, "fuzz.csv");
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      const auto& r = reqs[i];
+      if (r.id != i || !std::isfinite(r.arrival_s) || r.arrival_s < 0 || r.input_tokens < 1 ||
+          r.output_tokens < 1 || (i > 0 && r.arrival_s < reqs[i - 1].arrival_s))
+        std::abort();
+    }
+  });
+}
+
 // The points.jsonl reader of `search --resume`: each line through point_from_jsonl, and a line
 // that parses must write back to the same record.
 Outcome search_points(std::string_view input) {
@@ -131,6 +149,7 @@ constexpr std::array kTargets = {
     Target{"hotspot_config", hotspot_config},
     Target{"routing_trace", routing_trace},
     Target{"search_points", search_points},
+    Target{"request_trace", request_trace},
 };
 
 }  // namespace

@@ -107,6 +107,20 @@ void apply_noc(Design& d, double m0, double m1) {
   if (d.system.levels.size() > 1) d.system.levels[1].link_GBps *= m1;
 }
 
+// The 256 stacked devices of `model` on deepstack-paper-x256, resolved once per caller; each
+// hardware point is then a copy with the device's knobs and link multipliers applied.
+Design stacked_base(const Catalogue& cat, const hw::Hardware& preset, const std::string& model,
+                    const runtime::Profile& rt) {
+  return base_design(cat, preset, "deepstack-paper-x256", model, rt, kDevices3d);
+}
+std::pair<Design, DeviceKnobs> stacked_point(const Design& base, const hw::Hardware& preset,
+                                             const DeviceKnobs& k) {
+  Design d = base;
+  d.hardware = paper_device(preset, k);
+  apply_noc(d, k.noc0, k.noc1);
+  return {std::move(d), k};
+}
+
 // ---- Plans ----
 
 struct PlanChoice {
@@ -375,9 +389,7 @@ Point paper_point(Bench& bench, const Catalogue& cat, const runtime::Profile& rt
   k.wgmma = s.wgmma;
   k.noc0 = s.noc0;
   k.noc1 = s.noc1;
-  Design d = base_design(cat, paper_device(preset, k), "deepstack-paper-x256", "deepseek-v3", rt,
-                         kDevices3d);
-  apply_noc(d, k.noc0, k.noc1);
+  Design d = stacked_point(stacked_base(cat, preset, "deepseek-v3", rt), preset, k).first;
   parallel::Plan& p = d.parallel;
   p.tp = s.tp;
   p.ep = s.ep;
@@ -415,12 +427,8 @@ void own_ablation(Bench& bench, const Catalogue& cat, const runtime::Profile& rt
                   const hw::Hardware& preset, int batch, std::vector<Table4Row*> rows) {
   const auto model = cat.model("deepseek-v3");
   const bool moe = model.moe.experts > 0;
-  auto design_for = [&](const DeviceKnobs& k) {
-    Design d = base_design(cat, paper_device(preset, k), "deepstack-paper-x256", "deepseek-v3", rt,
-                           kDevices3d);
-    apply_noc(d, k.noc0, k.noc1);
-    return std::make_pair(d, k);
-  };
+  const Design stacked = stacked_base(cat, preset, "deepseek-v3", rt);
+  auto design_for = [&](const DeviceKnobs& k) { return stacked_point(stacked, preset, k); };
   DeviceKnobs base;  // the paper's base: 4/4 layers, 256 KiB, 256 B/cycle, mma.sync
   base.wgmma = false;
   std::vector<parallel::Plan> carried;
@@ -767,12 +775,8 @@ void run_report(Report& rep, const Catalogue& cat, const Options& opt, std::stop
     // in two stages (on-chip at 9/9 layers over every plan, then stack and links over the best
     // plans of the first stage).
     const bool moe = cat.model(row.model).moe.experts > 0;
-    auto design_for = [&](const DeviceKnobs& k) {
-      Design d = base_design(cat, paper_device(preset, k), "deepstack-paper-x256", row.model, rt,
-                             kDevices3d);
-      apply_noc(d, k.noc0, k.noc1);
-      return std::make_pair(d, k);
-    };
+    const Design stacked = stacked_base(cat, preset, row.model, rt);
+    auto design_for = [&](const DeviceKnobs& k) { return stacked_point(stacked, preset, k); };
     std::vector<parallel::Plan> carried;
     std::vector<std::pair<Design, DeviceKnobs>> hw;
     for (const double smem : {128.0, 256.0, 512.0})

@@ -134,6 +134,16 @@ struct Instance {
     return (tokens + b - 1) / b;
   }
   std::size_t load() const { return running.size() + waiting.size(); }
+  // A free sequence slot (reused after a request leaves).
+  std::size_t new_slot() {
+    if (free_slots.empty()) {
+      seqs.emplace_back();
+      return seqs.size() - 1;
+    }
+    const std::size_t slot = free_slots.back();
+    free_slots.pop_back();
+    return slot;
+  }
   double kv_used() const {
     return cfg.kv_blocks > 0
                ? 1.0 - static_cast<double>(free_blocks) / static_cast<double>(cfg.kv_blocks)
@@ -280,14 +290,7 @@ class Simulation {
   void hand_in(std::size_t req, std::size_t d, double first_token_s) {
     Instance& in = inst_[d];
     ++in.stats.requests;
-    std::size_t slot;
-    if (!in.free_slots.empty()) {
-      slot = in.free_slots.back();
-      in.free_slots.pop_back();
-    } else {
-      slot = in.seqs.size();
-      in.seqs.emplace_back();
-    }
+    const std::size_t slot = in.new_slot();
     const long long input = reqs_[req].input_tokens;
     in.seqs[slot] = Seq{req, input + 1, input, 0, 1, first_token_s, true};
     in.waiting.push_back(slot);
@@ -316,14 +319,7 @@ class Simulation {
       ++out_.rejected;
       return false;
     }
-    std::size_t slot;
-    if (!in.free_slots.empty()) {
-      slot = in.free_slots.back();
-      in.free_slots.pop_back();
-    } else {
-      slot = in.seqs.size();
-      in.seqs.emplace_back();
-    }
+    const std::size_t slot = in.new_slot();
     in.seqs[slot] = Seq{i, q.input_tokens, 0, 0, 0, 0, false};
     in.waiting.push_back(slot);
     return true;
