@@ -537,6 +537,11 @@ QWidget* DesignEditor::buildRuntimePage() {
             {"matmulEffSpin", "/runtime/matmul_efficiency", 0.01, 1, 2, QString(),
              tr("Achieved fraction of the matrix peak on large GEMMs (the kernel library's)")},
             [=](perf::Design& d) { return &rt(d).matmul_efficiency; });
+  addDouble(form, tr("Matmul efficiency, FP4:"),
+            {"matmulEffFp4Spin", "/runtime/matmul_efficiency_fp4", 0, 1, 2, QString(),
+             tr("Achieved fraction of the FP4 matrix peak (block-scaled NVFP4/MXFP4 GEMMs); "
+                "0 = the matmul efficiency above")},
+            [=](perf::Design& d) { return &rt(d).matmul_efficiency_fp4; });
   addDouble(form, tr("Attention efficiency:"),
             {"attentionEffSpin", "/runtime/attention_efficiency", 0.01, 1, 2, QString(),
              tr("Achieved fraction of the matrix peak for FlashAttention-style kernels")},
@@ -565,6 +570,11 @@ QWidget* DesignEditor::buildRuntimePage() {
              tr("Host time per serving-scheduler iteration (scheduling, sampling, "
                 "detokenisation); the serving model only, not the static evaluation")},
             [=](perf::Design& d) { return &rt(d).iteration_overhead_us; });
+  addDouble(form, tr("Runtime memory:"),
+            {"runtimeMemorySpin", "/runtime/memory_reserved_GiB", 0, 1024, 2, tr(" GiB"),
+             tr("Device memory the serving software holds besides weights, KV cache and "
+                "activations (CUDA-graph pools, allocator slack, sampler buffers), per device")},
+            [=](perf::Design& d) { return &rt(d).memory_reserved_GiB; });
   addCheck(form, tr("Collectives are kernels:"), "collectiveKernelCheck",
            "/runtime/collective_is_kernel",
            tr("On: each collective is a kernel of its own (NCCL) and pays one kernel's overhead "

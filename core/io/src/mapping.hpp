@@ -253,6 +253,7 @@ void describe(V& v, S& p) {
   v("source", p.source);
   v("device_class", p.device_class);
   v("matmul_efficiency", p.matmul_efficiency);
+  v("matmul_efficiency_fp4", p.matmul_efficiency_fp4);
   v("attention_efficiency", p.attention_efficiency);
   v("decode_kv_reread_fraction", p.decode_kv_reread_fraction);
   v("kernels_per_op", p.kernels_per_op);
@@ -260,6 +261,7 @@ void describe(V& v, S& p) {
   v("host_launch_us", p.host_launch_us);
   v("collective_is_kernel", p.collective_is_kernel);
   v("iteration_overhead_us", p.iteration_overhead_us);
+  v("memory_reserved_GiB", p.memory_reserved_GiB);
 }
 
 template <class V, Is<hw::NetworkLevel> S>

@@ -3,6 +3,7 @@
 
 #include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/simulator.hpp"
+#include "stackscope/serving/trtllm_bench.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -163,6 +164,21 @@ std::string format_checks(const std::vector<RowCheck>& checks) {
   return os.str();
 }
 
+std::size_t trtllm_bench_requests(int input_len, int output_len) {
+  struct Entry {
+    int in, out;
+    std::size_t n;
+  };
+  // NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md, "$num_requests" per pair.
+  static constexpr Entry kTable[] = {{128, 128, 30000},  {128, 2048, 3000},  {128, 4096, 1500},
+                                     {1000, 2000, 1500}, {2048, 128, 3000},  {2048, 2048, 1500},
+                                     {5000, 500, 1500},  {1000, 1000, 3000}, {500, 2000, 3000},
+                                     {20000, 2000, 1000}};
+  for (const auto& e : kTable)
+    if (e.in == input_len && e.out == output_len) return e.n;
+  return 1500;
+}
+
 std::vector<RowCheck> check_serving_rows(const std::vector<MeasuredRow>& rows,
                                          const PresetRegistry& presets,
                                          const ServingCheckOptions& options) {
@@ -180,9 +196,13 @@ std::vector<RowCheck> check_serving_rows(const std::vector<MeasuredRow>& rows,
     // trtllm-bench's throughput mode: every request sent at once, in-flight batching over the
     // replicas the devices hold.
     const int replicas = std::max(1, row.devices / (row.tp * row.pp));
-    const auto reqs = serving::benchmark(options.requests, row.input_len, row.output_len);
+    const std::size_t n = options.requests > 0
+                              ? options.requests
+                              : trtllm_bench_requests(row.input_len, row.output_len);
+    const auto reqs = serving::benchmark(n, row.input_len, row.output_len);
+    const auto scheduler = serving::trtllm_bench_scheduler(d, row.input_len, row.output_len);
     const auto result = serving::simulate(
-        reqs, serving::colocated_instances(d, options.scheduler, replicas), serving::SimOptions{});
+        reqs, serving::colocated_instances(d, scheduler, replicas), serving::SimOptions{});
     RowCheck c{row, result.output_tokens_per_s, 0};
     if (row.metric == "e2e_output_tokens_per_s_per_device") c.predicted /= row.devices;
     c.error = (c.predicted - row.value) / row.value;

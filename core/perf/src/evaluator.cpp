@@ -296,7 +296,7 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   }
   f.activations = tokens * (3.0 * m.hidden + 2.0 * inter) * ab +
                   seqs * static_cast<double>(m.vocab) / tp_a * 4.0;
-  f.reserved = d.hardware.runtime_reserved_GiB * units::kGiB;
+  f.reserved = (d.hardware.runtime_reserved_GiB + d.runtime.memory_reserved_GiB) * units::kGiB;
   f.capacity = capacity_bytes(d.hardware);
   return f;
 }

@@ -177,7 +177,9 @@ OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool
   s.q_bytes = c.a_bytes;
   s.causal = causal;
   s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
-  return compute::attention(c.die, decode ? c.kv : c.stream, c.attention_eff, s);
+  compute::Rates rates = decode ? c.kv : c.stream;
+  rates.matrix_flops = c.attention_matrix_flops;
+  return compute::attention(c.die, rates, c.attention_eff, s);
 }
 
 // Norm and projections in front of the attention core for `tokens` new tokens on one device, of
@@ -566,9 +568,12 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
                                                                         c.place.attention_tp());
   const auto bw_kv = memory::effective_bandwidth(d.hardware.memory, c.die, page, dram_C);
   const compute::MeshRates mesh = compute::mesh_rates(d.hardware, clock_scale);
-  const double mm_eff = d.runtime.matmul_efficiency;
+  const double mm_eff = mm == Precision::fp4 && d.runtime.matmul_efficiency_fp4 > 0
+                            ? d.runtime.matmul_efficiency_fp4
+                            : d.runtime.matmul_efficiency;
   c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch, mesh, mm_eff};
   c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch, mesh, mm_eff};
+  c.attention_matrix_flops = hw::matrix_peak_flops(c.die, wider(nm.activations, nm.kv_cache));
   c.energy = power_area::energy_rates(d.hardware, mm);
   // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
   // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does

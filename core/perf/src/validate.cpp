@@ -158,6 +158,9 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
   const std::string p = "/runtime";
   c.fraction(p + "/matmul_efficiency", r.matmul_efficiency);
   c.fraction(p + "/attention_efficiency", r.attention_efficiency);
+  // 0 = matmul_efficiency; otherwise a fraction like it.
+  if (r.matmul_efficiency_fp4 != 0)
+    c.fraction(p + "/matmul_efficiency_fp4", r.matmul_efficiency_fp4);
   if (!std::isfinite(r.decode_kv_reread_fraction) || r.decode_kv_reread_fraction < 0 ||
       r.decode_kv_reread_fraction > 1)
     c.add(p + "/decode_kv_reread_fraction", "must be a fraction in [0, 1]",
@@ -165,6 +168,7 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
   c.non_negative(p + "/kernels_per_op", r.kernels_per_op, kMaxKernelsPerOp);
   c.non_negative(p + "/host_launch_us", r.host_launch_us, kMaxOverheadUs);
   c.non_negative(p + "/iteration_overhead_us", r.iteration_overhead_us, kMaxOverheadUs);
+  c.non_negative(p + "/memory_reserved_GiB", r.memory_reserved_GiB);
 }
 
 void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "/hardware") {

@@ -32,6 +32,12 @@ SchedulerConfig tensorrt_llm_defaults() {
   return s;
 }
 
+int graph_padded_batch(const SchedulerConfig& s, int seqs) {
+  const auto it =
+      std::lower_bound(s.cuda_graph_batch_sizes.begin(), s.cuda_graph_batch_sizes.end(), seqs);
+  return it == s.cuda_graph_batch_sizes.end() ? seqs : *it;
+}
+
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -163,6 +169,12 @@ void check(const InstanceConfig& c, std::size_t i) {
     throw std::invalid_argument(where + "kv_cache_fraction must be in (0, 1]");
   if (c.kv_blocks < 1)
     throw std::invalid_argument(where + "kv_blocks must be at least 1 (no room for a KV cache)");
+  for (std::size_t k = 0; k < s.cuda_graph_batch_sizes.size(); ++k) {
+    const int b = s.cuda_graph_batch_sizes[k];
+    if (b < 1 || (k > 0 && b <= s.cuda_graph_batch_sizes[k - 1]))
+      throw std::invalid_argument(where + "cuda_graph_batch_sizes must be ascending and >= 1 (" +
+                                  std::to_string(b) + " at position " + std::to_string(k) + ")");
+  }
   if (!c.cost) throw std::invalid_argument(where + "no cost function");
   if (c.devices < 1) throw std::invalid_argument(where + "devices must be at least 1");
 }
@@ -396,6 +408,16 @@ class Simulation {
       budget -= n;
     }
     if (in.chunks.empty()) return;  // idle until the next arrival
+    // A decode-only iteration replays the captured graph of the next listed batch size; the
+    // padding rows are dummy decodes of one cached token (TensorRT-LLM's padding requests).
+    if (!cfg.cuda_graph_batch_sizes.empty()) {
+      const bool decode_only = std::all_of(in.chunks.begin(), in.chunks.end(), [](const auto& x) {
+        return x.new_tokens == 1 && x.context > 0;
+      });
+      const int n = static_cast<int>(in.chunks.size());
+      if (decode_only)
+        for (int k = graph_padded_batch(cfg, n); k > n; --k) in.chunks.push_back({1, 1, true});
+    }
     const perf::IterationCost c = in.cfg.cost(in.chunks);
     in.busy = true;
     in.iteration_start = now_;

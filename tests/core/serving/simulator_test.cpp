@@ -153,6 +153,43 @@ TEST(ServingSimulator, SimultaneousArrivalsShareTheFirstIteration) {
   EXPECT_EQ(r.iterations, 10u);
 }
 
+// CUDA-graph padding: a decode-only iteration of n sequences is costed at the next listed batch
+// size (dummy decodes of one cached token that emit nothing the requests see); an iteration
+// with a prefill chunk is not padded, nor is a batch above the largest size.
+TEST(ServingSimulator, DecodeOnlyIterationsArePaddedToTheNextGraphSize) {
+  std::vector<std::size_t> sizes;  // chunks each iteration was costed with
+  std::vector<bool> decode_only;
+  CostFn cost = [&](std::span<const perf::SequenceChunk> batch) {
+    sizes.push_back(batch.size());
+    decode_only.push_back(std::all_of(batch.begin(), batch.end(), [](const auto& c) {
+      return c.new_tokens == 1 && c.context > 0;
+    }));
+    return perf::IterationCost{0.01, 0};
+  };
+  std::vector<Request> reqs;
+  for (std::uint64_t i = 0; i < 5; ++i) reqs.push_back({i, 0.0, 100, 4});
+  InstanceConfig c = instance(cost);
+  c.scheduler.cuda_graph_batch_sizes = {1, 2, 4, 8};
+  const SimResult r = simulate(reqs, {c}, {});
+  // One prefill iteration of 5 prompts (unpadded), then 3 decode steps of 5 sequences -> 8.
+  ASSERT_EQ(sizes.size(), 4u);
+  EXPECT_EQ(sizes[0], 5u);
+  EXPECT_FALSE(decode_only[0]);
+  for (std::size_t k = 1; k < 4; ++k) {
+    EXPECT_EQ(sizes[k], 8u);
+    EXPECT_TRUE(decode_only[k]);
+  }
+  // The padding produced nothing: 5 x 4 tokens over the 4 iterations' 0.04 s.
+  EXPECT_EQ(r.completed, 5u);
+  EXPECT_NEAR(r.makespan_s, 0.04, 1e-12);
+  EXPECT_NEAR(r.output_tokens_per_s * r.makespan_s, 20.0, 1e-9);
+  EXPECT_EQ(graph_padded_batch(c.scheduler, 5), 8);
+  EXPECT_EQ(graph_padded_batch(c.scheduler, 8), 8);
+  EXPECT_EQ(graph_padded_batch(c.scheduler, 9), 9);  // above the largest graph: eager
+  c.scheduler.cuda_graph_batch_sizes = {4, 2};
+  EXPECT_THROW(simulate(reqs, {c}, {}), std::invalid_argument);
+}
+
 TEST(ServingSimulator, ChunkedPrefillSplitsAPromptOverIterations) {
   const std::vector<Request> reqs = {{0, 0.0, 10000, 2}};
   InstanceConfig c = instance(linear_cost(1.0, 0.0), 1 << 20, 8, 2048);

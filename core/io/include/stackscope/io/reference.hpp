@@ -48,13 +48,18 @@ std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
                                           const PresetRegistry& presets);
 
 // Serving rows (reference/serving-measured.json: trtllm-bench, in-flight batching at maximum
-// load): each row's design under `runtime`, `requests` identical requests of the row's lengths
-// sent at once to its replicas (serving::benchmark), the simulated output tokens/s compared.
+// load): each row's design under `runtime`, identical requests of the row's lengths sent at
+// once to its replicas (serving::benchmark) and run with the scheduler settings trtllm-bench
+// picks for the row (serving::trtllm_bench_scheduler), the simulated output tokens/s compared.
 struct ServingCheckOptions {
-  std::string runtime = "modern-gpu-2025";
-  std::size_t requests = 2000;
-  serving::SchedulerConfig scheduler = serving::tensorrt_llm_defaults();  // trtllm-bench's
+  std::string runtime = "trtllm-2025";
+  // Requests per row; 0 = the count the perf-overview ran for the row's lengths
+  // (trtllm_bench_requests).
+  std::size_t requests = 0;
 };
+// The number of requests TensorRT-LLM's perf-overview.md ran per ISL/OSL pair (its
+// "$num_requests" table: 30000 for 128/128 down to 1000 for 20000/2000); 1500 for other pairs.
+std::size_t trtllm_bench_requests(int input_len, int output_len);
 std::vector<RowCheck> check_serving_rows(const std::vector<MeasuredRow>& rows,
                                          const PresetRegistry& presets,
                                          const ServingCheckOptions& options = {});

@@ -28,6 +28,9 @@ struct Profile {
   // Achieved fraction of the matrix peak on large, well-shaped GEMMs (the kernel library's
   // quality, calibrated on reference/ rows).
   double matmul_efficiency = 0.7;
+  // The same for FP4 GEMMs (block-scaled NVFP4/MXFP4 on Blackwell), which libraries reach a
+  // smaller share of than 8- and 16-bit ones; 0 = matmul_efficiency.
+  double matmul_efficiency_fp4 = 0.0;
   // Achieved fraction of the matrix peak for attention kernels (FlashAttention-style).
   double attention_efficiency = 0.6;
   // Decode attention without GQA packing (TensorRT-LLM <= 0.6 masked MHA) reads a KV head once
@@ -51,6 +54,12 @@ struct Profile {
   // only (perf::IterationModel; the static evaluator has no iterations): the scheduler (vLLM's
   // Python or TensorRT-LLM's C++ batch manager), sampling and detokenisation between steps.
   double iteration_overhead_us = 0.0;
+  // Device memory the serving software holds on top of the device's own reserve
+  // (hw::Hardware::runtime_reserved_GiB) and the modelled weights, KV cache and activations:
+  // CUDA-graph memory pools of every captured batch size, the caching allocator's slack,
+  // sampler and decoder buffers. GiB per device; it shrinks the KV cache (and the largest
+  // static batch) one for one.
+  double memory_reserved_GiB = 0.0;
 };
 
 // Fixed time for the device to start one kernel and have all cores finish it when the host is

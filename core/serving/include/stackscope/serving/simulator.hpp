@@ -52,7 +52,17 @@ struct SchedulerConfig {
   // kv_cache_free_gpu_mem_fraction, 0.9 by default); used where instances are built from a
   // design (cluster.hpp).
   double kv_cache_fraction = 1.0;
+  // CUDA-graph batch sizes (TensorRT-LLM cuda_graph_config.batch_sizes with enable_padding,
+  // vLLM cudagraph_capture_sizes): an iteration of decodes only runs the captured graph of the
+  // smallest listed size >= its sequences, padded with dummy decodes (one token of context) that
+  // cost compute but produce nothing; larger batches and iterations with a prefill chunk run
+  // unpadded (eager). Empty = no padding. Ascending, each >= 1.
+  std::vector<int> cuda_graph_batch_sizes;
 };
+
+// The batch a decode-only iteration of `seqs` sequences runs at under `s` (see
+// cuda_graph_batch_sizes): seqs itself when no listed size is >= seqs.
+int graph_padded_batch(const SchedulerConfig& s, int seqs);
 
 // TensorRT-LLM's defaults as trtllm-bench runs them: max_batch_size 2048, max_num_tokens 8192
 // (trtllm-build defaults), tokens_per_block 32, GUARANTEED_NO_EVICT, 90 % of the free memory for

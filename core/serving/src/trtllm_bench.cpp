@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/serving/trtllm_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "stackscope/hw/derived.hpp"
+#include "stackscope/parallel/sharding.hpp"
+
+namespace stackscope::serving {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Element bytes as the rule counts them: FP8 1, NVFP4 0.5, anything else 2 (its table).
+double rule_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp8:
+    case Precision::int8: return 1.0;
+    case Precision::fp4: return 0.5;
+    default: return 2.0;
+  }
+}
+
+double round_up(double x, double q) {
+  return q * std::ceil(x / q);
+}
+
+}  // namespace
+
+SchedulerConfig trtllm_bench_scheduler(const perf::Design& replica, int input_len, int output_len,
+                                       double kv_cache_fraction) {
+  if (input_len < 1 || output_len < 1)
+    throw std::invalid_argument("trtllm-bench settings: input and output lengths must be >= 1");
+  const auto& m = replica.model;
+  const int tp = std::max(1, replica.parallel.tp);
+  const int pp = std::max(1, replica.parallel.pp);
+  const auto& nm = replica.workload.numerics;
+  // FP8 and NVFP4 checkpoints run an FP8 KV cache (general.py _KV_CACHE_MAP).
+  const double kv_bytes = nm.kv_cache == Precision::fp4 ? 1.0 : rule_bytes(nm.kv_cache);
+  const double kv_per_token = 2.0 * m.layers * std::max(tp, m.kv_heads) * m.head_dim * kv_bytes;
+  const double engine = parallel::param_counts(m).total * rule_bytes(nm.weights);
+  const double memory = hw::memory_capacity_bytes(replica.hardware.memory) * tp * pp;
+  const double cache = std::max(0.0, memory - engine) * kv_cache_fraction;
+  const double requests = cache / (kv_per_token * (input_len + output_len));
+
+  const double raw_bs = std::min(requests, 4096.0) / pp;
+  const double raw_tokens =
+      std::min(raw_bs * (1.0 + static_cast<double>(input_len) / output_len), 32768.0);
+  double bs = 0;
+  if (raw_bs < 256)
+    bs = std::max(64.0, round_up(raw_bs, 32));
+  else if (raw_bs < 1024)
+    bs = round_up(raw_bs, 128);
+  else
+    bs = round_up(raw_bs, 256);
+  double tokens = 0;
+  if (raw_tokens < 4096)
+    tokens = std::max(2048.0, round_up(raw_tokens, 256));
+  else if (raw_tokens < 8192)
+    tokens = round_up(raw_tokens, 512);
+  else
+    tokens = round_up(raw_tokens, 1024);
+  tokens = std::max(tokens, static_cast<double>(input_len) + bs);  // chunked prefill off
+
+  SchedulerConfig s;
+  s.max_num_seqs = static_cast<int>(bs);
+  s.max_num_batched_tokens = static_cast<int>(tokens);
+  s.chunked_prefill = false;
+  s.block_size = 32;
+  s.kv_policy = KvPolicy::guaranteed_no_evict;
+  s.kv_cache_fraction = kv_cache_fraction;
+  const int cap = std::min(s.max_num_seqs, s.max_num_batched_tokens);
+  for (int b : {1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192}) {
+    if (b <= cap) {
+      s.cuda_graph_batch_sizes.push_back(b);
+    } else {
+      if (s.cuda_graph_batch_sizes.back() != cap) s.cuda_graph_batch_sizes.push_back(cap);
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace stackscope::serving
