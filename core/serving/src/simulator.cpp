@@ -227,9 +227,12 @@ class Simulation {
     };
     std::uint64_t loops = 0;
     while (true) {
-      if ((++loops & 1023) == 0 && opt_.stop.stop_requested()) {
-        out_.stopped = true;
-        break;
+      if ((++loops & 1023) == 0) {
+        if (opt_.stop.stop_requested()) {
+          out_.stopped = true;
+          break;
+        }
+        if (opt_.progress) opt_.progress(out_.completed + out_.rejected, reqs_.size(), now_);
       }
       const bool can_arrive =
           next < reqs_.size() &&

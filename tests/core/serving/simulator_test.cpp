@@ -190,6 +190,30 @@ TEST(ServingSimulator, DecodeOnlyIterationsArePaddedToTheNextGraphSize) {
   EXPECT_THROW(simulate(reqs, {c}, {}), std::invalid_argument);
 }
 
+// The progress callback (the CLI's TTY line) sees finished requests grow to at most the total and
+// simulated time never run backwards; it does not change the result.
+TEST(ServingSimulator, ReportsProgressWithoutChangingTheResult) {
+  const auto reqs = poisson(5000, 50.0, 64, 8, 7);
+  const InstanceConfig c = instance(linear_cost(0.002, 1e-6));
+  SimOptions opt;
+  std::size_t calls = 0, last_done = 0;
+  double last_t = 0;
+  bool ordered = true;
+  opt.progress = [&](std::size_t done, std::size_t total, double t) {
+    ++calls;
+    ordered = ordered && done >= last_done && done <= total && total == 5000 && t >= last_t;
+    last_done = done;
+    last_t = t;
+  };
+  const SimResult with = simulate(reqs, {c}, opt);
+  const SimResult without = simulate(reqs, {c}, {});
+  EXPECT_GT(calls, 0u);
+  EXPECT_TRUE(ordered);
+  EXPECT_GT(last_done, 0u);
+  EXPECT_EQ(with.completed, without.completed);
+  EXPECT_DOUBLE_EQ(with.makespan_s, without.makespan_s);
+}
+
 TEST(ServingSimulator, ChunkedPrefillSplitsAPromptOverIterations) {
   const std::vector<Request> reqs = {{0, 0.0, 10000, 2}};
   InstanceConfig c = instance(linear_cost(1.0, 0.0), 1 << 20, 8, 2048);

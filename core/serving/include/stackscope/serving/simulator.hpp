@@ -111,6 +111,10 @@ struct SimOptions {
   // co-located instances, handed-off requests to the decode instances, each by `router`.
   KvTransferFn kv_transfer;
   std::stop_token stop;
+  // Called from the simulating thread every 1024 events with the requests finished (completed
+  // or rejected) so far, the total and the simulated time in s; null = none (the CLI's progress
+  // line on a terminal).
+  std::function<void(std::size_t done, std::size_t total, double sim_s)> progress;
 };
 
 enum class Rejection : std::uint8_t { none, kv_capacity, prompt_over_budget, over_max_model_len };
