@@ -4,18 +4,21 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "commands.hpp"
 #include "design_args.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
-#include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
+#include "stackscope/serving/spec.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -41,7 +44,7 @@ std::vector<OptionSpec> serve_options() {
        "or arrival_s,input_tokens,output_tokens CSV"},
       {"--time-scale", "X", "trace arrivals x X faster (2 = twice the request rate)"},
       {"--rate", "R", "generated requests: mean arrivals per s (with --requests)"},
-      {"--requests", "N", "generated requests (default 1000)"},
+      {"--requests", "N", "generated requests, or a project's benchmark requests (default 1000)"},
       {"--arrivals", "poisson|gamma", "arrival process of --rate (default poisson)"},
       {"--cv", "X", "gamma arrivals: coefficient of variation of the gaps (burstiness)"},
       {"--input-len", "DIST",
@@ -76,7 +79,8 @@ std::vector<OptionSpec> serve_options() {
   return o;
 }
 
-serving::LengthDist length(const ParsedArgs& a, const char* option, int fallback) {
+serving::LengthDist length(const ParsedArgs& a, const char* option,
+                           const serving::LengthDist& fallback) {
   if (auto v = a.get(option)) {
     try {
       return serving::parse_length_dist(*v, option);
@@ -86,70 +90,132 @@ serving::LengthDist length(const ParsedArgs& a, const char* option, int fallback
       throw CliError(lines.empty() ? std::vector<std::string>{e.what()} : lines);
     }
   }
-  serving::LengthDist d;
-  d.a = fallback;
-  return d;
+  return fallback;
 }
 
-int fixed_length(const serving::LengthDist& d, const char* option) {
-  if (d.kind != serving::LengthDist::Kind::fixed)
-    throw CliError(std::string(option) +
-                   ": --benchmark needs fixed lengths (allowed: an integer, as trtllm-bench's "
-                   "synthetic datasets)");
-  return static_cast<int>(d.a);
-}
-
-std::vector<serving::Request> requests(const ParsedArgs& a, std::string* what) {
+// The serving settings of the run: the project's "serving" section (io/serving.hpp) when it has
+// one, else the defaults (serving/spec.hpp); then every flag given overrides its field.
+serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::ServingSpec> file) {
   const int sources = a.has("--trace") + a.has("--rate") + a.has("--benchmark");
-  if (sources != 1)
+  if (sources > 1 || (sources == 0 && !file))
     throw CliError(std::string("serve: ") + (sources == 0 ? "no" : "more than one") +
                    " request source (allowed: exactly one of --trace FILE, --rate R [--requests "
-                   "N], --benchmark N)");
+                   "N], --benchmark N, or none with a PROJECT.json that has a \"serving\" "
+                   "section)");
+  serving::ServingSpec s = file.value_or(serving::ServingSpec{});
   if (auto f = a.get("--trace")) {
-    serving::TraceStats st;
-    auto r = io::load_trace(*f, serving::TraceFormat::automatic, &st);
-    if (auto x = a.get("--time-scale"))
-      r = serving::scale_time(std::move(r), parse_double("--time-scale", *x, 1e-6, 1e6));
-    *what = "trace " + *f + " (" + std::to_string(st.rows) + " requests over " +
-            fixed(st.duration_s, 0) + " s" +
-            (a.has("--time-scale") ? ", x" + *a.get("--time-scale") : std::string()) + ")";
-    return r;
+    s.source = serving::SourceKind::trace;
+    s.trace = *f;
   }
-  const auto in = length(a, "--input-len", 1024);
-  const auto out = length(a, "--output-len", 256);
-  if (auto n = a.get("--benchmark")) {
-    const auto count = static_cast<std::size_t>(parse_int("--benchmark", *n, 1, kMaxRequests));
-    *what = "benchmark: " + *n + " requests at an infinite rate";
-    return serving::benchmark(count, fixed_length(in, "--input-len"),
-                              fixed_length(out, "--output-len"));
+  if (auto v = a.get("--time-scale")) s.time_scale = parse_double("--time-scale", *v, 1e-6, 1e6);
+  if (auto v = a.get("--rate")) {
+    s.source = serving::SourceKind::generated;
+    s.rate_per_s = parse_double("--rate", *v, 1e-9, 1e9);
   }
-  serving::GeneratorSpec g;
-  g.arrivals.rate_per_s = parse_double("--rate", *a.get("--rate"), 1e-9, 1e9);
+  if (auto v = a.get("--requests"))
+    s.requests = static_cast<std::size_t>(parse_int("--requests", *v, 1, kMaxRequests));
+  if (auto v = a.get("--benchmark")) {
+    s.source = serving::SourceKind::benchmark;
+    s.requests = static_cast<std::size_t>(parse_int("--benchmark", *v, 1, kMaxRequests));
+  }
   if (auto k = a.get("--arrivals")) {
     if (*k == "poisson")
-      g.arrivals.kind = serving::ArrivalProcess::Kind::poisson;
+      s.arrivals = serving::ArrivalProcess::Kind::poisson;
     else if (*k == "gamma")
-      g.arrivals.kind = serving::ArrivalProcess::Kind::gamma;
+      s.arrivals = serving::ArrivalProcess::Kind::gamma;
     else
       throw CliError("--arrivals: unknown process '" + *k + "' (allowed: poisson, gamma)");
   }
-  if (auto c = a.get("--cv")) g.arrivals.cv = parse_double("--cv", *c, 1e-3, 1e3);
-  g.requests = static_cast<std::size_t>(
-      a.get("--requests") ? parse_int("--requests", *a.get("--requests"), 1, kMaxRequests) : 1000);
-  g.seed = static_cast<std::uint64_t>(
-      a.get("--seed")
-          ? parse_int("--seed", *a.get("--seed"), 0, std::numeric_limits<std::int64_t>::max())
-          : 1);
-  g.input = in;
-  g.output = out;
-  *what = std::to_string(g.requests) + " generated requests at " + readable(g.arrivals.rate_per_s) +
-          "/s (" +
-          (g.arrivals.kind == serving::ArrivalProcess::Kind::poisson ? "Poisson" : "Gamma") + ")";
-  try {
-    return serving::generate(g);
-  } catch (const std::invalid_argument& e) {
-    throw CliError(std::string("serve: ") + e.what());
+  if (auto c = a.get("--cv")) s.cv = parse_double("--cv", *c, 1e-3, 1e3);
+  if (auto v = a.get("--seed"))
+    s.seed = static_cast<std::uint64_t>(
+        parse_int("--seed", *v, 0, std::numeric_limits<std::int64_t>::max()));
+  s.input = length(a, "--input-len", s.input);
+  s.output = length(a, "--output-len", s.output);
+  if (s.source == serving::SourceKind::benchmark) {
+    // A flag's own distribution is named by the flag; the project's by its path (validate()).
+    for (const auto& [option, d] :
+         {std::pair{"--input-len", &s.input}, std::pair{"--output-len", &s.output}})
+      if (a.has(option) && d->kind != serving::LengthDist::Kind::fixed)
+        throw CliError(std::string(option) +
+                       ": --benchmark needs fixed lengths (allowed: an integer, as trtllm-bench's "
+                       "synthetic datasets)");
   }
+  if (auto v = a.get("--concurrency"))
+    s.concurrency = static_cast<int>(parse_int("--concurrency", *v, 1, 1 << 30));
+  if (auto v = a.get("--instances"))
+    s.instances = static_cast<int>(parse_int("--instances", *v, 1, kMaxInstances));
+  if (auto v = a.get("--disaggregate")) {
+    const auto colon = v->find(':');
+    if (colon == std::string::npos)
+      throw CliError("--disaggregate: expected P:D (prefill:decode instances), got '" + *v + "'");
+    s.disaggregate.prefill =
+        static_cast<int>(parse_int("--disaggregate", v->substr(0, colon), 1, kMaxInstances));
+    s.disaggregate.decode =
+        static_cast<int>(parse_int("--disaggregate", v->substr(colon + 1), 1, kMaxInstances));
+  } else if (a.has("--instances")) {
+    s.disaggregate = {};  // --instances N alone asks for N co-located instances
+  }
+  if (auto v = a.get("--router")) {
+    if (*v == "rr")
+      s.router = serving::Router::round_robin;
+    else if (*v == "jsq")
+      s.router = serving::Router::join_shortest_queue;
+    else if (*v == "kv")
+      s.router = serving::Router::least_kv;
+    else
+      throw CliError("--router: unknown router '" + *v + "' (allowed: rr, jsq, kv)");
+  }
+  auto& sched = s.scheduler;
+  if (auto v = a.get("--max-seqs"))
+    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
+  if (auto v = a.get("--max-tokens"))
+    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
+  if (auto v = a.get("--block-size"))
+    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
+  if (auto v = a.get("--kv-policy")) {
+    if (*v == "max-utilization")
+      sched.kv_policy = serving::KvPolicy::max_utilization;
+    else if (*v == "guaranteed-no-evict")
+      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
+    else
+      throw CliError("--kv-policy: unknown policy '" + *v +
+                     "' (allowed: max-utilization, guaranteed-no-evict)");
+  }
+  if (auto v = a.get("--kv-fraction"))
+    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
+  if (auto v = a.get("--chunked-prefill")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
+    sched.chunked_prefill = *v == "on";
+  }
+  if (auto v = a.get("--slo-ttft")) s.slo.ttft_s = parse_double("--slo-ttft", *v, 0, 1e9);
+  if (auto v = a.get("--slo-tpot")) s.slo.tpot_s = parse_double("--slo-tpot", *v, 0, 1e9);
+  return s;
+}
+
+// "trace FILE (N requests over T s)", "benchmark: N requests at an infinite rate",
+// "N generated requests at R/s (Poisson)".
+std::string source_text(const serving::ServingSpec& s, const serving::TraceStats& st,
+                        const ParsedArgs& a) {
+  switch (s.source) {
+    case serving::SourceKind::trace: {
+      std::string scale;
+      if (auto x = a.get("--time-scale"))
+        scale = ", x" + *x;
+      else if (s.time_scale != 1)
+        scale = ", x" + readable(s.time_scale);
+      return "trace " + s.trace + " (" + std::to_string(st.rows) + " requests over " +
+             fixed(st.duration_s, 0) + " s" + scale + ")";
+    }
+    case serving::SourceKind::benchmark:
+      return "benchmark: " + std::to_string(s.requests) + " requests at an infinite rate";
+    case serving::SourceKind::generated:
+      return std::to_string(s.requests) + " generated requests at " + readable(s.rate_per_s) +
+             "/s (" + (s.arrivals == serving::ArrivalProcess::Kind::poisson ? "Poisson" : "Gamma") +
+             ")";
+  }
+  return {};
 }
 
 std::string pct_row(const char* name, const serving::Percentiles& p, double scale,
@@ -200,72 +266,36 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
-  serving::SchedulerConfig sched;
-  if (auto v = a.get("--max-seqs"))
-    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
-  if (auto v = a.get("--max-tokens"))
-    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
-  if (auto v = a.get("--block-size"))
-    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
-  if (auto v = a.get("--kv-policy")) {
-    if (*v == "max-utilization")
-      sched.kv_policy = serving::KvPolicy::max_utilization;
-    else if (*v == "guaranteed-no-evict")
-      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
-    else
-      throw CliError("--kv-policy: unknown policy '" + *v +
-                     "' (allowed: max-utilization, guaranteed-no-evict)");
+  std::optional<serving::ServingSpec> file;
+  if (!a.positional.empty()) file = io::load_serving_section(a.positional.front());
+  const serving::ServingSpec spec = serving_spec(a, std::move(file));
+  if (const auto issues = serving::validate(spec); !issues.empty()) {
+    print_issues(ctx.err, issues);
+    return kExitBadInput;
   }
-  if (auto v = a.get("--kv-fraction"))
-    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
-  if (auto v = a.get("--chunked-prefill")) {
-    if (*v != "on" && *v != "off")
-      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
-    sched.chunked_prefill = *v == "on";
-  }
-  serving::SimOptions opt;
-  if (auto v = a.get("--router")) {
-    if (*v == "rr")
-      opt.router = serving::Router::round_robin;
-    else if (*v == "jsq")
-      opt.router = serving::Router::join_shortest_queue;
-    else if (*v == "kv")
-      opt.router = serving::Router::least_kv;
-    else
-      throw CliError("--router: unknown router '" + *v + "' (allowed: rr, jsq, kv)");
-  }
-  if (auto v = a.get("--concurrency"))
-    opt.concurrency = static_cast<int>(parse_int("--concurrency", *v, 1, 1 << 30));
-  if (auto v = a.get("--slo-ttft")) opt.slo_ttft_s = parse_double("--slo-ttft", *v, 0, 1e9);
-  if (auto v = a.get("--slo-tpot")) opt.slo_tpot_s = parse_double("--slo-tpot", *v, 0, 1e9);
-  const int instances =
-      a.get("--instances")
-          ? static_cast<int>(parse_int("--instances", *a.get("--instances"), 1, kMaxInstances))
-          : std::max(1, design.parallel.dp);
+  const serving::SchedulerConfig& sched = spec.scheduler;
+  const int instances = serving::colocated_count(spec, design);
 
-  std::string source;
-  const auto reqs = requests(a, &source);
-  std::vector<serving::InstanceConfig> inst;
-  std::string layout = std::to_string(instances) + " co-located";
+  serving::TraceStats st;
+  std::vector<serving::Request> reqs;
   try {
-    if (auto v = a.get("--disaggregate")) {
-      const auto colon = v->find(':');
-      if (colon == std::string::npos)
-        throw CliError("--disaggregate: expected P:D (prefill:decode instances), got '" + *v + "'");
-      const int p =
-          static_cast<int>(parse_int("--disaggregate", v->substr(0, colon), 1, kMaxInstances));
-      const int dn =
-          static_cast<int>(parse_int("--disaggregate", v->substr(colon + 1), 1, kMaxInstances));
-      auto dis = serving::disaggregated_instances(design, sched, sched, p, dn);
-      inst = std::move(dis.instances);
-      opt.kv_transfer = std::move(dis.transfer);
-      layout = std::to_string(p) + " prefill + " + std::to_string(dn) + " decode";
-    } else {
-      inst = serving::colocated_instances(design, sched, instances);
-    }
+    reqs = io::serving_requests(spec, &st);
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("serve: ") + e.what());
   }
+  const std::string source = source_text(spec, st, a);
+  serving::Deployment deployment;
+  try {
+    deployment = serving::deploy(design, spec);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("serve: ") + e.what());
+  }
+  auto& inst = deployment.instances;
+  serving::SimOptions& opt = deployment.options;
+  // A 0 s SLO flag keeps its meaning (an SLO nothing meets); in the spec 0 means none.
+  if (a.has("--slo-ttft")) opt.slo_ttft_s = spec.slo.ttft_s;
+  if (a.has("--slo-tpot")) opt.slo_tpot_s = spec.slo.tpot_s;
+  const std::string& layout = deployment.layout;
   const long long kv_blocks = inst.front().kv_blocks;
   const int devices = inst.front().devices;
   const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
@@ -361,7 +391,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
 Command make_serve_command() {
   Command c;
   c.name = "serve";
-  c.synopsis = "serve [PROJECT.json] (--trace FILE | --rate R | --benchmark N) [options]";
+  c.synopsis = "serve [PROJECT.json] [--trace FILE | --rate R | --benchmark N] [options]";
   c.summary = "replay a request stream on instances of a design: TTFT/TPOT percentiles, goodput";
   c.description =
       "Replays requests (a trace, a seeded generator or a closed benchmark) on co-located\n"
@@ -370,7 +400,10 @@ Command make_serve_command() {
       "a paged KV cache sized from the memory left after weights and activations, preemption by\n"
       "recompute. Every iteration is costed by the same operator model as evaluate, for its\n"
       "actual mix of prefill chunks and decodes. Prints throughput, goodput under the SLOs and\n"
-      "TTFT/TPOT/ITL/E2E/queueing percentiles. The design options are evaluate's.";
+      "TTFT/TPOT/ITL/E2E/queueing percentiles. The design options are evaluate's.\n"
+      "A PROJECT.json with a \"serving\" section (source, lengths, instances, disaggregation,\n"
+      "router, scheduler limits, SLOs) supplies the settings; each option given overrides its\n"
+      "field, and a source option replaces the project's source.";
   c.options = serve_options();
   c.run = run_serve;
   return c;

@@ -1,24 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Serving tab: its runs equal serving::simulate called directly with the same settings (what
-// `stackscope-cli serve` runs), its plots fill, bad settings are reported and never run.
+// `stackscope-cli serve` runs), co-located and disaggregated; its plots fill; bad settings are
+// reported and never run; every form edit is one undo step of the project document, undo
+// restores the spec and the widget; a project's serving section survives open and save.
 #include <qcustomplot.h>
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLineEdit>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
+#include "stackscope/serving/spec.hpp"
+#include "stackscope/ui/config_document.hpp"
+#include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/serving_view.hpp"
 
 using namespace stackscope;
+using stackscope::ui::ConfigDocument;
+using stackscope::ui::MainWindow;
 using stackscope::ui::ServingView;
 
 namespace {
@@ -43,6 +54,19 @@ serving::SimResult direct(const perf::Design& design, const std::vector<serving:
 
 bool close(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
+
+template <class W>
+W* field(QWidget& view, const char* name) {
+  auto* w = view.findChild<W*>(QString::fromLatin1(name));
+  if (!w) qWarning("no field %s", name);
+  return w;
+}
+
+// The shipped serving example (1 prefill + 3 decode TP2 on 8 H100s) and its project file.
+const char* kServingPreset = "llama-3-70b-h100-serving";
+QString servingPresetFile() {
+  return QStringLiteral(STACKSCOPE_SOURCE_DIR "/presets/projects/llama-3-70b-h100-serving.json");
 }
 
 }  // namespace
@@ -98,7 +122,7 @@ class ServingViewTest : public QObject {
     const perf::Design design = io::builtin_presets().project("default");
     ServingView view;
     view.setDesign(design);
-    view.setSource(ServingView::Source::poisson);
+    view.setSource(ServingView::Source::generated);
     view.setRequests(120);
     view.setLengths(QStringLiteral("lognormal:512:0.8"), QStringLiteral("uniform:64:256"));
     view.setSlo(0, 0);  // none
@@ -159,12 +183,22 @@ class ServingViewTest : public QObject {
     view.waitForIdle();
     QCOMPARE(view.completedRuns(), 0);
     QVERIFY(view.result() == nullptr);
-    // A benchmark needs fixed lengths; a Poisson stream takes distributions.
+    // A benchmark needs fixed lengths; a generated stream takes distributions.
+    view.setSource(ServingView::Source::benchmark);
     view.setLengths(QStringLiteral("lognormal:512:0.8"), QStringLiteral("256"));
-    QVERIFY(!view.settingsError().isEmpty());
+    QVERIFY(view.settingsError().contains(QStringLiteral("/serving/input_len")));
     QVERIFY(!view.run());
-    view.setSource(ServingView::Source::poisson);
+    view.setSource(ServingView::Source::generated);
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    // Out of range: one instance of a disaggregated pair (validate()'s path and range).
+    field<QSpinBox>(view, "servingPrefill")->setValue(1);
+    QVERIFY(view.settingsError().contains(QStringLiteral("/serving/disaggregate/decode")));
+    QVERIFY(view.settingsError().contains(QStringLiteral("[1, 65536]")));
+    QVERIFY(!view.run());
+    QVERIFY(field<QSpinBox>(view, "servingDecode")->property("invalid").toBool());
+    field<QSpinBox>(view, "servingPrefill")->setValue(0);
     QVERIFY(view.settingsError().isEmpty());
+    QVERIFY(!field<QSpinBox>(view, "servingDecode")->property("invalid").toBool());
     // A missing trace file.
     view.setSource(ServingView::Source::trace);
     QVERIFY(!view.settingsError().isEmpty());
@@ -206,6 +240,240 @@ class ServingViewTest : public QObject {
     QVERIFY(!view.running());
     QCOMPARE(view.completedRuns(), 3);
     QVERIFY(view.result()->stopped);
+  }
+
+  // Every form change is one undoable step of the document; consecutive changes of one field
+  // merge; undo restores the spec and the widget, redo re-applies both.
+  void formEditsAreUndoableSteps() {
+    ServingView view;
+    view.setDesign(io::builtin_presets().project("default"));
+    ConfigDocument* doc = view.document();
+    QUndoStack* undo = doc->undoStack();
+    QCOMPARE(undo->count(), 0);
+    auto* seqs = field<QSpinBox>(view, "servingMaxSeqs");
+    auto* input = field<QLineEdit>(view, "servingInput");
+    auto* router = field<QComboBox>(view, "servingRouter");
+    auto* chunked = field<QCheckBox>(view, "servingChunked");
+    QVERIFY(seqs && input && router && chunked);
+    QCOMPARE(seqs->value(), 256);  // vLLM's max_num_seqs
+    QCOMPARE(input->text(), QStringLiteral("1024"));
+    // Typing "128" over 256: three values, one step.
+    seqs->setValue(1);
+    seqs->setValue(12);
+    seqs->setValue(128);
+    QCOMPARE(undo->count(), 1);
+    QCOMPARE(doc->serving().scheduler.max_num_seqs, 128);
+    QVERIFY(doc->dirty());
+    // Typing a length: the texts that do not parse yet are not recorded, the rest merge.
+    input->selectAll();
+    QTest::keyClicks(input, QStringLiteral("lognormal:512:0.8"));
+    QCOMPARE(undo->count(), 2);
+    QVERIFY(doc->serving().input.kind == serving::LengthDist::Kind::lognormal);
+    QCOMPARE(doc->serving().input.a, 512.0);
+    QCOMPARE(doc->serving().input.b, 0.8);
+    router->setCurrentIndex(router->findData(static_cast<int>(serving::Router::round_robin)));
+    chunked->setChecked(false);
+    QCOMPARE(undo->count(), 4);
+    QCOMPARE(doc->serving().router, serving::Router::round_robin);
+
+    undo->undo();  // chunked prefill
+    QVERIFY(chunked->isChecked());
+    QVERIFY(doc->serving().scheduler.chunked_prefill);
+    undo->undo();  // router
+    QCOMPARE(router->currentData().toInt(), static_cast<int>(serving::Router::join_shortest_queue));
+    undo->undo();  // input length
+    QCOMPARE(input->text(), QStringLiteral("1024"));
+    QVERIFY(doc->serving().input.kind == serving::LengthDist::Kind::fixed);
+    undo->undo();  // max sequences
+    QCOMPARE(seqs->value(), 256);
+    QVERIFY(doc->serving() == serving::ServingSpec{});
+    QVERIFY(!doc->dirty());
+    undo->redo();
+    QCOMPARE(seqs->value(), 128);
+    QCOMPARE(doc->serving().scheduler.max_num_seqs, 128);
+    // The view's own setters are steps too.
+    view.setRequests(77);
+    QCOMPARE(undo->count(), 2);  // the redo stack was dropped
+    QCOMPARE(field<QSpinBox>(view, "servingRequests")->value(), 77);
+
+    // Bound to another document (the window's), the form shows and edits that one.
+    ConfigDocument project;
+    serving::ServingSpec s;
+    s.instances = 3;
+    s.disaggregate = {1, 2};
+    s.source = serving::SourceKind::trace;
+    s.trace = "/some/trace.csv";
+    project.reset(io::builtin_presets().project("default"), s);
+    view.setDocument(&project);
+    QCOMPARE(field<QSpinBox>(view, "servingInstances")->value(), 3);
+    QCOMPARE(field<QSpinBox>(view, "servingDecode")->value(), 2);
+    QVERIFY(!field<QSpinBox>(view, "servingInstances")->isEnabled());  // disaggregated
+    QVERIFY(!field<QSpinBox>(view, "servingRequests")->isEnabled());   // a trace's
+    QCOMPARE(field<QLineEdit>(view, "servingTrace")->text(), QStringLiteral("/some/trace.csv"));
+    field<QSpinBox>(view, "servingDecode")->setValue(3);
+    QCOMPARE(project.serving().disaggregate.decode, 3);
+    QCOMPARE(project.undoStack()->count(), 1);
+    QCOMPARE(undo->count(), 2);  // the view's own document is left alone
+    // A design edit of the document leaves the settings (and the form) as they are.
+    perf::Design d = project.design();
+    d.workload.input_len = 999;
+    project.edit(d, QStringLiteral("Edit input"), 3);
+    QCOMPARE(field<QSpinBox>(view, "servingDecode")->value(), 3);
+    QCOMPARE(project.undoStack()->count(), 2);
+    project.undoStack()->undo();
+    project.undoStack()->undo();
+    QCOMPARE(field<QSpinBox>(view, "servingDecode")->value(), 2);
+  }
+
+  // A disaggregated run set up in the form equals serving::simulate on disaggregated_instances
+  // called directly (the KV transfers priced by the system's network).
+  void disaggregatedRunMatchesTheCore() {
+    const perf::Design design = io::builtin_presets().project(kServingPreset);
+    ServingView view;
+    view.setDesign(design);
+    view.setSource(ServingView::Source::generated);
+    field<QSpinBox>(view, "servingRequests")->setValue(150);
+    field<QDoubleSpinBox>(view, "servingRate")->setValue(6);
+    view.setLengths(QStringLiteral("lognormal:1020:0.99"), QStringLiteral("lognormal:129:0.86"));
+    field<QSpinBox>(view, "servingPrefill")->setValue(1);
+    field<QSpinBox>(view, "servingDecode")->setValue(3);
+    auto* router = field<QComboBox>(view, "servingRouter");
+    router->setCurrentIndex(router->findData(static_cast<int>(serving::Router::least_kv)));
+    field<QSpinBox>(view, "servingMaxTokens")->setValue(4096);
+    field<QDoubleSpinBox>(view, "servingKvFraction")->setValue(0.9);
+    view.setSlo(2, 0.1);
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().isEmpty(), qPrintable(view.runError()));
+    const serving::SimResult* r = view.result();
+    QVERIFY(r != nullptr);
+
+    serving::SchedulerConfig sched;
+    sched.max_num_batched_tokens = 4096;
+    sched.kv_cache_fraction = 0.9;
+    const perf::Design d = servingDesign(design);
+    auto dis = serving::disaggregated_instances(d, sched, sched, 1, 3);
+    serving::SimOptions opt;
+    opt.router = serving::Router::least_kv;
+    opt.slo_ttft_s = 2;
+    opt.slo_tpot_s = 0.1;
+    opt.kv_transfer = dis.transfer;
+    serving::GeneratorSpec g;
+    g.arrivals.rate_per_s = 6;
+    g.requests = 150;
+    g.seed = 1;
+    g.input = serving::parse_length_dist("lognormal:1020:0.99", "input");
+    g.output = serving::parse_length_dist("lognormal:129:0.86", "output");
+    const auto want = serving::simulate(serving::generate(g), std::move(dis.instances), opt);
+    QCOMPARE(r->instances.size(), std::size_t{4});
+    QCOMPARE(r->instances.front().name, want.instances.front().name);
+    QCOMPARE(r->completed, want.completed);
+    QCOMPARE(r->completed, std::size_t{150});
+    QCOMPARE(r->kv_transfers, want.kv_transfers);
+    QVERIFY(r->kv_transfers > 0);
+    QCOMPARE(r->iterations, want.iterations);
+    QVERIFY(close(r->kv_transfer_bytes, want.kv_transfer_bytes));
+    QVERIFY(close(r->output_tokens_per_s, want.output_tokens_per_s));
+    QVERIFY(close(r->goodput_rps, want.goodput_rps));
+    QVERIFY(close(r->ttft.p99, want.ttft.p99));
+    QVERIFY(close(r->tpot.p50, want.tpot.p50));
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
+    QVERIFY(summary->text().contains(QStringLiteral("1 prefill + 3 decode")));
+    QVERIFY(summary->text().contains(QStringLiteral("KV moves")));
+    QCOMPARE(view.timelinePlot()->graphCount(), 3);
+  }
+
+  // A project's serving section is read into the document on open, edited through the form,
+  // written on save (atomically, next to the design) and read back equal; a trace relative to
+  // the project resolves against its folder.
+  void projectServingSectionRoundTripsThroughTheDocument() {
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QDir dir(tmp.path());
+    QVERIFY(dir.mkpath(QStringLiteral("traces")));
+    {
+      QFile f(dir.filePath(QStringLiteral("traces/t.csv")));
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("arrival_s,input_tokens,output_tokens\n0,500,50\n0.5,700,40\n1,300,60\n");
+    }
+    // The example project with a trace source relative to its own folder.
+    QFile preset(servingPresetFile());
+    QVERIFY(preset.open(QIODevice::ReadOnly));
+    QByteArray text = preset.readAll();
+    text.replace("\"source\": \"generated\"",
+                 "\"source\": \"trace\", \"trace\": \"traces/t.csv\", \"time_scale\": 2");
+    const QString file = dir.filePath(QStringLiteral("serving.json"));
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    }
+    MainWindow w;
+    QString error;
+    QVERIFY2(w.openProject(file, &error), qPrintable(error));
+    ConfigDocument& doc = w.document();
+    const serving::ServingSpec& s = doc.serving();
+    QCOMPARE(s.source, serving::SourceKind::trace);
+    QCOMPARE(QString::fromStdString(s.trace),
+             QDir::cleanPath(dir.filePath(QStringLiteral("traces/t.csv"))));
+    QCOMPARE(s.time_scale, 2.0);
+    QCOMPARE(s.disaggregate.decode, 3);
+    QCOMPARE(s.slo.tpot_s, 0.1);
+    QVERIFY(!doc.dirty());
+    auto* view = w.findChild<ServingView*>(QStringLiteral("servingView"));
+    QVERIFY(view != nullptr);
+    QCOMPARE(view->document(), &doc);
+    QCOMPARE(field<QSpinBox>(*view, "servingDecode")->value(), 3);
+    QCOMPARE(field<QDoubleSpinBox>(*view, "servingSloTpot")->value(), 100.0);
+    // The opened settings run as they are (the trace read against the project's folder).
+    QVERIFY2(view->run(), qPrintable(view->settingsError()));
+    view->waitForIdle();
+    QVERIFY2(view->runError().isEmpty(), qPrintable(view->runError()));
+    QCOMPARE(view->result()->completed, std::size_t{3});
+    QCOMPARE(view->result()->kv_transfers, std::uint64_t{3});
+
+    // An edit in the form is an undoable, unsaved change of the project...
+    field<QSpinBox>(*view, "servingBlockSize")->setValue(32);
+    QVERIFY(doc.dirty());
+    QCOMPARE(doc.serving().scheduler.block_size, 32);
+    // ...that Save writes with the rest of the project.
+    const QString saved = dir.filePath(QStringLiteral("saved.json"));
+    QVERIFY2(w.saveProject(saved, &error), qPrintable(error));
+    QVERIFY(!doc.dirty());
+    const auto back = io::load_serving_section(saved.toStdString());
+    QVERIFY(back.has_value());
+    QVERIFY(*back == doc.serving());
+    {
+      QFile f(saved);
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const QByteArray json = f.readAll();
+      QVERIFY(json.contains("\"trace\": \"traces/t.csv\""));  // still relative to the project
+      QVERIFY(json.contains("\"block_size\": 32"));
+    }
+    MainWindow again;
+    QVERIFY2(again.openProject(saved, &error), qPrintable(error));
+    QVERIFY(again.document().serving() == doc.serving());
+    QCOMPARE(io::project_to_json(again.document().design()), io::project_to_json(doc.design()));
+
+    // A bad section refuses the open with its path and keeps the current project.
+    text.replace("\"router\": \"jsq\"", "\"router\": \"fastest\"");
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    {
+      QFile f(bad);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    }
+    QVERIFY(!again.openProject(bad, &error));
+    QVERIFY2(error.contains(QStringLiteral("/serving/router")), qPrintable(error));
+    QVERIFY(again.document().serving() == doc.serving());
+
+    // A preset with a serving section opens with it; one without has the defaults.
+    QVERIFY(again.openPreset(QString::fromLatin1(kServingPreset)));
+    QCOMPARE(again.document().serving().source, serving::SourceKind::generated);
+    QCOMPARE(again.document().serving().requests, std::size_t{2000});
+    QVERIFY(again.openPreset(QStringLiteral("default")));
+    QVERIFY(again.document().serving() == serving::ServingSpec{});
   }
 };
 

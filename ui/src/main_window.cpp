@@ -35,6 +35,7 @@
 #include <iterator>
 
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/ui/breakdown_chart.hpp"
@@ -104,6 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
     startupError_ = describeError(e);
   }
   buildUi();
+  serving_->setDocument(&doc_);  // the Serving form edits the project's "serving" section
   buildMenus();
   debounce_.setSingleShot(true);
   debounce_.setInterval(50);
@@ -411,7 +413,9 @@ bool MainWindow::autosaveNow() {
   if (!doc_.dirty()) return false;
   try {
     QDir().mkpath(QFileInfo(autosavePath()).path());
-    io::save_text_atomic(autosavePath().toStdString(), io::project_to_json(doc_.design()));
+    io::save_text_atomic(autosavePath().toStdString(),
+                         io::project_to_json(doc_.design(), doc_.serving(),
+                                             QFileInfo(autosavePath()).path().toStdString()));
     QSettings().setValue(QStringLiteral("autosave/file"), file_);
     Q_EMIT autosaved();
     return true;
@@ -434,8 +438,10 @@ bool MainWindow::recoverAutosave(QString* error) {
   if (!QFileInfo::exists(path)) return false;
   try {
     const perf::Design d = io::load_project(path.toStdString(), *presets_);
+    const auto serving = io::load_serving_section(path.toStdString());
     const QString original = QSettings().value(QStringLiteral("autosave/file")).toString();
     setDesign(d);
+    if (serving) doc_.reset(doc_.design(), *serving);
     file_ = original;
     // Recovered edits are unsaved: keep the document dirty until the user saves.
     doc_.edit(d, tr("Recovered edits"));
@@ -594,8 +600,10 @@ void MainWindow::updateHeader() {
 bool MainWindow::openProject(const QString& file, QString* error) {
   try {
     const perf::Design d = io::load_project(file.toStdString(), *presets_);
+    const auto serving = io::load_serving_section(file.toStdString());
     file_ = QFileInfo(file).absoluteFilePath();
     setDesign(d);
+    if (serving) doc_.reset(doc_.design(), *serving);
     if (sessionState_) addRecent(file_);
     return true;
   } catch (const std::exception& e) {
@@ -607,8 +615,11 @@ bool MainWindow::openProject(const QString& file, QString* error) {
 bool MainWindow::openPreset(const QString& id) {
   try {
     perf::Design d = presets_->project(id.toStdString());
+    const auto serving = io::parse_serving_section(
+        presets_->json_text(io::PresetKind::project, id.toStdString()));
     file_.clear();
     setDesign(d);
+    if (serving) doc_.reset(doc_.design(), *serving);
     statusBar()->showMessage(tr("Opened preset project %1 (Save As to keep edits)").arg(id));
     return true;
   } catch (const std::exception& e) {
@@ -620,7 +631,9 @@ bool MainWindow::openPreset(const QString& id) {
 bool MainWindow::saveProject(const QString& file, QString* error) {
   if (debounce_.isActive()) evaluateNow();  // an edit still waiting for its evaluation
   try {
-    io::save_text_atomic(file.toStdString(), io::project_to_json(design_));
+    io::save_text_atomic(file.toStdString(),
+                         io::project_to_json(design_, doc_.serving(),
+                                             QFileInfo(file).absolutePath().toStdString()));
     file_ = QFileInfo(file).absoluteFilePath();
     doc_.markClean();
     setWindowModified(false);
@@ -723,7 +736,7 @@ bool MainWindow::exportReport(const QString& file, QString* error) {
               .arg(tr("Project"),
                    tr("The design as a StackScope project (save it as .json to load it in the "
                       "workbench or stackscope-cli)."),
-                   qs(io::project_to_json(design_)).toHtmlEscaped());
+                   qs(io::project_to_json(design_, doc_.serving())).toHtmlEscaped());
   html += QStringLiteral("<p><small>StackScope %1</small></p></body></html>\n")
               .arg(QStringLiteral(STACKSCOPE_VERSION));
   try {
@@ -861,11 +874,15 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
   };
   if (!grabTab(QStringLiteral("search"), search_, runSearch)) return {};
-  // A finished closed benchmark of the current design.
+  // A finished run of the project's serving settings; without any, a closed benchmark with a
+  // chat SLO (2 s TTFT, 100 ms TPOT).
   const auto runServing = [this] {
     if (serving_->result() == nullptr && !serving_->running()) {
-      serving_->setSource(ServingView::Source::benchmark);
-      serving_->setRequests(300);
+      if (doc_.serving() == serving::ServingSpec{}) {
+        serving_->setSource(ServingView::Source::benchmark);
+        serving_->setRequests(300);
+        serving_->setSlo(2, 0.1);
+      }
       serving_->run();
     }
     serving_->waitForIdle();

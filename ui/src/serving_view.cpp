@@ -4,20 +4,14 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
-#include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
-#include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
@@ -25,10 +19,10 @@
 #include <cmath>
 #include <limits>
 
+#include "serving_form.hpp"
 #include "stackscope/common/issue.hpp"
-#include "stackscope/io/project.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
-#include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
@@ -103,15 +97,6 @@ std::vector<std::size_t> cdfIndices(std::size_t n) {
   return idx;
 }
 
-QString routerName(serving::Router r) {
-  switch (r) {
-    case serving::Router::round_robin: return QObject::tr("round-robin");
-    case serving::Router::join_shortest_queue: return QObject::tr("join shortest queue");
-    case serving::Router::least_kv: return QObject::tr("least KV load");
-  }
-  return {};
-}
-
 QString ms(double s) {
   return readable(s * 1e3) + QStringLiteral(" ms");
 }
@@ -124,136 +109,10 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   auto* box = new QVBoxLayout(this);
   box->setContentsMargins(4, 4, 4, 4);
 
-  // ---- settings ----
-  auto* form = new QGridLayout();
-  form->setHorizontalSpacing(8);
-  form->setVerticalSpacing(4);
-  const auto label = [this](const QString& text, QWidget* buddy) {
-    auto* l = new QLabel(text, this);
-    l->setBuddy(buddy);
-    return l;
-  };
-  const auto add = [&](int row, int col, const QString& text, QWidget* field) {
-    form->addWidget(label(text, field), row, 2 * col, Qt::AlignRight);
-    form->addWidget(field, row, 2 * col + 1);
-  };
-  source_ = new QComboBox(this);
-  source_->setObjectName(QStringLiteral("servingSource"));
-  source_->addItem(tr("Benchmark"), static_cast<int>(Source::benchmark));
-  source_->addItem(tr("Poisson"), static_cast<int>(Source::poisson));
-  source_->addItem(tr("Trace file"), static_cast<int>(Source::trace));
-  source_->setToolTip(
-      tr("Benchmark: N identical requests all arriving at t = 0, an infinite rate "
-         "(trtllm-bench); Poisson: N requests at a mean rate; Trace: an Azure "
-         "TIMESTAMP,ContextTokens,GeneratedTokens or "
-         "arrival_s,input_tokens,output_tokens CSV"));
-  requests_ = new QSpinBox(this);
-  requests_->setObjectName(QStringLiteral("servingRequests"));
-  requests_->setRange(1, 10'000'000);
-  requests_->setValue(500);
-  requests_->setGroupSeparatorShown(true);
-  rate_ = new QDoubleSpinBox(this);
-  rate_->setObjectName(QStringLiteral("servingRate"));
-  rate_->setRange(0.001, 1e6);
-  rate_->setDecimals(3);
-  rate_->setValue(10);
-  rate_->setToolTip(tr("Mean arrival rate of the Poisson process"));
-  seed_ = new QSpinBox(this);
-  seed_->setObjectName(QStringLiteral("servingSeed"));
-  seed_->setRange(0, 1'000'000'000);
-  seed_->setValue(1);
-  seed_->setToolTip(tr("Seed of the generated arrivals and lengths"));
-  add(0, 0, tr("Re&quests from:"), source_);
-  add(0, 1, tr("Requests:"), requests_);
-  add(0, 2, tr("Rate (req/s):"), rate_);
-  add(0, 3, tr("Seed:"), seed_);
-
-  trace_ = new QLineEdit(this);
-  trace_->setObjectName(QStringLiteral("servingTrace"));
-  trace_->setPlaceholderText(tr("CSV trace file"));
-  browse_ = new QPushButton(tr("Browse…"), this);
-  browse_->setObjectName(QStringLiteral("servingBrowse"));
-  auto* traceRow = new QHBoxLayout();
-  traceRow->addWidget(trace_, 1);
-  traceRow->addWidget(browse_);
-  form->addWidget(label(tr("Trace file:"), trace_), 1, 0, Qt::AlignRight);
-  form->addLayout(traceRow, 1, 1, 1, 5);
-  timeScale_ = new QDoubleSpinBox(this);
-  timeScale_->setObjectName(QStringLiteral("servingTimeScale"));
-  timeScale_->setRange(1e-6, 1e6);
-  timeScale_->setDecimals(3);
-  timeScale_->setValue(1);
-  timeScale_->setToolTip(tr("Trace arrivals this many times faster (2 = twice the request rate)"));
-  add(1, 3, tr("Time scale (×):"), timeScale_);
-
-  const QString lengthTip =
-      tr("Tokens per request: N, uniform:MIN:MAX or lognormal:MEDIAN:SIGMA (a benchmark needs "
-         "a fixed N)");
-  input_ = new QLineEdit(QStringLiteral("1024"), this);
-  input_->setObjectName(QStringLiteral("servingInput"));
-  input_->setToolTip(lengthTip);
-  output_ = new QLineEdit(QStringLiteral("256"), this);
-  output_->setObjectName(QStringLiteral("servingOutput"));
-  output_->setToolTip(lengthTip);
-  instances_ = new QSpinBox(this);
-  instances_->setObjectName(QStringLiteral("servingInstances"));
-  instances_->setRange(0, 65'536);
-  instances_->setSpecialValueText(tr("design dp"));
-  instances_->setToolTip(tr("Co-located instances, each a replica of the design's plan"));
-  router_ = new QComboBox(this);
-  router_->setObjectName(QStringLiteral("servingRouter"));
-  for (auto r : {serving::Router::round_robin, serving::Router::join_shortest_queue,
-                 serving::Router::least_kv})
-    router_->addItem(routerName(r), static_cast<int>(r));
-  router_->setCurrentIndex(1);  // the CLI's default
-  add(2, 0, tr("Input length (tok):"), input_);
-  add(2, 1, tr("Output length (tok):"), output_);
-  add(2, 2, tr("Instances:"), instances_);
-  add(2, 3, tr("Router:"), router_);
-
-  const serving::SchedulerConfig defaults;
-  maxSeqs_ = new QSpinBox(this);
-  maxSeqs_->setObjectName(QStringLiteral("servingMaxSeqs"));
-  maxSeqs_->setRange(1, 1 << 20);
-  maxSeqs_->setValue(defaults.max_num_seqs);
-  maxSeqs_->setToolTip(tr("Running sequences per instance (vLLM max_num_seqs)"));
-  maxTokens_ = new QSpinBox(this);
-  maxTokens_->setObjectName(QStringLiteral("servingMaxTokens"));
-  maxTokens_->setRange(1, 100'000'000);
-  maxTokens_->setValue(defaults.max_num_batched_tokens);
-  maxTokens_->setGroupSeparatorShown(true);
-  maxTokens_->setToolTip(tr("Token budget of one iteration (vLLM max_num_batched_tokens)"));
-  chunked_ = new QCheckBox(tr("on"), this);
-  chunked_->setObjectName(QStringLiteral("servingChunked"));
-  chunked_->setChecked(defaults.chunked_prefill);
-  chunked_->setToolTip(tr("Split prompts over iterations within the token budget"));
-  kvPolicy_ = new QComboBox(this);
-  kvPolicy_->setObjectName(QStringLiteral("servingKvPolicy"));
-  kvPolicy_->addItem(tr("max utilization"), static_cast<int>(serving::KvPolicy::max_utilization));
-  kvPolicy_->addItem(tr("no evict"), static_cast<int>(serving::KvPolicy::guaranteed_no_evict));
-  kvPolicy_->setToolTip(
-      tr("max utilization: allocate KV blocks as tokens are scheduled and preempt on a shortage "
-         "(vLLM); no evict: reserve each request's whole length at admission (TensorRT-LLM "
-         "GUARANTEED_NO_EVICT)"));
-  add(3, 0, tr("max_num_seqs:"), maxSeqs_);
-  add(3, 1, tr("max_num_batched_tokens:"), maxTokens_);
-  add(3, 2, tr("Chunked prefill:"), chunked_);
-  add(3, 3, tr("KV policy:"), kvPolicy_);
-
-  sloTtft_ = new QDoubleSpinBox(this);
-  sloTtft_->setObjectName(QStringLiteral("servingSloTtft"));
-  sloTtft_->setRange(0, 1e6);
-  sloTtft_->setDecimals(3);
-  sloTtft_->setSpecialValueText(tr("none"));
-  sloTtft_->setValue(2);
-  sloTpot_ = new QDoubleSpinBox(this);
-  sloTpot_->setObjectName(QStringLiteral("servingSloTpot"));
-  sloTpot_->setRange(0, 1e6);
-  sloTpot_->setDecimals(1);
-  sloTpot_->setSpecialValueText(tr("none"));
-  sloTpot_->setValue(100);
-  add(4, 0, tr("SLO TTFT (s):"), sloTtft_);
-  add(4, 1, tr("SLO TPOT (ms):"), sloTpot_);
+  // ---- the run row first (a result pane puts its own buttons at the end of a view's first
+  // row), then the settings (serving_form.cpp) ----
+  form_ = new ServingForm(doc_, this);
+  auto* head = new QHBoxLayout();
   run_ = new QPushButton(tr("&Run"), this);
   run_->setObjectName(QStringLiteral("servingRun"));
   run_->setToolTip(tr("Replay the requests on the design (stackscope-cli serve)"));
@@ -265,28 +124,25 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   error_->setWordWrap(true);
   error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   styleError();
-  auto* runRow = new QHBoxLayout();
-  runRow->addWidget(run_);
-  runRow->addWidget(stop_);
-  runRow->addWidget(error_, 1);
-  form->addLayout(runRow, 4, 4, 1, 4);
-  for (int c = 1; c < 8; c += 2) form->setColumnStretch(c, 1);
-  box->addLayout(form);
-
-  // ---- results ----
-  auto* head = new QHBoxLayout();
   status_ = new QLabel(this);
   status_->setObjectName(QStringLiteral("hint"));
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  head->addWidget(status_, 1);
   timelineOf_ = new QComboBox(this);
   timelineOf_->setObjectName(QStringLiteral("servingTimelineOf"));
   timelineOf_->setToolTip(tr("Timeline of one instance, or of all of them summed"));
   timelineOf_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  head->addWidget(label(tr("Timeline of:"), timelineOf_));
+  auto* timelineLabel = new QLabel(tr("Timeline of:"), this);
+  timelineLabel->setBuddy(timelineOf_);
+  head->addWidget(run_);
+  head->addWidget(stop_);
+  head->addWidget(error_, 2);
+  head->addWidget(status_, 1);
+  head->addWidget(timelineLabel);
   head->addWidget(timelineOf_);
   box->addLayout(head);
+  box->addWidget(form_);
 
+  // ---- results ----
   auto* plots = new QHBoxLayout();
   ttft_ = makePlot(this, tr("Time to first token"), QStringLiteral("serving-ttft"));
   tpot_ = makePlot(this, tr("Time per output token"), QStringLiteral("serving-tpot"));
@@ -331,17 +187,13 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   });
   connect(run_, &QPushButton::clicked, this, [this] { run(); });
   connect(stop_, &QPushButton::clicked, this, &ServingView::stop);
-  connect(browse_, &QPushButton::clicked, this, &ServingView::browseTrace);
   connect(&watcher_, &QFutureWatcher<std::shared_ptr<const Outcome>>::finished, this,
           &ServingView::onFinished);
   connect(timelineOf_, &QComboBox::currentIndexChanged, this, [this] { drawTimeline(); });
-  const auto changed = [this] { settingsChanged(); };
-  connect(source_, &QComboBox::currentIndexChanged, this, changed);
-  for (QLineEdit* e : {trace_, input_, output_}) connect(e, &QLineEdit::textChanged, this, changed);
-  for (QSpinBox* s : {requests_, seed_, instances_, maxSeqs_, maxTokens_})
-    connect(s, &QSpinBox::valueChanged, this, changed);
-  for (QDoubleSpinBox* s : {rate_, timeScale_, sloTtft_, sloTpot_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, changed);
+  connect(form_, &ServingForm::edited, this, [this] {
+    settingsChanged();
+    if (everRun_) debounce_.start();
+  });
   settingsChanged();
   showOutcome();
 }
@@ -349,6 +201,11 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
 ServingView::~ServingView() {
   stopSource_.request_stop();
   pool_.waitForDone();
+}
+
+void ServingView::setDocument(ConfigDocument* doc) {
+  doc_ = doc ? doc : &own_;
+  form_->setDocument(doc_);
 }
 
 void ServingView::styleError() {
@@ -364,22 +221,31 @@ void ServingView::changeEvent(QEvent* e) {
   }
 }
 
+void ServingView::editSpec(const serving::ServingSpec& next, const QString& what, int field) {
+  if (next == doc_->serving()) return;
+  doc_->editServing(next, tr("Edit %1").arg(what), field);
+}
+
 void ServingView::setSource(Source source) {
-  source_->setCurrentIndex(source_->findData(static_cast<int>(source)));
+  serving::ServingSpec s = doc_->serving();
+  s.source = source;
+  editSpec(s, tr("Requests from"), ServingForm::kSource);
 }
 
 void ServingView::setRequests(int requests) {
-  requests_->setValue(requests);
+  serving::ServingSpec s = doc_->serving();
+  s.requests = static_cast<std::size_t>(std::max(requests, 0));
+  editSpec(s, tr("Requests"), ServingForm::kRequests);
 }
 
 void ServingView::setLengths(const QString& input, const QString& output) {
-  input_->setText(input);
-  output_->setText(output);
+  form_->setLengthTexts(input, output);
 }
 
 void ServingView::setSlo(double ttft_s, double tpot_s) {
-  sloTtft_->setValue(ttft_s);
-  sloTpot_->setValue(tpot_s * 1e3);
+  serving::ServingSpec s = doc_->serving();
+  s.slo = {ttft_s, tpot_s};
+  editSpec(s, tr("SLOs"), ServingForm::kSloTtft);
 }
 
 const serving::SimResult* ServingView::result() const {
@@ -395,17 +261,9 @@ QString ServingView::settingsError() const {
 }
 
 void ServingView::settingsChanged() {
-  const auto src = static_cast<Source>(source_->currentData().toInt());
-  requests_->setEnabled(src != Source::trace);
-  rate_->setEnabled(src == Source::poisson);
-  seed_->setEnabled(src == Source::poisson);
-  trace_->setEnabled(src == Source::trace);
-  browse_->setEnabled(src == Source::trace);
-  timeScale_->setEnabled(src == Source::trace);
-  input_->setEnabled(src != Source::trace);
-  output_->setEnabled(src != Source::trace);
   QString err;
   const bool ok = snapshot(&err).has_value();
+  form_->showIssues(serving::validate(doc_->serving()));
   error_->setText(ok ? runError_ : err);
   run_->setEnabled(ok);
   run_->setToolTip(ok ? tr("Replay the requests on the design (stackscope-cli serve)") : err);
@@ -424,89 +282,66 @@ std::optional<ServingView::Job> ServingView::snapshot(QString* error) const {
   j.design.workload.batch = 1;
   if (const auto issues = perf::validate(j.design); !issues.empty())
     return fail(tr("The design has problems: %1").arg(qs(format_issue(issues.front()))));
-  j.source = static_cast<Source>(source_->currentData().toInt());
-  j.requests = static_cast<std::size_t>(requests_->value());
-  j.rate_per_s = rate_->value();
-  j.seed = static_cast<std::uint64_t>(seed_->value());
-  if (j.source == Source::trace) {
-    j.trace = trace_->text().trimmed().toStdString();
-    if (j.trace.empty()) return fail(tr("Trace file: choose a CSV file (Browse…)"));
-    const QFileInfo fi(trace_->text().trimmed());
+  if (const QString pending = form_->pendingError(); !pending.isEmpty()) return fail(pending);
+  j.spec = doc_->serving();
+  if (const auto issues = serving::validate(j.spec); !issues.empty())
+    return fail(qs(format_issue(issues.front())));
+  if (j.spec.source == Source::trace) {
+    const QFileInfo fi(qs(j.spec.trace));
     if (!fi.isFile() || !fi.isReadable())
-      return fail(tr("Trace file: %1 is not a readable file").arg(trace_->text().trimmed()));
-    j.time_scale = timeScale_->value();
-  } else {
-    try {
-      j.input = serving::parse_length_dist(input_->text().trimmed().toStdString(), "input length");
-      j.output =
-          serving::parse_length_dist(output_->text().trimmed().toStdString(), "output length");
-    } catch (const ConfigError& e) {
-      return fail(issueText(e));
-    }
-    if (j.source == Source::benchmark && (j.input.kind != serving::LengthDist::Kind::fixed ||
-                                          j.output.kind != serving::LengthDist::Kind::fixed))
-      return fail(
-          tr("A benchmark needs fixed lengths (a whole number of tokens, as "
-             "trtllm-bench's synthetic datasets)"));
+      return fail(tr("Trace file: %1 is not a readable file").arg(qs(j.spec.trace)));
   }
-  j.scheduler.max_num_seqs = maxSeqs_->value();
-  j.scheduler.max_num_batched_tokens = maxTokens_->value();
-  j.scheduler.chunked_prefill = chunked_->isChecked();
-  j.scheduler.kv_policy = static_cast<serving::KvPolicy>(kvPolicy_->currentData().toInt());
-  j.options.router = static_cast<serving::Router>(router_->currentData().toInt());
-  if (sloTtft_->value() > 0) j.options.slo_ttft_s = sloTtft_->value();
-  if (sloTpot_->value() > 0) j.options.slo_tpot_s = sloTpot_->value() / 1e3;
-  j.instances = instances_->value() > 0 ? instances_->value() : std::max(1, design_->parallel.dp);
   return j;
 }
 
+namespace {
+
+QString sourceText(const serving::ServingSpec& s, const serving::TraceStats& st,
+                   std::size_t requests) {
+  const QString n = QLocale().toString(static_cast<qulonglong>(requests));
+  switch (s.source) {
+    case serving::SourceKind::benchmark:
+      return QObject::tr("benchmark of %1 requests at an infinite rate").arg(n);
+    case serving::SourceKind::generated:
+      return s.arrivals == serving::ArrivalProcess::Kind::poisson
+                 ? QObject::tr("%1 Poisson arrivals at %2/s").arg(n, readable(s.rate_per_s))
+                 : QObject::tr("%1 Gamma arrivals (CV %3) at %2/s")
+                       .arg(n, readable(s.rate_per_s), readable(s.cv));
+    case serving::SourceKind::trace:
+      return QObject::tr("trace %1 (%2 requests over %3 s%4)")
+          .arg(QFileInfo(qs(s.trace)).fileName())
+          .arg(QLocale().toString(static_cast<qulonglong>(st.rows)))
+          .arg(QString::number(st.duration_s, 'f', 0))
+          .arg(s.time_scale != 1 ? QObject::tr(", ×%1").arg(readable(s.time_scale)) : QString());
+  }
+  return {};
+}
+
+}  // namespace
+
 ServingView::Outcome ServingView::execute(const Job& job) {
   Outcome o;
-  o.instances = job.instances;
-  o.slo_ttft_s = job.options.slo_ttft_s;
-  o.slo_tpot_s = job.options.slo_tpot_s;
   QElapsedTimer timer;
   timer.start();
   try {
-    std::vector<serving::Request> reqs;
-    switch (job.source) {
-      case Source::benchmark:
-        reqs = serving::benchmark(job.requests, static_cast<int>(job.input.a),
-                                  static_cast<int>(job.output.a));
-        o.source = QObject::tr("benchmark of %1 requests at an infinite rate")
-                       .arg(QLocale().toString(static_cast<qulonglong>(job.requests)));
-        break;
-      case Source::poisson: {
-        serving::GeneratorSpec g;
-        g.arrivals.rate_per_s = job.rate_per_s;
-        g.requests = job.requests;
-        g.seed = job.seed;
-        g.input = job.input;
-        g.output = job.output;
-        reqs = serving::generate(g);
-        o.source = QObject::tr("%1 Poisson arrivals at %2/s")
-                       .arg(QLocale().toString(static_cast<qulonglong>(job.requests)))
-                       .arg(readable(job.rate_per_s));
-        break;
-      }
-      case Source::trace: {
-        serving::TraceStats st;
-        reqs = io::load_trace(job.trace, serving::TraceFormat::automatic, &st);
-        if (job.time_scale != 1) reqs = serving::scale_time(std::move(reqs), job.time_scale);
-        o.source = QObject::tr("trace %1 (%2 requests over %3 s%4)")
-                       .arg(QFileInfo(qs(job.trace)).fileName())
-                       .arg(QLocale().toString(static_cast<qulonglong>(st.rows)))
-                       .arg(QString::number(st.duration_s, 'f', 0))
-                       .arg(job.time_scale != 1 ? QObject::tr(", ×%1").arg(readable(job.time_scale))
-                                                : QString());
-        break;
-      }
-    }
+    serving::TraceStats st;
+    const auto reqs = io::serving_requests(job.spec, &st);
+    o.source = sourceText(job.spec, st, reqs.size());
     o.requests = reqs.size();
-    auto inst = serving::colocated_instances(job.design, job.scheduler, job.instances);
-    o.kv_blocks = inst.front().kv_blocks;
-    o.devices = inst.front().devices;
-    o.result = serving::simulate(reqs, std::move(inst), job.options);
+    auto deployment = serving::deploy(job.design, job.spec);
+    deployment.options.stop = job.stop;
+    o.instances = static_cast<int>(deployment.instances.size());
+    const int n = o.instances;
+    o.layout = job.spec.disaggregate.enabled() ? tr("%1 prefill + %2 decode")
+                                                     .arg(job.spec.disaggregate.prefill)
+                                                     .arg(job.spec.disaggregate.decode)
+               : n == 1 ? tr("1 instance")
+                        : tr("%1 instances").arg(n);
+    o.kv_blocks = deployment.instances.front().kv_blocks;
+    o.devices = deployment.instances.front().devices;
+    o.slo_ttft_s = deployment.options.slo_ttft_s;
+    o.slo_tpot_s = deployment.options.slo_tpot_s;
+    o.result = serving::simulate(reqs, std::move(deployment.instances), deployment.options);
   } catch (const ConfigError& e) {
     o.error = issueText(e);
   } catch (const std::exception& e) {
@@ -526,17 +361,17 @@ bool ServingView::run() {
   }
   stopSource_.request_stop();  // a run in flight ends; its result is dropped
   stopSource_ = std::stop_source();
-  job->options.stop = stopSource_.get_token();
+  job->stop = stopSource_.get_token();
   ++generation_;
   running_ = true;
   everRun_ = true;
   runError_.clear();
   error_->clear();
   stop_->setEnabled(true);
-  status_->setText(job->source == Source::trace
+  status_->setText(job->spec.source == Source::trace
                        ? tr("Replaying the trace…")
                        : tr("Simulating %1 requests…")
-                             .arg(QLocale().toString(static_cast<qulonglong>(job->requests))));
+                             .arg(QLocale().toString(static_cast<qulonglong>(job->spec.requests))));
   // Only the value snapshot crosses to the worker.
   watcher_.setFuture(QtConcurrent::run(
       &pool_, [j = std::move(*job)] { return std::make_shared<const Outcome>(execute(j)); }));
@@ -563,7 +398,7 @@ void ServingView::waitForIdle() {
 
 void ServingView::setDesign(const perf::Design& design) {
   design_ = design;
-  instances_->setSpecialValueText(tr("design dp (%1)").arg(std::max(1, design.parallel.dp)));
+  form_->setDesignDp(std::max(1, design.parallel.dp));
   settingsChanged();
   if (everRun_) debounce_.start();
 }
@@ -593,13 +428,6 @@ void ServingView::onFinished() {
   emit finished();
 }
 
-void ServingView::browseTrace() {
-  const QString start = trace_->text().isEmpty() ? QString() : QFileInfo(trace_->text()).path();
-  const QString f = QFileDialog::getOpenFileName(this, tr("Request trace"), start,
-                                                 tr("CSV traces (*.csv);;All files (*)"));
-  if (!f.isEmpty()) trace_->setText(f);
-}
-
 void ServingView::drawEmpty() {
   const QString hint = tr("Press Run to replay requests on this design");
   for (QCustomPlot* p : {ttft_, tpot_, timeline_}) showHint(p, hint);
@@ -607,8 +435,9 @@ void ServingView::drawEmpty() {
     for (int c = 0; c < table_->columnCount(); ++c)
       table_->setItem(r, c, new QTableWidgetItem(QStringLiteral("–")));
   summary_->setText(
-      tr("Replays a request stream on co-located instances of the design with continuous "
-         "batching as vLLM and TensorRT-LLM do it (a token budget and a sequence cap per "
+      tr("Replays a request stream on co-located or prefill/decode-disaggregated instances of "
+         "the design with continuous batching as vLLM and TensorRT-LLM do it (a token budget and a "
+         "sequence cap per "
          "iteration, chunked prefill, a paged KV cache sized from the memory left after the "
          "weights, preemption by recompute); every iteration is costed by the evaluator's "
          "operator model. The same run as <tt>stackscope-cli serve</tt>."));
@@ -693,14 +522,19 @@ void ServingView::showOutcome() {
     preempt += s.preemptions;
     kvPeak = std::max(kvPeak, s.kv_peak_utilisation);
   }
-  text += tr("%1 instance(s) × %2 devices, KV cache %3 blocks each · %4 preemptions · KV peak "
-             "%5 %<br>Requests: %6")
-              .arg(o.instances)
+  // One line each at the default window size (the summary sits beside the table).
+  text += tr("%1 × %2 devices, KV %3 blocks each (peak %4 %), %5 preemptions<br>")
+              .arg(o.layout)
               .arg(o.devices)
               .arg(QLocale().toString(static_cast<qlonglong>(o.kv_blocks)))
-              .arg(QLocale().toString(static_cast<qulonglong>(preempt)))
               .arg(QString::number(100 * kvPeak, 'f', 0))
-              .arg(o.source.toHtmlEscaped());
+              .arg(QLocale().toString(static_cast<qulonglong>(preempt)));
+  if (r.kv_transfers > 0)
+    text += tr("KV moves: %1 (%2 GB), mean %3, p99 %4 with queueing<br>")
+                .arg(QLocale().toString(static_cast<qulonglong>(r.kv_transfers)))
+                .arg(readable(r.kv_transfer_bytes / 1e9), ms(r.kv_transfer_s.mean),
+                     ms(r.kv_transfer_s.p99));
+  text += tr("Requests: %1").arg(o.source.toHtmlEscaped());
   summary_->setText(text);
   const QString wall = o.wall_s < 1 ? ms(o.wall_s) : readable(o.wall_s) + tr(" s");
   status_->setText(r.stopped ? tr("Stopped after %1 of wall time (partial results)").arg(wall)

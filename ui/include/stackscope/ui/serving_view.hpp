@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Serving view (issue 14, deliverable 3): a request stream (closed benchmark, Poisson arrivals or
-// a trace file) replayed on co-located instances of the design by the core serving simulator,
-// the run `stackscope-cli serve` does with the same settings. Shows the TTFT and TPOT CDFs with
-// their SLOs, the running/waiting sequences and KV-cache use over simulated time, and the
-// percentile table with throughput, goodput and energy. The simulation runs on a thread pool of
-// its own (one thread) from a value snapshot of the form; Stop and a newer run stop it through
-// SimOptions::stop.
+// Serving view (issue 14, deliverable 3): a request stream (closed benchmark, generated Poisson
+// or Gamma arrivals, or a trace file) replayed on co-located or prefill/decode-disaggregated
+// instances of the design by the core serving simulator, the run `stackscope-cli serve` does
+// with the same settings. The settings are the project's serving section (serving/spec.hpp),
+// held by a ConfigDocument and edited by the form (ui/src/serving_form.cpp) as undoable steps.
+// Shows the TTFT and TPOT CDFs with their SLOs, the running/waiting sequences and KV-cache use
+// over simulated time, and the percentile table with throughput, goodput and energy. The
+// simulation runs on a thread pool of its own (one thread) from a value snapshot of the
+// document; Stop and a newer run stop it through SimOptions::stop. Once a run has been made,
+// changes of the design or of the settings re-run it (debounced).
 #include <QFutureWatcher>
 #include <QThreadPool>
 #include <QTimer>
@@ -17,28 +20,35 @@
 
 #include "stackscope/perf/design.hpp"
 #include "stackscope/serving/simulator.hpp"
+#include "stackscope/serving/spec.hpp"
+#include "stackscope/ui/config_document.hpp"
 
-class QCheckBox;
 class QComboBox;
 class QCustomPlot;
-class QDoubleSpinBox;
 class QLabel;
-class QLineEdit;
 class QPushButton;
-class QSpinBox;
 class QTableWidget;
 
 namespace stackscope::ui {
 
+class ServingForm;
+
 class ServingView : public QWidget {
   Q_OBJECT
  public:
-  enum class Source { benchmark, poisson, trace };
+  using Source = serving::SourceKind;
 
+  // A view with a document of its own (tests, a view on its own); setDocument() binds it to the
+  // project's.
   explicit ServingView(QWidget* parent = nullptr);
   ~ServingView() override;
 
-  // Starts a run of the form's settings on the current design (stopping any run in flight).
+  // Binds the view to `doc` (not owned; it must outlive the view): its serving settings are what
+  // the form edits and the runs replay.
+  void setDocument(ConfigDocument* doc);
+  ConfigDocument* document() const { return doc_; }
+
+  // Starts a run of the document's settings on the current design (stopping any run in flight).
   // False, with the reason shown beside Run, when there is no valid design or the settings are
   // invalid; nothing runs then.
   bool run();
@@ -48,14 +58,14 @@ class ServingView : public QWidget {
   void waitForIdle();
   bool running() const { return running_; }
 
-  // The form, for tests and screenshots.
+  // Settings for tests and screenshots, each one undoable edit of the document (as the form's).
   void setSource(Source source);
   void setRequests(int requests);
-  void setLengths(const QString& input, const QString& output);
-  void setSlo(double ttft_s, double tpot_s);  // 0 = none
+  void setLengths(const QString& input, const QString& output);  // as typed into the form
+  void setSlo(double ttft_s, double tpot_s);                     // 0 = none
 
   // The last finished run (nullptr before the first), its error (empty when none), and the
-  // settings error shown beside Run (empty when the form is valid).
+  // settings error shown beside Run (empty when the settings are valid).
   const serving::SimResult* result() const;
   QString runError() const;
   QString settingsError() const;
@@ -66,32 +76,26 @@ class ServingView : public QWidget {
 
   // Value snapshot of a run: what the worker needs, nothing of the UI.
   struct Job {
-    perf::Design design;  // batch fixed at 1 (the static batch is not used by the simulator)
-    Source source = Source::benchmark;
-    std::size_t requests = 500;
-    double rate_per_s = 10;
-    std::uint64_t seed = 1;
-    std::string trace;
-    double time_scale = 1;
-    serving::LengthDist input, output;
-    serving::SchedulerConfig scheduler;
-    serving::SimOptions options;  // stop token set at start
-    int instances = 1;
+    perf::Design design;        // batch fixed at 1 (the static batch is not used by the simulator)
+    serving::ServingSpec spec;  // the document's
+    std::stop_token stop;       // set at start
   };
   struct Outcome {
     serving::SimResult result;
     std::size_t requests = 0;
     long long kv_blocks = 0;
-    int devices = 0;
+    int devices = 0;  // per instance
     int instances = 0;
+    QString layout;  // "4 instances" (co-located), "1 prefill + 3 decode"
     double slo_ttft_s = 0, slo_tpot_s = 0;
     double wall_s = 0;
-    QString source;  // "benchmark: 500 requests at an infinite rate"
+    QString source;  // "benchmark of 500 requests at an infinite rate"
     QString error;
   };
-  // The form's settings on the current design; nullopt and the reason when they are invalid.
+  // The document's settings on the current design; nullopt and the reason (the first issue)
+  // when the design or the settings are invalid or a form field holds text that does not parse.
   std::optional<Job> snapshot(QString* error) const;
-  // What the worker runs: the request stream, the instances and serving::simulate.
+  // What the worker runs: io::serving_requests, serving::deploy and serving::simulate.
   static Outcome execute(const Job& job);
 
  public slots:
@@ -106,32 +110,19 @@ class ServingView : public QWidget {
  private:
   void settingsChanged();
   void onFinished();
-  void browseTrace();
   void showOutcome();
   void drawEmpty();
   void drawCdf(QCustomPlot* plot, std::vector<double> values_ms, double slo_ms);
   void drawTimeline();
   void styleError();
   void changeEvent(QEvent* e) override;
+  // One edit of the document's settings (the form refreshes from the document).
+  void editSpec(const serving::ServingSpec& next, const QString& what, int field);
 
   std::optional<perf::Design> design_;
-  QComboBox* source_ = nullptr;
-  QSpinBox* requests_ = nullptr;
-  QDoubleSpinBox* rate_ = nullptr;
-  QSpinBox* seed_ = nullptr;
-  QLineEdit* trace_ = nullptr;
-  QPushButton* browse_ = nullptr;
-  QDoubleSpinBox* timeScale_ = nullptr;
-  QLineEdit* input_ = nullptr;
-  QLineEdit* output_ = nullptr;
-  QSpinBox* instances_ = nullptr;
-  QComboBox* router_ = nullptr;
-  QSpinBox* maxSeqs_ = nullptr;
-  QSpinBox* maxTokens_ = nullptr;
-  QCheckBox* chunked_ = nullptr;
-  QComboBox* kvPolicy_ = nullptr;
-  QDoubleSpinBox* sloTtft_ = nullptr;
-  QDoubleSpinBox* sloTpot_ = nullptr;
+  ConfigDocument own_;  // the document until setDocument()
+  ConfigDocument* doc_ = &own_;
+  ServingForm* form_ = nullptr;
   QPushButton* run_ = nullptr;
   QPushButton* stop_ = nullptr;
   QLabel* error_ = nullptr;

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The serving settings of a project (issue 14, deliverable 3): where the requests come from
+// (a closed benchmark, a seeded generator or a trace file), how many instances of the design
+// serve them and how (co-located or prefill/decode disaggregated, the router, the scheduler's
+// limits) and the SLOs goodput is counted against. One plain struct with its defaults (the
+// defaults of `stackscope-cli serve`); io/serving.hpp reads and writes it as the project's
+// "serving" section, the CLI's flags and the workbench's Serving form edit it.
+//
+// Units: times in s, rates in requests/s, lengths in tokens. No I/O here: a trace source names
+// its file and build_requests() takes the rows core/io read from it (io::serving_requests).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stackscope/common/issue.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/serving/request.hpp"
+#include "stackscope/serving/simulator.hpp"
+
+namespace stackscope::serving {
+
+// benchmark: `requests` identical requests at t = 0 (trtllm-bench, vLLM benchmark_serving with
+//   an infinite request rate); fixed input and output lengths.
+// generated: `requests` requests from an ArrivalProcess at rate_per_s with lengths drawn from
+//   input/output, seeded by `seed` (generate()).
+// trace: the rows of the CSV file `trace` (parse_trace() formats), arrivals x time_scale faster.
+enum class SourceKind { benchmark, generated, trace };
+
+// Prefill/decode disaggregation (Splitwise, DistServe; cluster.hpp disaggregated_instances):
+// `prefill` prefill instances and `decode` decode instances, each a replica of the design's
+// plan. 0:0 = co-located instances (ServingSpec::instances).
+struct Disaggregation {
+  int prefill = 0;
+  int decode = 0;
+  bool enabled() const { return prefill > 0 || decode > 0; }
+};
+
+// Service-level objectives of goodput (DistServe's definition: requests meeting both), in s;
+// 0 = none.
+struct Slo {
+  double ttft_s = 0;  // time to first token
+  double tpot_s = 0;  // mean time per output token after the first
+};
+
+struct ServingSpec {
+  SourceKind source = SourceKind::generated;
+  std::size_t requests = 1000;  // benchmark and generated sources (CLI --requests default)
+  double rate_per_s = 10;       // generated: mean arrival rate
+  ArrivalProcess::Kind arrivals = ArrivalProcess::Kind::poisson;
+  double cv = 1;  // gamma arrivals: coefficient of variation of the gaps (1 = Poisson-like)
+  std::uint64_t seed = 1;
+  std::string trace;      // trace: the CSV file (io resolves a relative one in a project file)
+  double time_scale = 1;  // trace: arrivals divided by this (2 = twice the request rate)
+  // Prompt and output lengths of benchmark and generated requests (CLI defaults 1024 / 256;
+  // vLLM benchmark_serving's random dataset uses 1024 / 128).
+  LengthDist input = fixed_length(1024);
+  LengthDist output = fixed_length(256);
+  // Closed loop (trtllm-bench --concurrency, vLLM --max-concurrency): at most this many
+  // requests in the system. 0 = open (arrival times).
+  int concurrency = 0;
+  // Co-located instances, each a replica of the plan. 0 = the design's dp (its replicas).
+  // Not used when disaggregated (the pools are disaggregate.prefill + disaggregate.decode).
+  int instances = 0;
+  Disaggregation disaggregate;
+  Router router = Router::join_shortest_queue;
+  SchedulerConfig scheduler;  // vLLM / TensorRT-LLM names and defaults: simulator.hpp
+  Slo slo;
+
+  static LengthDist fixed_length(int tokens) {
+    LengthDist d;
+    d.a = tokens;
+    return d;
+  }
+};
+
+// Field by field (lengths by kind and parameters; every SchedulerConfig member).
+bool operator==(const ServingSpec& a, const ServingSpec& b);
+
+// The ranges every field must lie in (the CLI's flag ranges), as issues at "<root>/<key>"
+// with the section's JSON keys (io/serving.hpp): requests 1..1e8, rate_per_s and the lengths
+// as generate() takes them, a benchmark's lengths fixed, cv 1e-3..1e3, time_scale 1e-6..1e6,
+// a trace file named when the source is a trace, concurrency 0..2^30, instances 0..65536,
+// disaggregation 0:0 or both counts >= 1, the scheduler's limits >= 1 (max_num_seqs <= 2^20,
+// max_num_batched_tokens <= 1e8, block_size <= 65536), CUDA-graph batch sizes ascending in
+// [1, 2^20], kv_cache_fraction in (0, 1], SLOs
+// finite and >= 0. Empty when the spec can run (whether a trace file exists and parses, and
+// whether the design has room for the instances, is known only when they are built).
+std::vector<Issue> validate(const ServingSpec& spec, const std::string& root = "/serving");
+
+// "1024", "uniform:64:512", "lognormal:1020:0.9": the text parse_length_dist() reads back to
+// the same distribution (shortest round-trip doubles). A resample distribution has no text
+// form: "resample" (validate() refuses it in a spec).
+std::string length_dist_text(const LengthDist& d);
+
+// The request stream of a valid spec (validate() first): a benchmark or a generated stream, or
+// for a trace source `trace_rows` (the file's requests, e.g. from io::load_trace) scaled by
+// time_scale. Throws std::invalid_argument for a spec out of range.
+std::vector<Request> build_requests(const ServingSpec& spec, std::vector<Request> trace_rows = {});
+
+// Instances of `design` and the simulator options a spec describes: co-located instances
+// (instances, or the design's dp when 0) or the disaggregated pools with their KV transfer,
+// and the router, concurrency and SLOs (0 = none -> no limit). Both pools use spec.scheduler.
+struct Deployment {
+  std::vector<InstanceConfig> instances;
+  SimOptions options;  // stop token unset
+  std::string layout;  // "4 co-located" | "1 prefill + 3 decode"
+};
+// Throws std::invalid_argument when the design has no room for a KV block or the system too
+// few devices for the pools (colocated_instances / disaggregated_instances).
+Deployment deploy(const perf::Design& design, const ServingSpec& spec);
+
+// The co-located instance count a spec runs on `design`: instances, or the design's dp.
+int colocated_count(const ServingSpec& spec, const perf::Design& design);
+
+}  // namespace stackscope::serving
