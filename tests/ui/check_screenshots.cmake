@@ -12,7 +12,7 @@ foreach(view main-window main-window-dark summary editor breakdown breakdown-ms 
              breakdown-area breakdown-ops throughput thermal links links-moe compare search serving search-form editor-model editor-parallel
              editor-stack editor-compute editor-mesh editor-system editor-power editor-stack-3d
              editor-power-3d editor-runtime editor-runtime-3d editor-model-moe thermal-dark links-dark compare-dark search-dark
-             serving-dark)
+             serving-dark maximised detached compare-empty search-empty throughput-empty)
   set(png "${OUT}/${view}.png")
   if(NOT EXISTS "${png}")
     message(FATAL_ERROR "missing screenshot ${png}")

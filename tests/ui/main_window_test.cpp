@@ -653,8 +653,12 @@ class MainWindowTest : public QObject {
     // expert placement of the link view and the search-space form, the 8 editor pages (and the
     // Memory, Power and Runtime pages of a 3D-stacked preset and the Model page of an MoE preset,
     // the default design having neither), the window and the five self-drawn views in the dark
-    // palette.
-    QCOMPARE(files.size(), 34);
+    // palette; the window with the throughput curve maximised, the thermal view detached, and
+    // three empty plots showing their hints (Compare, Search, an invalid design's curve).
+    QCOMPARE(files.size(), 39);
+    for (const char* name : {"maximised.png", "detached.png", "compare-empty.png",
+                             "search-empty.png", "throughput-empty.png"})
+      QVERIFY2(files.contains(QDir(dir.path()).filePath(QString::fromLatin1(name))), name);
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("serving.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));

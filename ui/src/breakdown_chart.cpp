@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "stackscope/ui/format.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -78,11 +79,13 @@ void BreakdownChart::rebuild() {
                               : tr("Time by bounding resource"));
 
   if (!hasResult_) {
-    chart->setTitle(tr("No result: the design is not valid"));
     theme::styleChart(chart);
     view_->setChart(chart);  // the view owns and deletes the previous chart
+    showHint(view_, tr("The design is not valid: fix the fields marked in red on the left to "
+                       "see where its time, power and area go"));
     return;
   }
+  hideHint(view_);
 
   if (mode == 2 || mode == 3) {
     // One stacked bar: where the decode power goes, or what the die area holds.

@@ -19,6 +19,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -69,6 +70,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
   bars_->legend->setFont(font());
   bars_->yAxis->setLabel(tr("Decode step time (ms)"));
   attachExportMenu(bars_, QStringLiteral("compare"));
+  setPlotHint(bars_, tr("Design ▸ Add to Compare (Ctrl+D) puts the current design here: the "
+                        "decode step time of each design, per bounding resource"));
   split->addWidget(table_);
   split->addWidget(bars_);
   split->setStretchFactor(0, 3);

@@ -25,6 +25,8 @@
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/mesh_view.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
+#include "stackscope/ui/result_pane.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -391,7 +393,8 @@ LinkView::LinkView(QWidget* parent) : QWidget(parent) {
   left->addWidget(note_);
   mesh_ = new MeshView(split);
   split->addWidget(system);
-  split->addWidget(mesh_);
+  // The mesh can be enlarged on its own (a pane inside the Links pane).
+  split->addWidget(new ResultPane(QStringLiteral("mesh"), tr("On-die mesh"), mesh_, split));
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   box->addWidget(split, 1);
@@ -418,6 +421,8 @@ void LinkView::clear() {
   canvas_->data.reset();
   stats_->setText(tr("No result: the design is not valid"));
   note_->clear();
+  showHint(canvas_, tr("The design is not valid: fix the fields marked in red on the left to "
+                       "see the load on each link of its system network"));
   canvas_->update();
   mesh_->clear();
 }
@@ -432,6 +437,9 @@ void LinkView::showDesign(const perf::Design& design, const perf::Result& result
                           : tr("%1 is a dense model: no routed experts to place")
                                 .arg(QString::fromStdString(design.model.name)));
   stats_->setText(tr("Routing every collective of the design…"));
+  if (!canvas_->data)
+    showHint(canvas_, tr("Routing every collective of the design… the load on each link "
+                         "appears here"));
   mesh_->showResult(design, result);
   auto job = [design]() {
     auto c = std::make_shared<Computed>();
@@ -556,6 +564,8 @@ void LinkView::onFinished() {
     computed_ = watcher_.result();
   } catch (const std::exception& e) {
     stats_->setText(tr("Cannot route this design: %1").arg(QString::fromLocal8Bit(e.what())));
+    showHint(canvas_, tr("This design cannot be routed (the reason is above): no link loads "
+                         "to draw"));
     return;
   }
   canvas_->data = computed_;
@@ -600,9 +610,12 @@ void LinkView::redraw() {
   if (computed_->pos.empty()) {
     stats_->setText(tr("One device: no system network to show."));
     note_->clear();
+    showHint(canvas_, tr("One device: no system network to draw. Use more devices (System "
+                         "network page on the left) to see the load on each link"));
     canvas_->update();
     return;
   }
+  hideHint(canvas_);
   int loaded = 0;
   for (const auto& e : computed_->edges)
     if (std::max(e.util[canvas_->phase][0], e.util[canvas_->phase][1]) > 0) ++loaded;

@@ -34,6 +34,7 @@
 #include <functional>
 #include <iterator>
 
+#include "main_window_detail.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/evaluator.hpp"
@@ -45,6 +46,7 @@
 #include "stackscope/ui/device_panel.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/link_view.hpp"
+#include "stackscope/ui/result_pane.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/serving_view.hpp"
 #include "stackscope/ui/summary_panel.hpp"
@@ -61,13 +63,6 @@ static void initStackScopeResources() {
 namespace stackscope::ui {
 namespace {
 
-// The tab of the view stack holding `view` (the scroll area around it).
-QWidget* tabPage(QWidget* view) {
-  for (QWidget* w = view; w; w = w->parentWidget())
-    if (auto* area = qobject_cast<QScrollArea*>(w)) return area;
-  return view;
-}
-
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
@@ -77,14 +72,8 @@ QString describeError(const std::exception& e) {
   return QString::fromLocal8Bit(e.what());
 }
 
-QPixmap renderIcon(int size) {
-  QSvgRenderer svg(QStringLiteral(":/stackscope/stackscope.svg"));
-  QPixmap pm(size, size);
-  pm.fill(Qt::transparent);
-  QPainter p(&pm);
-  svg.render(&p);
-  return pm;
-}
+using detail::renderIcon;
+using detail::tabPage;
 
 }  // namespace
 
@@ -135,140 +124,7 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildUi() {
-  auto* central = new QWidget(this);
-  auto* outer = new QVBoxLayout(central);
-  outer->setContentsMargins(0, 0, 0, 0);
-  outer->setSpacing(0);
-
-  auto* header = new QFrame(central);
-  header->setObjectName(QStringLiteral("header"));
-  auto* hbox = new QHBoxLayout(header);
-  hbox->setContentsMargins(16, 10, 16, 10);
-  hbox->setSpacing(12);
-  auto* icon = new QLabel(header);
-  icon->setPixmap(renderIcon(40));
-  hbox->addWidget(icon);
-  auto* titles = new QVBoxLayout();
-  titles->setSpacing(2);
-  title_ = new QLabel(header);
-  title_->setObjectName(QStringLiteral("designTitle"));
-  subtitle_ = new QLabel(header);
-  subtitle_->setObjectName(QStringLiteral("designSubtitle"));
-  subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  // A label is as wide as its text: a long design or device name must not set the window's
-  // minimum width (the window keeps its default 1440 px; the end of such a line is cut).
-  for (QLabel* l : {title_, subtitle_})
-    l->setSizePolicy(QSizePolicy::Ignored, l->sizePolicy().verticalPolicy());
-  titles->addWidget(title_);
-  titles->addWidget(subtitle_);
-  hbox->addLayout(titles, 1);
-  outer->addWidget(header);
-
-  auto* body = new QWidget(central);
-  auto* bodyBox = new QHBoxLayout(body);
-  bodyBox->setContentsMargins(8, 4, 4, 4);
-  auto* split = new QSplitter(Qt::Horizontal, body);
-  bodyBox->addWidget(split);
-  split->setObjectName(QStringLiteral("mainSplitter"));
-  split->setChildrenCollapsible(false);
-
-  auto* leftCol = new QWidget(split);
-  auto* leftBox = new QVBoxLayout(leftCol);
-  leftBox->setContentsMargins(0, 4, 4, 4);
-  auto* left = new QGroupBox(tr("What if…"), leftCol);
-  leftBox->addWidget(left, 1);
-  left->setObjectName(QStringLiteral("editorBox"));
-  auto* lbox = new QVBoxLayout(left);
-  editor_ = new DesignEditor(*presets_, left);
-  lbox->addWidget(editor_, 1);
-  auto* hint = new QLabel(tr("Every change re-evaluates the design (Ctrl+Z undoes it). A field in "
-                             "red has a problem: its page says which, and so does its tooltip."),
-                          left);
-  hint->setObjectName(QStringLiteral("hint"));
-  hint->setWordWrap(true);
-  lbox->addWidget(hint);
-  // The device summary is the last page of the editors: the pages get the column's height.
-  device_ = new DevicePanel();
-  device_->setContentsMargins(6, 6, 6, 6);
-  editor_->addPage(device_, tr("Device at a glance"));
-  left->setMinimumWidth(400);
-
-  auto* right = new QWidget(split);
-  auto* rbox = new QVBoxLayout(right);
-  rbox->setContentsMargins(4, 4, 4, 4);
-  rbox->setSpacing(12);
-  auto* summaryBox = new QGroupBox(tr("Summary"), right);
-  summaryBox->setObjectName(QStringLiteral("summaryBox"));
-  auto* sbox = new QVBoxLayout(summaryBox);
-  summary_ = new SummaryPanel(summaryBox);
-  sbox->addWidget(summary_);
-  rbox->addWidget(summaryBox);
-
-  views_ = new QTabWidget(right);
-  views_->setObjectName(QStringLiteral("views"));
-  // A tab stack is as large as its largest page, shown or not: each view sits in a scroll area
-  // of its own, so no view's minimum size can push the window past its default 1440 × 940 (a
-  // view needing more than its tab gets scrolls instead).
-  const auto addView = [this](QWidget* view, const QString& title) {
-    auto* area = new QScrollArea(views_);
-    area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
-    area->setWidgetResizable(true);
-    area->setFrameShape(QFrame::NoFrame);
-    area->setWidget(view);
-    // Transparent, like the editor pages: the tab pane's background shows through.
-    area->setAutoFillBackground(false);
-    area->viewport()->setAutoFillBackground(false);
-    views_->addTab(area, title);
-  };
-  auto* charts = new QSplitter(Qt::Horizontal, views_);
-  charts->setChildrenCollapsible(false);
-  chart_ = new BreakdownChart(charts);
-  plot_ = new ThroughputPlot(charts);
-  charts->addWidget(chart_);
-  charts->addWidget(plot_);
-  charts->setStretchFactor(0, 1);
-  charts->setStretchFactor(1, 1);
-  addView(charts, tr("&Performance"));
-  thermal_ = new ThermalView(views_);
-  addView(thermal_, tr("&Thermal"));
-  views_->setTabToolTip(1, tr("Per-layer temperature maps of the stack (grid solver, off the UI "
-                              "thread)"));
-  links_ = new LinkView(views_);
-  addView(links_, tr("&Links"));
-  views_->setTabToolTip(2, tr("The system network with each link coloured by its utilisation"));
-  compare_ = new CompareView(views_);
-  addView(compare_, tr("C&ompare"));
-  search_ = new SearchPanel(*presets_, views_);
-  addView(search_, tr("&Search"));
-  serving_ = new ServingView(views_);
-  addView(serving_, tr("Se&rving"));
-  views_->setTabToolTip(3, tr("Up to four designs side by side"));
-  views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
-                              "grow; click a point to load it"));
-  views_->setTabToolTip(5, tr("Replay a request stream (benchmark, Poisson or a trace) on "
-                              "instances of the design: TTFT/TPOT CDFs, goodput, KV use"));
-  connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
-    // An undoable edit: Ctrl+Z returns to the design before the click.
-    design_ = d;
-    editor_->setBase(d);
-    doc_.edit(d, tr("Load search point"));
-    evaluateNow();
-    statusBar()->showMessage(
-        tr("Loaded a design from the search frontier into the editor (Ctrl+Z to go back)"));
-  });
-  // The grid solve (~0.1 s) runs only when its tab is shown.
-  connect(views_, &QTabWidget::currentChanged, this, [this] { refreshLazyViews(); });
-  rbox->addWidget(views_, 1);
-
-  split->addWidget(leftCol);
-  split->addWidget(right);
-  split->setStretchFactor(0, 0);
-  split->setStretchFactor(1, 1);
-  outer->addWidget(body, 1);
-  setCentralWidget(central);
-  statusBar()->setSizeGripEnabled(true);
-}
+// buildUi(): main_window_views.cpp
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -470,8 +326,7 @@ void MainWindow::setTheme(theme::Mode mode) {
     a->setChecked(true);
   // Views that paint their own colours (labels, frontier, deltas) redraw from the palette.
   evaluateNow();
-  if (views_->currentWidget() == tabPage(thermal_) && result_)
-    thermal_->showDesign(design_, *result_);
+  if (viewShown(thermal_) && result_) thermal_->showDesign(design_, *result_);
   links_->update();
   search_->replotNow();
   compare_->refresh();
@@ -501,6 +356,8 @@ void MainWindow::enableSessionState() {
     split->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
   const int tab = s.value(QStringLiteral("window/tab"), 0).toInt();
   if (tab >= 0 && tab < views_->count()) views_->setCurrentIndex(tab);
+  // Maximised and detached views as they were left.
+  area_->setRemembered(true);
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
@@ -554,18 +411,6 @@ void MainWindow::pinBaseline() {
   summary_->setBaseline(result_, name, design_.system.devices);
   summary_->showResult(design_, *result_);
   statusBar()->showMessage(tr("Pinned %1 as the baseline").arg(name));
-}
-
-void MainWindow::refreshLazyViews() {
-  if (!result_) return;
-  if (thermalStale_ && views_->currentWidget() == tabPage(thermal_)) {
-    thermalStale_ = false;
-    thermal_->showDesign(design_, *result_);
-  }
-  if (linksStale_ && views_->currentWidget() == tabPage(links_)) {
-    linksStale_ = false;
-    links_->showDesign(design_, *result_);
-  }
 }
 
 void MainWindow::updateHeader() {
@@ -977,6 +822,38 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
       if (!grab(QString::fromLatin1(name), chart_)) return {};
     }
     mode->setCurrentIndex(was);
+  }
+  // Enlarged views (issue 14): the throughput curve maximised in place, the thermal view in a
+  // window of its own; empty plots as hints (a fresh Compare and Search, an invalid design).
+  if (ResultPane* p = area_->pane(QStringLiteral("throughput"))) {
+    p->maximise();
+    const bool ok = grab(QStringLiteral("maximised"), this);
+    p->restore();
+    if (!ok) return {};
+  }
+  if (ResultPane* p = area_->pane(QStringLiteral("thermal")); p && result_) {
+    p->detach();
+    thermal_->waitForIdle();
+    const bool ok = grab(QStringLiteral("detached"), p->detachedWindow());
+    p->restore();
+    if (!ok) return {};
+  }
+  const auto grabAlone = [&](const QString& name, QWidget* view, QSize size) {
+    view->setWindowFlags(Qt::Window);  // a child window: it keeps the window's style sheet
+    view->setAttribute(Qt::WA_DontShowOnScreen);
+    view->resize(size);
+    view->show();
+    return grab(name, view);
+  };
+  {
+    CompareView compare(this);
+    SearchPanel search(*presets_, this);
+    ThroughputPlot invalid(this);
+    invalid.clear();
+    if (!grabAlone(QStringLiteral("compare-empty"), &compare, QSize(1000, 520)) ||
+        !grabAlone(QStringLiteral("search-empty"), &search, QSize(1000, 520)) ||
+        !grabAlone(QStringLiteral("throughput-empty"), &invalid, QSize(520, 400)))
+      return {};
   }
   return written;
 }

@@ -12,6 +12,7 @@
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -188,6 +189,11 @@ class MeshCanvas : public QWidget {
   }
 };
 
+QString MeshView::invalidHint() {
+  return tr("The design is not valid: fix the fields marked in red on the left to see the load "
+            "on each link of its on-die mesh");
+}
+
 MeshView::MeshView(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("meshView"));
   auto* box = new QVBoxLayout(this);
@@ -212,6 +218,7 @@ void MeshView::clear() {
   computed_.reset();
   canvas_->data.reset();
   stats_->setText(tr("No result: the design is not valid"));
+  showHint(canvas_, invalidHint());
   canvas_->update();
 }
 
@@ -266,9 +273,11 @@ void MeshView::redraw() {
   const auto& c = *computed_;
   if (!c.ok) {
     stats_->setText(tr("No result: the design is not valid"));
+    showHint(canvas_, invalidHint());
     canvas_->update();
     return;
   }
+  hideHint(canvas_);
   const int ph = phase_;
   const QString clock =
       c.clock < 1.0 - 1e-9

@@ -29,6 +29,7 @@
 #include "stackscope/io/search.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/space_editor.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -225,6 +226,8 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   plot_->legend->setBorderPen(Qt::NoPen);
   box->addWidget(plot_, 1);
   attachExportMenu(plot_, QStringLiteral("pareto"));
+  setPlotHint(plot_, tr("Run a search to see the Pareto frontier: pick a space above and press "
+                        "Run (Edit space… changes what is searched)"));
   auto* hint =
       new QLabel(tr("Faint: every feasible point evaluated, coloured as chosen. "
                     "Joined by a line: the Pareto frontier. Hover for a design, click to load it; "
@@ -332,6 +335,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   frontier_ = search::Archive(space_->space().objectives);
   progress_ = {};
   setAxesChoices();
+  setPlotHint(plot_, tr("Searching… the feasible designs appear here as they are found"));
   replot();
   inbox_ = std::make_shared<Inbox>();
   stopSource_ = std::stop_source();
@@ -432,6 +436,14 @@ void SearchPanel::drain() {
     preset_->setEnabled(true);
     spaceChanged();
     exportCsv_->setEnabled(!points_.empty());
+    if (points_.empty())
+      setPlotHint(plot_, !err.isEmpty() ? tr("The search failed (the reason is above): fix the "
+                                             "space and press Run again")
+                         : summary.complete
+                             ? tr("No feasible design in this space: relax its constraints or "
+                                  "widen its ranges (Edit space…)")
+                             : tr("Stopped before the first feasible design: press Run to "
+                                  "search again"));
     emit finished();
   }
 }

@@ -13,6 +13,7 @@
 
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -102,6 +103,8 @@ void ThermalView::clear() {
   map_->data()->clear();
   stats_->setText(tr("No result: the design is not valid"));
   note_->clear();
+  setPlotHint(plot_, tr("The design is not valid: fix the fields marked in red on the left to "
+                        "see the temperature of its die stack"));
   plot_->replot();
 }
 
@@ -109,6 +112,8 @@ void ThermalView::showDesign(const perf::Design& design, const perf::Result& res
   const int gen = ++generation_;
   pending_generation_ = gen;
   stats_->setText(tr("Solving the thermal grid…"));
+  setPlotHint(plot_, tr("Solving the thermal grid… the temperature map of each layer appears "
+                        "here"));
   // Value copies cross to the worker; nothing of the UI does.
   auto job = [design, result]() {
     auto s = std::make_shared<Solved>();

@@ -4,7 +4,6 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
-#include <QStackedWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +13,7 @@
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/theme.hpp"
 
 namespace stackscope::ui {
@@ -30,9 +30,8 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   auto* title = new QLabel(tr("Throughput vs interactivity (batch sweep)"), this);
   title->setObjectName(QStringLiteral("sectionTitle"));
   box->addWidget(title);
-  stack_ = new QStackedWidget(this);
-  box->addWidget(stack_, 1);
-  plot_ = new QCustomPlot(stack_);
+  plot_ = new QCustomPlot(this);
+  plot_->setObjectName(QStringLiteral("throughputCurve"));
   plot_->setMinimumHeight(240);
   plot_->setAntialiasedElements(QCP::aeAll);
   plot_->xAxis->setLabel(tr("Interactivity: UTPS (tokens/s per user)"));
@@ -48,26 +47,21 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QWidget(parent) {
   plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
   plot_->legend->setBorderPen(Qt::NoPen);
   plot_->legend->setMargins(QMargins(4, 2, 4, 0));
-  stack_->addWidget(plot_);
+  box->addWidget(plot_, 1);
   attachExportMenu(plot_, QStringLiteral("throughput-vs-interactivity"));
-  // An invalid design has no curve: say so instead of drawing empty axes.
-  empty_ = new QLabel(tr("No result: the design is not valid"), stack_);
-  empty_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-  empty_->setContentsMargins(0, 12, 0, 0);
-  empty_->setAutoFillBackground(true);
-  empty_->setBackgroundRole(QPalette::Base);
-  stack_->addWidget(empty_);
+  // Only an invalid design has no curve: say what to do instead of drawing empty axes.
+  setPlotHint(plot_, tr("The design is not valid: fix the fields marked in red on the left to "
+                        "see its throughput against interactivity"));
 }
 
 void ThroughputPlot::clear() {
   plot_->clearPlottables();
   plot_->clearItems();
   points_ = 0;
-  stack_->setCurrentWidget(empty_);
+  plot_->replot();
 }
 
 void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
-  stack_->setCurrentWidget(plot_);
   plot_->clearPlottables();
   plot_->clearItems();
   const int maxBatch = std::min(kMaxSweepBatch, perf::max_batch_that_fits(design));
@@ -96,7 +90,7 @@ void ThroughputPlot::showDesign(const perf::Design& design, int currentBatch) {
 
   // A parametric curve keeps batch order (a graph would sort the points by UTPS).
   auto* curve = new QCPCurve(plot_->xAxis, plot_->yAxis);
-  curve->setName(tr("batch sweep 1 … %1 (fits memory)").arg(maxBatch));
+  curve->setName(tr("batch 1 … %1 (fits memory)").arg(maxBatch));
   curve->setData(x, y);
   curve->setPen(QPen(QColor(0x4C, 0x72, 0xB0), 2));
   curve->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(0x4C, 0x72, 0xB0),

@@ -27,6 +27,7 @@ class DevicePanel;
 class SummaryPanel;
 class CompareView;
 class LinkView;
+class ResultArea;
 class SearchPanel;
 class ServingView;
 class ThermalView;
@@ -50,6 +51,8 @@ class MainWindow : public QMainWindow {
   void evaluateNow();
   const perf::Design& design() const { return design_; }
   ConfigDocument& document() { return doc_; }
+  // The right-hand column of result views: each view's pane (maximise, detach) is in it.
+  ResultArea* resultArea() const { return area_; }
   const std::optional<perf::Result>& result() const { return result_; }
 
   // Renders the window and each view to DIR/<view>.png. Returns the files written; on
@@ -65,6 +68,8 @@ class MainWindow : public QMainWindow {
   void updateHeader();
   // The Thermal and Links tabs recompute (off the UI thread) only when shown and stale.
   void refreshLazyViews();
+  // Its tab is the current one, or it is out of the tabs (maximised or detached).
+  bool viewShown(QWidget* view) const;
 
  public:
   // Applies a palette (View > Theme) to the application and restyles every view; the menu
@@ -121,6 +126,7 @@ class MainWindow : public QMainWindow {
   ServingView* serving_ = nullptr;
   LinkView* links_ = nullptr;
   CompareView* compare_ = nullptr;
+  ResultArea* area_ = nullptr;
   bool linksStale_ = false;
   bool sessionState_ = false;
   bool thermalStale_ = false;  // the thermal tab shows an older design

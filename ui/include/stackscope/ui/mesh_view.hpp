@@ -42,6 +42,7 @@ class MeshView : public QWidget {
 
  private:
   void redraw();
+  static QString invalidHint();
 
   QLabel* stats_ = nullptr;
   MeshCanvas* canvas_ = nullptr;

@@ -8,8 +8,6 @@
 #include "stackscope/perf/design.hpp"
 
 class QCustomPlot;
-class QLabel;
-class QStackedWidget;
 
 namespace stackscope::ui {
 
@@ -22,11 +20,10 @@ class ThroughputPlot : public QWidget {
   void showDesign(const perf::Design& design, int currentBatch);
   void clear();
   int pointCount() const { return points_; }
+  QCustomPlot* plot() const { return plot_; }
 
  private:
-  QStackedWidget* stack_ = nullptr;
   QCustomPlot* plot_ = nullptr;
-  QLabel* empty_ = nullptr;
   int points_ = 0;
 };
 
