@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `serve`: a request stream replayed on instances of a design (core/serving).
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -298,7 +302,22 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   const std::string& layout = deployment.layout;
   const long long kv_blocks = inst.front().kv_blocks;
   const int devices = inst.front().devices;
+  // A progress line on a terminal (stderr), at most 10 updates per second, erased at the end.
+  const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
+  auto last = std::chrono::steady_clock::now();
+  bool drawn = false;
+  if (tty)
+    opt.progress = [&](std::size_t done, std::size_t total, double sim_s) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(100)) return;
+      last = now;
+      drawn = true;
+      std::fprintf(stderr, "\rserve: %zu of %zu requests done (%.0f%%), simulated %.1f s   ", done,
+                   total, total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, sim_s);
+      std::fflush(stderr);
+    };
   const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
+  if (drawn) std::fprintf(stderr, "\r%78s\r", "");
 
   if (auto f = a.get("--per-request")) write_per_request(*f, r);
   if (a.has("--json")) {
