@@ -537,7 +537,7 @@ QWidget* DesignEditor::buildRuntimePage() {
             {"matmulEffSpin", "/runtime/matmul_efficiency", 0.01, 1, 2, QString(),
              tr("Achieved fraction of the matrix peak on large GEMMs (the kernel library's)")},
             [=](perf::Design& d) { return &rt(d).matmul_efficiency; });
-  addDouble(form, tr("Matmul efficiency, FP4:"),
+  addDouble(form, tr("GEMM efficiency, FP4:"),
             {"matmulEffFp4Spin", "/runtime/matmul_efficiency_fp4", 0, 1, 2, QString(),
              tr("Achieved fraction of the FP4 matrix peak (block-scaled NVFP4/MXFP4 GEMMs); "
                 "0 = the matmul efficiency above")},
