@@ -757,31 +757,7 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
   // Only widgets whose state changes are restyled (a style sheet change re-polishes).
   const auto mark = [&marks](QWidget* w) {
     const auto it = marks.find(w);
-    const bool bad = it != marks.end();
-    if (!w->property("baseTip").isValid()) w->setProperty("baseTip", w->toolTip());
-    if (!bad && !w->property("invalid").toBool()) return;
-    const QString base = w->property("baseTip").toString();
-    QStringList lines;
-    if (bad)
-      for (const QString& m : it->second) lines << m.toHtmlEscaped();
-    w->setToolTip(
-        bad ? QStringLiteral("<p><b>%1</b></p>%2").arg(lines.join(QStringLiteral("<br>")), base)
-            : base);
-    if (qobject_cast<QAbstractSpinBox*>(w)) {
-      // A red field: a style-sheet border would replace the spin box's arrows.
-      QPalette tint;  // empty: inherit again
-      if (bad) {
-        tint = w->palette();
-        tint.setColor(QPalette::Base,
-                      theme::isDark() ? QColor(0x5a, 0x26, 0x26) : QColor(0xff, 0xdf, 0xdc));
-      }
-      w->setPalette(tint);
-      for (auto* edit : w->findChildren<QLineEdit*>()) edit->setPalette(tint);
-    } else {
-      w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
-                           : QString());
-    }
-    w->setProperty("invalid", bad);
+    theme::markField(w, it != marks.end() ? it->second : QStringList());
   };
   for (const auto& b : bindings_) mark(b.widget);
   mark(hardware_);

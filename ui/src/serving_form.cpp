@@ -484,31 +484,7 @@ void ServingForm::showIssues(const std::vector<Issue>& issues) {
     marks[field == kInput ? static_cast<QWidget*>(input_) : output_] << text;
   for (const auto& [path, w] : byPath_) {
     const auto it = marks.find(w);
-    const bool bad = it != marks.end();
-    if (!bad && !w->property("invalid").toBool()) continue;
-    const QString base = w->property("baseTip").toString();
-    QStringList lines;
-    if (bad)
-      for (const QString& m : it->second) lines << m.toHtmlEscaped();
-    w->setToolTip(
-        bad ? QStringLiteral("<p><b>%1</b></p>%2").arg(lines.join(QStringLiteral("<br>")), base)
-            : base);
-    // As the design editor marks a field: a tinted spin box (a style-sheet border would replace
-    // its arrows), a red border around anything else.
-    if (qobject_cast<QAbstractSpinBox*>(w)) {
-      QPalette tint;
-      if (bad) {
-        tint = w->palette();
-        tint.setColor(QPalette::Base,
-                      theme::isDark() ? QColor(0x5a, 0x26, 0x26) : QColor(0xff, 0xdf, 0xdc));
-      }
-      w->setPalette(tint);
-      for (auto* edit : w->findChildren<QLineEdit*>()) edit->setPalette(tint);
-    } else {
-      w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
-                           : QString());
-    }
-    w->setProperty("invalid", bad);
+    theme::markField(w, it != marks.end() ? it->second : QStringList());
   }
 }
 

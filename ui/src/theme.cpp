@@ -4,10 +4,12 @@
 #include <qcustomplot.h>
 
 #include <QAbstractAxis>
+#include <QAbstractSpinBox>
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
+#include <QLineEdit>
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
@@ -199,6 +201,31 @@ void restyle(QWidget* root) {
     styleChart(view->chart());
     view->setBackgroundBrush(QApplication::palette().color(QPalette::Base));
   }
+}
+
+void markField(QWidget* w, const QStringList& messages) {
+  const bool bad = !messages.isEmpty();
+  if (!w->property("baseTip").isValid()) w->setProperty("baseTip", w->toolTip());
+  if (!bad && !w->property("invalid").toBool()) return;
+  const QString base = w->property("baseTip").toString();
+  QStringList lines;
+  for (const QString& m : messages) lines << m.toHtmlEscaped();
+  w->setToolTip(
+      bad ? QStringLiteral("<p><b>%1</b></p>%2").arg(lines.join(QStringLiteral("<br>")), base)
+          : base);
+  if (qobject_cast<QAbstractSpinBox*>(w)) {
+    QPalette tint;  // empty: inherit again
+    if (bad) {
+      tint = w->palette();
+      tint.setColor(QPalette::Base, isDark() ? QColor(0x5a, 0x26, 0x26) : QColor(0xff, 0xdf, 0xdc));
+    }
+    w->setPalette(tint);
+    for (auto* edit : w->findChildren<QLineEdit*>()) edit->setPalette(tint);
+  } else {
+    w->setStyleSheet(bad ? QStringLiteral("border: 2px solid #c62828; border-radius: 3px;")
+                         : QString());
+  }
+  w->setProperty("invalid", bad);
 }
 
 }  // namespace stackscope::ui::theme

@@ -177,9 +177,8 @@ OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool
   s.q_bytes = c.a_bytes;
   s.causal = causal;
   s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
-  compute::Rates rates = decode ? c.kv : c.stream;
-  rates.matrix_flops = c.attention_matrix_flops;
-  return compute::attention(c.die, rates, c.attention_eff, s);
+  return compute::attention(c.die, decode ? c.attention_kv : c.attention_stream, c.attention_eff,
+                            s);
 }
 
 // Norm and projections in front of the attention core for `tokens` new tokens on one device, of
@@ -538,7 +537,9 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
         0.0,
         parallel::Placement(d.parallel),
         nullptr,
-        1};
+        1,
+        {},
+        {}};
   c.die.clock_GHz *= clock_scale;
   // With hardware.area.fit_cores the die computes with the cores its area holds next to the
   // vertical-link field (power_area::area), which shrinks as DRAM layers are stacked or
@@ -573,7 +574,10 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
                             : d.runtime.matmul_efficiency;
   c.stream = {mat, vect, bw_stream.effective_Bps * op.memory, launch, mesh, mm_eff};
   c.kv = {mat, vect, bw_kv.effective_Bps * op.memory, launch, mesh, mm_eff};
-  c.attention_matrix_flops = hw::matrix_peak_flops(c.die, wider(nm.activations, nm.kv_cache));
+  c.attention_stream = c.stream;
+  c.attention_kv = c.kv;
+  c.attention_stream.matrix_flops = c.attention_kv.matrix_flops =
+      hw::matrix_peak_flops(c.die, wider(nm.activations, nm.kv_cache));
   c.energy = power_area::energy_rates(d.hardware, mm);
   // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
   // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does

@@ -102,11 +102,11 @@ struct Ctx {
   parallel::Placement place;
   NetState* net = nullptr;  // null: single device or no network levels
   int pp = 1;
-  // Matrix peak the attention kernels run at: the wider of the activations and the KV cache.
-  // Q.K^T and P.V take the cache's elements as they are stored, so FP4 weights with an FP8
-  // cache (NVFP4 checkpoints) run FP8 attention (TensorRT-LLM's FP8 FMHA / XQA kernels); there
-  // is no FP4 attention path in the libraries.
-  double attention_matrix_flops = 0;
+  // stream and kv with the matrix peak the attention kernels run at: the wider of the
+  // activations and the KV cache. Q.K^T and P.V take the cache's elements as they are stored,
+  // so FP4 weights with an FP8 cache (NVFP4 checkpoints) run FP8 attention (TensorRT-LLM's FP8
+  // FMHA / XQA kernels); there is no FP4 attention path in the libraries.
+  compute::Rates attention_stream, attention_kv;
 };
 
 // Operating point of one evaluation: the logic clock and DRAM command rate relative to nominal,

@@ -30,18 +30,6 @@ std::string num(double v) {
   return std::string(buf, r.ptr);
 }
 
-bool same(const LengthDist& a, const LengthDist& b) {
-  return a.kind == b.kind && a.a == b.a && a.b == b.b && a.samples == b.samples && a.max == b.max;
-}
-
-bool same(const SchedulerConfig& a, const SchedulerConfig& b) {
-  return a.max_num_seqs == b.max_num_seqs && a.max_num_batched_tokens == b.max_num_batched_tokens &&
-         a.chunked_prefill == b.chunked_prefill && a.block_size == b.block_size &&
-         a.max_model_len == b.max_model_len && a.kv_policy == b.kv_policy &&
-         a.kv_cache_fraction == b.kv_cache_fraction &&
-         a.cuda_graph_batch_sizes == b.cuda_graph_batch_sizes;
-}
-
 class Checker {
  public:
   Checker(const std::string& root, std::vector<Issue>& issues) : root_(root), issues_(issues) {}
@@ -98,17 +86,6 @@ void check_length(Checker& c, const std::string& key, const LengthDist& d, bool 
 }
 
 }  // namespace
-
-bool operator==(const ServingSpec& a, const ServingSpec& b) {
-  return a.source == b.source && a.requests == b.requests && a.rate_per_s == b.rate_per_s &&
-         a.arrivals == b.arrivals && a.cv == b.cv && a.seed == b.seed && a.trace == b.trace &&
-         a.time_scale == b.time_scale && same(a.input, b.input) && same(a.output, b.output) &&
-         a.concurrency == b.concurrency && a.instances == b.instances &&
-         a.disaggregate.prefill == b.disaggregate.prefill &&
-         a.disaggregate.decode == b.disaggregate.decode && a.router == b.router &&
-         same(a.scheduler, b.scheduler) && a.slo.ttft_s == b.slo.ttft_s &&
-         a.slo.tpot_s == b.slo.tpot_s;
-}
 
 std::vector<Issue> validate(const ServingSpec& s, const std::string& root) {
   std::vector<Issue> issues;

@@ -303,6 +303,27 @@ TEST(Iteration, OverheadOncePerIteration) {
   EXPECT_EQ(issues[0].path, "/runtime/iteration_overhead_us");
 }
 
+// The serving profile's memory reserve comes out of the KV cache one for one; the FP4 GEMM
+// efficiency applies to FP4 GEMMs only; out-of-range values are refused with their paths.
+TEST(Iteration, RuntimeMemoryReserveAndFp4Efficiency) {
+  Design d = llama70b_h100(8, 1);
+  const double before = IterationModel(d).kv_capacity_tokens(8192);
+  d.runtime.memory_reserved_GiB = 4;
+  const double after = IterationModel(d).kv_capacity_tokens(8192);
+  const double per_token = IterationModel(d).kv_bytes_per_token();
+  EXPECT_NEAR((before - after) * per_token, 4.0 * 8 * (1 << 30), 1e-6 * before * per_token);
+  Design fp8 = llama70b_h100(8, 1);
+  Design fp8_slow = fp8;
+  fp8_slow.runtime.matmul_efficiency_fp4 = 0.2;  // an FP8 design never uses it
+  EXPECT_EQ(evaluate(fp8).metrics.tpot_s, evaluate(fp8_slow).metrics.tpot_s);
+  d.runtime.memory_reserved_GiB = -1;
+  d.runtime.matmul_efficiency_fp4 = 1.5;
+  std::vector<std::string> paths;
+  for (const auto& i : validate(d)) paths.push_back(i.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"/runtime/matmul_efficiency_fp4",
+                                              "/runtime/memory_reserved_GiB"}));
+}
+
 TEST(Iteration, KvBytesPerToken) {
   // Llama-3-70B: 80 layers x K and V x 8 KV heads x 128 x 1 byte (fp8), whatever the TP split.
   EXPECT_DOUBLE_EQ(IterationModel(llama70b_h100(8, 1)).kv_bytes_per_token(), 80 * 2 * 8 * 128);

@@ -5,6 +5,7 @@
 // dark background. The choice is kept in QSettings ("view/theme").
 #include <QColor>
 #include <QString>
+#include <QStringList>
 
 class QChart;
 class QCustomPlot;
@@ -31,6 +32,12 @@ void stylePlot(QCustomPlot* plot);
 void styleChart(QChart* chart);
 // Every QCustomPlot and QChartView below `root`, restyled and repainted.
 void restyle(QWidget* root);
+
+// Marks a form field invalid (messages not empty: a tinted spin box, since a style-sheet border
+// would replace its arrows, or a red border around anything else; the messages above its
+// tooltip) or valid again (messages empty). The field's own tooltip is kept in its "baseTip"
+// property; a field that was and stays valid is not touched (a style change re-polishes).
+void markField(QWidget* field, const QStringList& messages);
 // Colour for marks drawn over the plot background (frontier lines, outlines, labels), and a
 // quieter one for secondary text.
 QColor ink();

@@ -58,6 +58,7 @@ struct LengthDist {
   double b = 0;              // uniform: max (inclusive); lognormal: sigma of ln(length)
   std::vector<int> samples;  // resample: lengths drawn uniformly from these (e.g. a trace's)
   int max = 1 << 20;         // lognormal draws are clamped to [1, max]
+  bool operator==(const LengthDist&) const = default;
 };
 // Parses "128" (or "fixed:128"), "uniform:64:512", "lognormal:256:0.8" (what: the option name
 // for errors; lengths are whole numbers >= 1, the median >= 1 and sigma >= 0);

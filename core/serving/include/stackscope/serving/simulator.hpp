@@ -58,6 +58,7 @@ struct SchedulerConfig {
   // cost compute but produce nothing; larger batches and iterations with a prefill chunk run
   // unpadded (eager). Empty = no padding. Ascending, each >= 1.
   std::vector<int> cuda_graph_batch_sizes;
+  bool operator==(const SchedulerConfig&) const = default;
 };
 
 // The batch a decode-only iteration of `seqs` sequences runs at under `s` (see

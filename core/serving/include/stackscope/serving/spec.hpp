@@ -35,6 +35,7 @@ struct Disaggregation {
   int prefill = 0;
   int decode = 0;
   bool enabled() const { return prefill > 0 || decode > 0; }
+  bool operator==(const Disaggregation&) const = default;
 };
 
 // Service-level objectives of goodput (DistServe's definition: requests meeting both), in s;
@@ -42,6 +43,7 @@ struct Disaggregation {
 struct Slo {
   double ttft_s = 0;  // time to first token
   double tpot_s = 0;  // mean time per output token after the first
+  bool operator==(const Slo&) const = default;
 };
 
 struct ServingSpec {
@@ -73,10 +75,9 @@ struct ServingSpec {
     d.a = tokens;
     return d;
   }
+  // Member by member (a new field of any nested struct is compared without a change here).
+  bool operator==(const ServingSpec&) const = default;
 };
-
-// Field by field (lengths by kind and parameters; every SchedulerConfig member).
-bool operator==(const ServingSpec& a, const ServingSpec& b);
 
 // The ranges every field must lie in (the CLI's flag ranges), as issues at "<root>/<key>"
 // with the section's JSON keys (io/serving.hpp): requests 1..1e8, rate_per_s and the lengths
