@@ -2,6 +2,7 @@
 // `serve`: a request stream replayed on instances of a design (core/serving).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
+#include "stackscope/serving/trtllm_bench.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -61,6 +63,14 @@ std::vector<OptionSpec> serve_options() {
       {"--disaggregate", "P:D",
        "P prefill + D decode instances (each a replica of the plan), "
        "KV moved over the system network"},
+      {"--prefill-pool", "K=V,...",
+       "the prefill pool's own plan and limits: tp, pp, ep, cp, max-seqs, max-tokens "
+       "(e.g. tp=2,max-tokens=16384; 0 = the design's / the scheduler's)"},
+      {"--decode-pool", "K=V,...", "the decode pool's, as --prefill-pool (e.g. tp=8,max-seqs=512)"},
+      {"--scheduler", "vllm|tensorrt-llm|trtllm-bench",
+       "scheduler limits to start from: vLLM's defaults (default), TensorRT-LLM's, or "
+       "trtllm-bench's own sizing for the plan and the requests' mean lengths; the limit "
+       "options below override it"},
       {"--router", "rr|jsq|kv", "round-robin, join-shortest-queue (default), least KV load"},
       {"--max-seqs", "N", "max_num_seqs: running sequences per instance (default 256)"},
       {"--max-tokens", "N", "max_num_batched_tokens per iteration (default 8192)"},
@@ -95,6 +105,67 @@ serving::LengthDist length(const ParsedArgs& a, const char* option,
     }
   }
   return fallback;
+}
+
+// The scheduler-limit flags, over whatever limits `sched` starts from.
+void apply_scheduler_flags(const ParsedArgs& a, serving::SchedulerConfig& sched) {
+  if (auto v = a.get("--max-seqs"))
+    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
+  if (auto v = a.get("--max-tokens"))
+    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
+  if (auto v = a.get("--block-size"))
+    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
+  if (auto v = a.get("--kv-policy")) {
+    if (*v == "max-utilization")
+      sched.kv_policy = serving::KvPolicy::max_utilization;
+    else if (*v == "guaranteed-no-evict")
+      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
+    else
+      throw CliError("--kv-policy: unknown policy '" + *v +
+                     "' (allowed: max-utilization, guaranteed-no-evict)");
+  }
+  if (auto v = a.get("--kv-fraction"))
+    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
+  if (auto v = a.get("--chunked-prefill")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
+    sched.chunked_prefill = *v == "on";
+  }
+}
+
+// "tp=2,pp=1,max-seqs=64": a pool's changes (serving::PoolConfig); 0 = unchanged.
+serving::PoolConfig parse_pool(const char* option, const std::string& text) {
+  serving::PoolConfig p;
+  constexpr const char* kKeys = "tp, pp, ep, cp, max-seqs, max-tokens";
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      throw CliError(std::string(option) + ": expected KEY=VALUE, got '" + item +
+                     "' (keys: " + kKeys + ")");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    const std::string what = std::string(option) + " " + key;
+    const auto degree = [&] { return static_cast<int>(parse_int(what, value, 0, kMaxInstances)); };
+    if (key == "tp")
+      p.tp = degree();
+    else if (key == "pp")
+      p.pp = degree();
+    else if (key == "ep")
+      p.ep = degree();
+    else if (key == "cp")
+      p.cp = degree();
+    else if (key == "max-seqs")
+      p.max_num_seqs = static_cast<int>(parse_int(what, value, 0, 1 << 20));
+    else if (key == "max-tokens")
+      p.max_num_batched_tokens = static_cast<int>(parse_int(what, value, 0, kMaxTokens));
+    else
+      throw CliError(std::string(option) + ": unknown key '" + key + "' (allowed: " + kKeys +
+                     ")");
+    pos = comma + 1;
+  }
+  return p;
 }
 
 // The serving settings of the run: the project's "serving" section (io/serving.hpp) when it has
@@ -170,29 +241,23 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
     else
       throw CliError("--router: unknown router '" + *v + "' (allowed: rr, jsq, kv)");
   }
-  auto& sched = s.scheduler;
-  if (auto v = a.get("--max-seqs"))
-    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
-  if (auto v = a.get("--max-tokens"))
-    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
-  if (auto v = a.get("--block-size"))
-    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
-  if (auto v = a.get("--kv-policy")) {
-    if (*v == "max-utilization")
-      sched.kv_policy = serving::KvPolicy::max_utilization;
-    else if (*v == "guaranteed-no-evict")
-      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
-    else
-      throw CliError("--kv-policy: unknown policy '" + *v +
-                     "' (allowed: max-utilization, guaranteed-no-evict)");
+  if (auto v = a.get("--scheduler")) {
+    if (*v == "vllm")
+      s.scheduler = serving::SchedulerConfig{};
+    else if (*v == "tensorrt-llm")
+      s.scheduler = serving::tensorrt_llm_defaults();
+    else if (*v != "trtllm-bench")  // sized in run_serve, once the requests are known
+      throw CliError("--scheduler: unknown scheduler '" + *v +
+                     "' (allowed: vllm, tensorrt-llm, trtllm-bench)");
   }
-  if (auto v = a.get("--kv-fraction"))
-    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
-  if (auto v = a.get("--chunked-prefill")) {
-    if (*v != "on" && *v != "off")
-      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
-    sched.chunked_prefill = *v == "on";
-  }
+  apply_scheduler_flags(a, s.scheduler);
+  if (auto v = a.get("--prefill-pool"))
+    s.disaggregate.prefill_pool = parse_pool("--prefill-pool", *v);
+  if (auto v = a.get("--decode-pool"))
+    s.disaggregate.decode_pool = parse_pool("--decode-pool", *v);
+  if ((a.has("--prefill-pool") || a.has("--decode-pool")) && !s.disaggregate.enabled())
+    throw CliError(std::string(a.has("--prefill-pool") ? "--prefill-pool" : "--decode-pool") +
+                   ": a pool needs disaggregation (add --disaggregate P:D)");
   if (auto v = a.get("--slo-ttft")) s.slo.ttft_s = parse_double("--slo-ttft", *v, 0, 1e9);
   if (auto v = a.get("--slo-tpot")) s.slo.tpot_s = parse_double("--slo-tpot", *v, 0, 1e9);
   return s;
@@ -272,12 +337,11 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   }
   std::optional<serving::ServingSpec> file;
   if (!a.positional.empty()) file = io::load_serving_section(a.positional.front());
-  const serving::ServingSpec spec = serving_spec(a, std::move(file));
+  serving::ServingSpec spec = serving_spec(a, std::move(file));
   if (const auto issues = serving::validate(spec); !issues.empty()) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
-  const serving::SchedulerConfig& sched = spec.scheduler;
   const int instances = serving::colocated_count(spec, design);
 
   serving::TraceStats st;
@@ -287,6 +351,21 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("serve: ") + e.what());
   }
+  if (a.get("--scheduler") == "trtllm-bench" && !reqs.empty()) {
+    // trtllm-bench sizes its limits from the dataset's mean lengths (bench/benchmark/utils/
+    // general.py get_settings), for one replica; the limit options still override.
+    double in = 0, out = 0;
+    for (const auto& q : reqs) {
+      in += q.input_tokens;
+      out += q.output_tokens;
+    }
+    const auto n = static_cast<double>(reqs.size());
+    spec.scheduler = serving::trtllm_bench_scheduler(
+        serving::pool_design(design, {}), std::max(1, static_cast<int>(std::lround(in / n))),
+        std::max(1, static_cast<int>(std::lround(out / n))));
+    apply_scheduler_flags(a, spec.scheduler);
+  }
+  const serving::SchedulerConfig& sched = spec.scheduler;
   const std::string source = source_text(spec, st, a);
   serving::Deployment deployment;
   try {
@@ -302,6 +381,24 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   const std::string& layout = deployment.layout;
   const long long kv_blocks = inst.front().kv_blocks;
   const int devices = inst.front().devices;
+  // One line per pool (the co-located instances are one pool): its first instance stands for
+  // all of them.
+  struct PoolLine {
+    const char* role;
+    int count, devices;
+    long long kv_blocks;
+    serving::SchedulerConfig scheduler;
+  };
+  std::vector<PoolLine> pools;
+  for (const auto& c : inst) {
+    const char* role = c.role == serving::Role::prefill  ? "prefill"
+                       : c.role == serving::Role::decode ? "decode"
+                                                         : "co-located";
+    if (!pools.empty() && pools.back().role == role)
+      ++pools.back().count;
+    else
+      pools.push_back({role, 1, c.devices, c.kv_blocks, c.scheduler});
+  }
   // A progress line on a terminal (stderr), at most 10 updates per second, erased at the end.
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
   auto last = std::chrono::steady_clock::now();
@@ -344,6 +441,14 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["energy_per_output_token_J"] = r.energy_per_output_token_J;
     j["iterations"] = r.iterations;
     j["layout"] = layout;
+    auto& jp = j["pools"] = nlohmann::ordered_json::array();
+    for (const auto& p : pools)
+      jp.push_back({{"role", p.role},
+                    {"instances", p.count},
+                    {"devices_per_instance", p.devices},
+                    {"kv_blocks_per_instance", p.kv_blocks},
+                    {"max_num_seqs", p.scheduler.max_num_seqs},
+                    {"max_num_batched_tokens", p.scheduler.max_num_batched_tokens}});
     j["kv_transfers"] = r.kv_transfers;
     j["kv_transfer_bytes"] = r.kv_transfer_bytes;
     j["kv_transfer_energy_J"] = r.kv_transfer_energy_J;
@@ -366,12 +471,22 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     return kExitOk;
   }
   auto& out = ctx.out;
-  out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n"
-      << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
-      << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs
-      << ", max_num_batched_tokens " << sched.max_num_batched_tokens << ", chunked prefill "
-      << (sched.chunked_prefill ? "on" : "off") << "\n"
-      << "requests   " << source << "\n\n";
+  out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n";
+  if (pools.size() == 1) {
+    out << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
+        << " blocks of " << sched.block_size << " tokens each, max_num_seqs "
+        << sched.max_num_seqs << ", max_num_batched_tokens " << sched.max_num_batched_tokens
+        << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off") << "\n";
+  } else {
+    out << "instances  " << layout << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off")
+        << "\n";
+    for (const auto& p : pools)
+      out << "  " << pad_right(p.role, 9) << p.count << " x " << p.devices << " devices, KV cache "
+          << p.kv_blocks << " blocks of " << p.scheduler.block_size << " tokens, max_num_seqs "
+          << p.scheduler.max_num_seqs << ", max_num_batched_tokens "
+          << p.scheduler.max_num_batched_tokens << "\n";
+  }
+  out << "requests   " << source << "\n\n";
   out << "completed  " << r.completed << " of " << reqs.size();
   if (r.rejected > 0) out << " (" << r.rejected << " rejected: they can never fit)";
   out << "\nmakespan   " << fixed(r.makespan_s, 2) << " s, " << r.iterations

@@ -54,6 +54,9 @@ serving::ServingSpec full_spec() {
   s.concurrency = 64;
   s.instances = 4;
   s.disaggregate = {1, 3};
+  s.disaggregate.prefill_pool = {2, 1, 1, 2, 64, 16384};
+  s.disaggregate.decode_pool.tp = 8;
+  s.disaggregate.decode_pool.max_num_seqs = 512;
   s.router = serving::Router::least_kv;
   s.scheduler.max_num_seqs = 128;
   s.scheduler.max_num_batched_tokens = 4096;
@@ -86,6 +89,10 @@ TEST(ServingJson, SectionRoundTripsExactly) {
   EXPECT_EQ(j["input_len"], "lognormal:1020:0.9");
   EXPECT_EQ(j["scheduler"]["kv_policy"], "guaranteed_no_evict");
   EXPECT_EQ(j["disaggregate"]["decode"], 3);
+  EXPECT_EQ(j["disaggregate"]["prefill_pool"]["cp"], 2);
+  EXPECT_EQ(j["disaggregate"]["prefill_pool"]["max_num_batched_tokens"], 16384);
+  EXPECT_EQ(j["disaggregate"]["decode_pool"]["tp"], 8);
+  EXPECT_EQ(j["disaggregate"]["decode_pool"]["pp"], 0);
   EXPECT_EQ(j["scheduler"]["cuda_graph_batch_sizes"].size(), 6u);
 }
 
@@ -186,6 +193,9 @@ TEST(ServingJson, UnknownKeysAreErrorsWithSuggestions) {
   issues = section_issues(R"({"slo": {"ttft": 2}, "disaggregate": {"prefil": 1}})");
   (void)issue_at(issues, "/serving/slo/ttft");
   (void)issue_at(issues, "/serving/disaggregate/prefil");
+  issues = section_issues(R"({"disaggregate": {"decode_pool": {"tp": "8", "max_seqs": 4}}})");
+  (void)issue_at(issues, "/serving/disaggregate/decode_pool/tp");
+  (void)issue_at(issues, "/serving/disaggregate/decode_pool/max_seqs");
 }
 
 TEST(ServingJson, WrongTypesAndBadValuesNameTheirPath) {

@@ -379,9 +379,77 @@ class ServingViewTest : public QObject {
     QVERIFY(close(r->ttft.p99, want.ttft.p99));
     QVERIFY(close(r->tpot.p50, want.tpot.p50));
     const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
-    QVERIFY(summary->text().contains(QStringLiteral("1 prefill + 3 decode")));
+    QVERIFY2(summary->text().contains(QStringLiteral("1 prefill × 2 devices, KV ")) &&
+                 summary->text().contains(QStringLiteral(" + 3 decode × 2 devices, KV ")),
+             qPrintable(summary->text()));
     QVERIFY(summary->text().contains(QStringLiteral("KV moves")));
     QCOMPARE(view.timelinePlot()->graphCount(), 3);
+  }
+
+  // Pools of their own plan (DistServe): the form's pool fields edit the spec one undoable step
+  // each, enable only when disaggregated, and the run equals serving::deploy + simulate on the
+  // same spec (2 TP2 prefill + 1 TP4 decode instance on the preset's 8 H100s).
+  void poolsOfTheirOwnPlanRunAsTheCoreDeploysThem() {
+    const perf::Design design = io::builtin_presets().project(kServingPreset);
+    ServingView view;
+    view.setDesign(design);
+    view.setSource(ServingView::Source::generated);
+    auto* tp = field<QSpinBox>(view, "servingDecodePool_tp");
+    auto* seqs = field<QSpinBox>(view, "servingDecodePool_max_num_seqs");
+    QCOMPARE(tp->specialValueText(), QStringLiteral("tp (%1)").arg(design.parallel.tp));
+    field<QSpinBox>(view, "servingPrefill")->setValue(0);
+    field<QSpinBox>(view, "servingDecode")->setValue(0);
+    QVERIFY(!tp->isEnabled());  // co-located: no pools
+    field<QSpinBox>(view, "servingRequests")->setValue(120);
+    field<QDoubleSpinBox>(view, "servingRate")->setValue(6);
+    view.setLengths(QStringLiteral("lognormal:1020:0.99"), QStringLiteral("lognormal:129:0.86"));
+    field<QSpinBox>(view, "servingPrefill")->setValue(2);
+    field<QSpinBox>(view, "servingDecode")->setValue(1);
+    QVERIFY(tp->isEnabled());
+    QUndoStack* undo = view.document()->undoStack();
+    const int steps = undo->count();
+    tp->setValue(4);
+    seqs->setValue(512);
+    QCOMPARE(undo->count(), steps + 2);
+    QCOMPARE(view.document()->serving().disaggregate.decode_pool.tp, 4);
+    QCOMPARE(view.document()->serving().disaggregate.decode_pool.max_num_seqs, 512);
+    undo->undo();
+    QCOMPARE(seqs->value(), 0);
+    QCOMPARE(view.document()->serving().disaggregate.decode_pool.max_num_seqs, 0);
+    undo->redo();
+    QCOMPARE(seqs->value(), 512);
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().isEmpty(), qPrintable(view.runError()));
+    const serving::SimResult* r = view.result();
+    QVERIFY(r != nullptr);
+
+    const serving::ServingSpec spec = view.document()->serving();
+    auto dep = serving::deploy(servingDesign(design), spec);
+    QCOMPARE(dep.instances.size(), std::size_t{3});
+    QCOMPARE(dep.instances[2].devices, 4);
+    const auto want = serving::simulate(io::serving_requests(spec), std::move(dep.instances),
+                                        dep.options);
+    QCOMPARE(r->completed, want.completed);
+    QCOMPARE(r->completed, std::size_t{120});
+    QCOMPARE(r->iterations, want.iterations);
+    QVERIFY(close(r->kv_transfer_bytes, want.kv_transfer_bytes));
+    QVERIFY(close(r->tpot.p50, want.tpot.p50));
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("1 decode × 4 devices (tp4)")),
+             qPrintable(summary->text()));
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QVERIFY(QDir().mkpath(dir));
+    view.resize(1000, 860);
+    QVERIFY(view.grab().save(QDir(dir).filePath(QStringLiteral("serving-pools.png"))));
+
+    // A pool plan the model cannot take is the run's error, naming the pool.
+    tp->setValue(3);
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().contains(QStringLiteral("/serving/disaggregate/decode_pool")),
+             qPrintable(view.runError()));
   }
 
   // A project's serving section is read into the document on open, edited through the form,

@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -49,6 +50,18 @@ void setData(QComboBox* c, int data) {
   if (i >= 0 && i != c->currentIndex()) {
     const QSignalBlocker b(c);
     c->setCurrentIndex(i);
+  }
+}
+
+// Field k of a pool in the form's order (tp, pp, ep, cp, max_num_seqs, max_num_batched_tokens).
+int& poolField(serving::PoolConfig& c, int k) {
+  switch (k) {
+    case 0: return c.tp;
+    case 1: return c.pp;
+    case 2: return c.ep;
+    case 3: return c.cp;
+    case 4: return c.max_num_seqs;
+    default: return c.max_num_batched_tokens;
   }
 }
 
@@ -241,6 +254,41 @@ void ServingForm::build() {
   add(4, 2, tr("SLO TTFT (s):"), sloTtft_);
   add(4, 3, tr("SLO TPOT (ms):"), sloTpot_);
   add(4, 4, tr("KV policy:"), kvPolicy_);
+  // ---- the pools' own plans and limits (DistServe sizes each pool's parallelism on its own) ----
+  static constexpr const char* kPoolKeys[6] = {"tp", "pp", "ep", "cp", "max_num_seqs",
+                                               "max_num_batched_tokens"};
+  for (int p = 0; p < 2; ++p) {
+    const QString pool = p == 0 ? tr("prefill") : tr("decode");
+    const QString name = p == 0 ? QStringLiteral("servingPrefillPool") : QStringLiteral("servingDecodePool");
+    auto* plan = new QHBoxLayout();
+    plan->setSpacing(4);
+    static constexpr const char* kDegree[4] = {"tensor", "pipeline", "expert", "context"};
+    for (int k = 0; k < 6; ++k) {
+      const QString key = QString::fromLatin1(kPoolKeys[k]);
+      const QString tip =
+          k < 4 ? tr("The %1 pool's %2-parallel degree; (N) = the design's N. A changed degree "
+                     "derives the pool's per-module plans from its own degrees")
+                      .arg(pool, QString::fromLatin1(kDegree[k]))
+                : tr("The %1 pool's %2; (N) = the scheduler's N above")
+                      .arg(pool, key);
+      auto* w = spin((name + key).toLatin1().constData(), 0,
+                     k < 4 ? kInstanceLimit : (k == 4 ? 1 << 20 : kTokenLimit), tip);
+      w->setObjectName(name + QLatin1Char('_') + key);
+      pool_[p][k] = w;
+      if (k < 4) {
+        w->setPrefix(key + QLatin1Char(' '));
+        plan->addWidget(w, 1);
+      }
+    }
+    auto* label = new QLabel(p == 0 ? tr("Prefill pool:") : tr("Decode pool:"), this);
+    label->setBuddy(pool_[p][0]);
+    form->addWidget(label, 5 + p, 0, Qt::AlignRight);
+    form->addLayout(plan, 5 + p, 1, 1, 3);
+    add(5 + p, 2, tr("Max seqs:"), pool_[p][4]);
+    add(5 + p, 3, tr("Max tokens:"), pool_[p][5]);
+  }
+  setDesignPlan(1, 1, 1, 1);
+
   for (int c = 1; c < 10; c += 2) form->setColumnStretch(c, 1);
   // Narrow minimums, so the form fits the view area of the default 1440 px window: a spin box
   // asks for the width of its largest value ("100,000,000"); the column stretch gives the fields
@@ -248,6 +296,8 @@ void ServingForm::build() {
   const int digits = fontMetrics().horizontalAdvance(QStringLiteral("0000000"));
   for (auto* w : findChildren<QAbstractSpinBox*>()) w->setMinimumWidth(digits + 24);
   for (auto* w : {prefill_, decode_}) w->setMinimumWidth(digits * 4 / 7 + 24);
+  for (auto& pool : pool_)
+    for (int k = 0; k < 4; ++k) pool[k]->setMinimumWidth(digits * 4 / 7 + 24);
   for (auto* c : findChildren<QComboBox*>()) {
     int longest = 0;
     for (int i = 0; i < c->count(); ++i)
@@ -286,6 +336,13 @@ void ServingForm::build() {
     byPath_[QStringLiteral("/serving/") + QString::fromLatin1(path)] = w;
     w->setProperty("baseTip", w->toolTip());
   }
+  for (int p = 0; p < 2; ++p)
+    for (int k = 0; k < 6; ++k) {
+      byPath_[QStringLiteral("/serving/disaggregate/%1_pool/%2")
+                  .arg(p == 0 ? QStringLiteral("prefill") : QStringLiteral("decode"),
+                       QString::fromLatin1(kPoolKeys[k]))] = pool_[p][k];
+      pool_[p][k]->setProperty("baseTip", pool_[p][k]->toolTip());
+    }
 }
 
 void ServingForm::connectFields() {
@@ -320,6 +377,16 @@ void ServingForm::connectFields() {
   ints(prefill_, kPrefill, tr("Prefill instances"),
        [](S& s, int v) { s.disaggregate.prefill = v; });
   ints(decode_, kDecode, tr("Decode instances"), [](S& s, int v) { s.disaggregate.decode = v; });
+  for (int p = 0; p < 2; ++p) {
+    static constexpr const char* kNames[6] = {"TP", "PP", "EP", "CP", "max seqs", "max tokens"};
+    for (int k = 0; k < 6; ++k) {
+      const QString name = (p == 0 ? tr("Prefill pool %1") : tr("Decode pool %1"))
+                               .arg(QString::fromLatin1(kNames[k]));
+      ints(pool_[p][k], static_cast<Field>(kPrefillTp + 6 * p + k), name, [p, k](S& s, int v) {
+        poolField(p == 0 ? s.disaggregate.prefill_pool : s.disaggregate.decode_pool, k) = v;
+      });
+    }
+  }
   ints(concurrency_, kConcurrency, tr("Concurrency"), [](S& s, int v) { s.concurrency = v; });
   ints(maxSeqs_, kMaxSeqs, tr("Max sequences"), [](S& s, int v) { s.scheduler.max_num_seqs = v; });
   ints(maxTokens_, kMaxTokens, tr("Max batched tokens"),
@@ -368,6 +435,14 @@ void ServingForm::setDocument(ConfigDocument* doc) {
 
 void ServingForm::setDesignDp(int dp) {
   instances_->setSpecialValueText(tr("dp (%1)").arg(dp));  // 0: the design's replicas
+}
+
+void ServingForm::setDesignPlan(int tp, int pp, int ep, int cp) {
+  const int degrees[4] = {tp, pp, ep, cp};
+  static constexpr const char* kKeys[4] = {"tp", "pp", "ep", "cp"};
+  for (auto& pool : pool_)
+    for (int k = 0; k < 4; ++k)
+      pool[k]->setSpecialValueText(QStringLiteral("%1 (%2)").arg(QString::fromLatin1(kKeys[k])).arg(degrees[k]));
 }
 
 void ServingForm::setLengthTexts(const QString& input, const QString& output) {
@@ -455,6 +530,14 @@ void ServingForm::refresh() {
   setIfDifferent(kvFraction_, s.scheduler.kv_cache_fraction);
   setIfDifferent(sloTtft_, s.slo.ttft_s);
   setIfDifferent(sloTpot_, s.slo.tpot_s * 1e3);
+  for (int p = 0; p < 2; ++p) {
+    serving::PoolConfig c = p == 0 ? s.disaggregate.prefill_pool : s.disaggregate.decode_pool;
+    for (int k = 0; k < 6; ++k) setIfDifferent(pool_[p][k], poolField(c, k));
+    pool_[p][4]->setSpecialValueText(
+        QStringLiteral("(%1)").arg(QLocale().toString(s.scheduler.max_num_seqs)));
+    pool_[p][5]->setSpecialValueText(
+        QStringLiteral("(%1)").arg(QLocale().toString(s.scheduler.max_num_batched_tokens)));
+  }
   updateEnabled();
 }
 
@@ -473,6 +556,8 @@ void ServingForm::updateEnabled() {
   input_->setEnabled(!trace);
   output_->setEnabled(!trace);
   instances_->setEnabled(!s.disaggregate.enabled());
+  for (auto& pool : pool_)
+    for (auto* w : pool) w->setEnabled(s.disaggregate.enabled());
 }
 
 void ServingForm::showIssues(const std::vector<Issue>& issues) {

@@ -54,6 +54,20 @@ class ServingForm : public QWidget {
     kKvFraction,
     kSloTtft,
     kSloTpot,
+    // The pools' own plans and limits, prefill then decode, in PoolConfig's order (tp, pp, ep,
+    // cp, max_num_seqs, max_num_batched_tokens): kPrefillTp + 6 x pool + k.
+    kPrefillTp,
+    kPrefillPp,
+    kPrefillEp,
+    kPrefillCp,
+    kPrefillMaxSeqs,
+    kPrefillMaxTokens,
+    kDecodeTp,
+    kDecodePp,
+    kDecodeEp,
+    kDecodeCp,
+    kDecodeMaxSeqs,
+    kDecodeMaxTokens,
   };
 
   explicit ServingForm(ConfigDocument* doc, QWidget* parent = nullptr);
@@ -63,6 +77,8 @@ class ServingForm : public QWidget {
   ConfigDocument* document() const { return doc_; }
   // The replicas of the design, shown as the instance count's "dp (N)" (0 = the design's dp).
   void setDesignDp(int dp);
+  // The design's degrees, shown as a pool's unchanged ones ("tp (2)").
+  void setDesignPlan(int tp, int pp, int ep, int cp);
   // Types the length texts into their fields (recorded when they parse, as typed ones).
   void setLengthTexts(const QString& input, const QString& output);
   // Why the form holds a value the spec does not ("input length: ..."), else empty.
@@ -117,6 +133,7 @@ class ServingForm : public QWidget {
   QDoubleSpinBox* kvFraction_ = nullptr;
   QDoubleSpinBox* sloTtft_ = nullptr;
   QDoubleSpinBox* sloTpot_ = nullptr;
+  QSpinBox* pool_[2][6] = {};  // [prefill, decode][PoolConfig field]
 };
 
 }  // namespace stackscope::ui

@@ -339,6 +339,32 @@ ServingView::Outcome ServingView::execute(const Job& job) {
                         : tr("%1 instances").arg(n);
     o.kv_blocks = deployment.instances.front().kv_blocks;
     o.devices = deployment.instances.front().devices;
+    const auto blocks = [](long long b) { return QLocale().toString(static_cast<qlonglong>(b)); };
+    if (job.spec.disaggregate.enabled()) {
+      const auto& dis = job.spec.disaggregate;
+      const bool plans = dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed();
+      const auto& first_decode = deployment.instances[static_cast<std::size_t>(dis.prefill)];
+      const auto pool = [&](const QString& role, int count, const serving::PoolConfig& c,
+                            const serving::InstanceConfig& inst) {
+        const QString plan =
+            plans ? QStringLiteral(" (%1)").arg(QString::fromStdString(
+                        serving::plan_text(serving::pool_design(job.design, c))))
+                  : QString();
+        return tr("%1 %2 × %3 devices%4, KV %5 blocks")
+            .arg(count)
+            .arg(role)
+            .arg(inst.devices)
+            .arg(plan, blocks(inst.kv_blocks));
+      };
+      o.pools = pool(tr("prefill"), dis.prefill, dis.prefill_pool, deployment.instances.front()) +
+                QStringLiteral(" + ") +
+                pool(tr("decode"), dis.decode, dis.decode_pool, first_decode);
+    } else {
+      o.pools = tr("%1 × %2 devices, KV %3 blocks each")
+                    .arg(o.layout)
+                    .arg(o.devices)
+                    .arg(blocks(o.kv_blocks));
+    }
     o.slo_ttft_s = deployment.options.slo_ttft_s;
     o.slo_tpot_s = deployment.options.slo_tpot_s;
     o.result = serving::simulate(reqs, std::move(deployment.instances), deployment.options);
@@ -399,6 +425,8 @@ void ServingView::waitForIdle() {
 void ServingView::setDesign(const perf::Design& design) {
   design_ = design;
   form_->setDesignDp(std::max(1, design.parallel.dp));
+  form_->setDesignPlan(design.parallel.tp, design.parallel.pp, design.parallel.ep,
+                       design.parallel.cp);
   settingsChanged();
   if (everRun_) debounce_.start();
 }
@@ -523,10 +551,8 @@ void ServingView::showOutcome() {
     kvPeak = std::max(kvPeak, s.kv_peak_utilisation);
   }
   // One line each at the default window size (the summary sits beside the table).
-  text += tr("%1 × %2 devices, KV %3 blocks each (peak %4 %), %5 preemptions<br>")
-              .arg(o.layout)
-              .arg(o.devices)
-              .arg(QLocale().toString(static_cast<qlonglong>(o.kv_blocks)))
+  text += tr("%1 (peak %2 %), %3 preemptions<br>")
+              .arg(o.pools)
               .arg(QString::number(100 * kvPeak, 'f', 0))
               .arg(QLocale().toString(static_cast<qulonglong>(preempt)));
   if (r.kv_transfers > 0)

@@ -65,10 +65,23 @@ void describe(V& v, S& s) {
   v("kv_cache_fraction", s.kv_cache_fraction);
 }
 
+// A pool's changes to the design's plan and the scheduler's limits; 0 = unchanged.
+template <class V, Is<serving::PoolConfig> S>
+void describe(V& v, S& p) {
+  v("tp", p.tp);
+  v("pp", p.pp);
+  v("ep", p.ep);
+  v("cp", p.cp);
+  v("max_num_seqs", p.max_num_seqs);
+  v("max_num_batched_tokens", p.max_num_batched_tokens);
+}
+
 template <class V, Is<serving::Disaggregation> S>
 void describe(V& v, S& d) {
   v("prefill", d.prefill);
   v("decode", d.decode);
+  v("prefill_pool", d.prefill_pool);
+  v("decode_pool", d.decode_pool);
 }
 
 template <class V, Is<serving::Slo> S>

@@ -6,9 +6,11 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "stackscope/network/model.hpp"
 #include "stackscope/perf/iteration.hpp"
+#include "stackscope/serving/kv_reshard.hpp"
 
 namespace stackscope::serving {
 
@@ -42,52 +44,75 @@ std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
   return out;
 }
 
-Disaggregated disaggregated_instances(const perf::Design& design, const SchedulerConfig& prefill,
-                                      const SchedulerConfig& decode, int prefill_count,
-                                      int decode_count) {
-  if (prefill_count < 1 || decode_count < 1)
+Disaggregated disaggregated_instances(const Pool& prefill, const Pool& decode) {
+  if (prefill.count < 1 || decode.count < 1)
     throw std::invalid_argument(
         "disaggregation needs at least one prefill and one decode instance");
+  // The routes check that the pools run the same model at the same KV precision.
+  const auto routes = kv_reshard_routes(prefill.design, decode.design);
   Disaggregated out;
-  out.instances = colocated_instances(design, prefill, prefill_count);
-  auto decoders = colocated_instances(design, decode, decode_count);
-  const int k = out.instances.front().devices;
-  const long long needed = static_cast<long long>(prefill_count + decode_count) * k;
-  if (needed > design.system.devices)
+  out.instances = colocated_instances(prefill.design, prefill.scheduler, prefill.count);
+  auto decoders = colocated_instances(decode.design, decode.scheduler, decode.count);
+  const int kp = out.instances.front().devices;
+  const int kd = decoders.front().devices;
+  const int np = prefill.count;
+  const long long needed =
+      static_cast<long long>(np) * kp + static_cast<long long>(decode.count) * kd;
+  const int system_devices = prefill.design.system.devices;
+  if (needed > system_devices)
     throw std::invalid_argument(
-        "disaggregation " + std::to_string(prefill_count) + ":" + std::to_string(decode_count) +
-        " of " + std::to_string(k) + "-device replicas needs " + std::to_string(needed) +
-        " devices; the system has " + std::to_string(design.system.devices));
-  perf::IterationModel probe(design);
-  const double kv_bytes = probe.kv_bytes_per_token();
+        "disaggregation " + std::to_string(np) + ":" + std::to_string(decode.count) + " of " +
+        std::to_string(kp) + "-device prefill and " + std::to_string(kd) +
+        "-device decode replicas needs " + std::to_string(needed) + " devices; the system has " +
+        std::to_string(system_devices));
+  const double kv_prefill = perf::IterationModel(prefill.design).kv_bytes_per_token();
+  const double kv_decode = perf::IterationModel(decode.design).kv_bytes_per_token();
   for (auto& c : out.instances) {
     c.role = Role::prefill;
-    c.kv_bytes_per_token = kv_bytes;
+    c.kv_bytes_per_token = kv_prefill;
     c.name = "prefill " + c.name.substr(c.name.find(' ') + 1);
   }
   for (std::size_t i = 0; i < decoders.size(); ++i) {
     decoders[i].role = Role::decode;
-    decoders[i].kv_bytes_per_token = kv_bytes;
+    decoders[i].kv_bytes_per_token = kv_decode;
     decoders[i].name = "decode " + std::to_string(i);
     out.instances.push_back(std::move(decoders[i]));
   }
-  if (design.system.levels.empty() || design.system.devices <= 1) return out;  // no network
-  auto net = std::make_shared<network::NetworkModel>(design.system);
-  out.transfer = [net, k](int from, int to, double bytes) {
+  const auto& system = prefill.design.system;
+  if (system.levels.empty() || system.devices <= 1) return out;  // no network
+  auto net = std::make_shared<network::NetworkModel>(system);
+  out.transfer = [net, routes, kp, kd, np, kv_prefill](int from, int to, double bytes) {
+    const double tokens = kv_prefill > 0 ? bytes / kv_prefill : 0.0;
+    const int src_base = from * kp;
+    const int dst_base = np * kp + (to - np) * kd;
+    // Per device of the pair: what it sends, what it receives (s).
+    std::vector<double> sends(static_cast<std::size_t>(kp)), receives(static_cast<std::size_t>(kd));
     KvTransfer t;
-    for (int j = 0; j < k; ++j) {
-      const int ranks[2] = {from * k + j, to * k + j};
+    t.bytes = 0;
+    for (const KvRoute& route : routes) {
+      const int ranks[2] = {src_base + route.from, dst_base + route.to};
       network::CollectiveRequest r;
       r.op = network::Collective::point_to_point;
-      r.bytes = bytes / k;
+      r.bytes = route.bytes_per_token * tokens;
       r.ranks = ranks;
       const auto c = net->cost(r);
-      t.time_s = std::max(t.time_s, c.time_s);
+      sends[static_cast<std::size_t>(route.from)] += c.time_s;
+      receives[static_cast<std::size_t>(route.to)] += c.time_s;
       t.energy_J += 2 * c.energy_J;  // the cost's energy is per device of the pair
+      t.bytes += r.bytes;
     }
+    for (const double s : sends) t.time_s = std::max(t.time_s, s);
+    for (const double s : receives) t.time_s = std::max(t.time_s, s);
     return t;
   };
   return out;
+}
+
+Disaggregated disaggregated_instances(const perf::Design& design, const SchedulerConfig& prefill,
+                                      const SchedulerConfig& decode, int prefill_count,
+                                      int decode_count) {
+  return disaggregated_instances(Pool{design, prefill, prefill_count},
+                                 Pool{design, decode, decode_count});
 }
 
 }  // namespace stackscope::serving

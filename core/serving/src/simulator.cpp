@@ -515,7 +515,7 @@ class Simulation {
     const double start = std::max(now_, link);
     link = start + cost.time_s;
     ++out_.kv_transfers;
-    out_.kv_transfer_bytes += bytes;
+    out_.kv_transfer_bytes += cost.bytes >= 0 ? cost.bytes : bytes;
     out_.kv_transfer_energy_J += cost.energy_J;
     transfer_times_.push_back(link - now_);
     transfers_.push_back({link, s.req, to, now_});

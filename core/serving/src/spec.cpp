@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/cluster.hpp"
 
 namespace stackscope::serving {
@@ -114,6 +115,17 @@ std::vector<Issue> validate(const ServingSpec& s, const std::string& root) {
   if (d.enabled()) {
     c.range("disaggregate/prefill", d.prefill, 1, kMaxInstances, "prefill instances", true);
     c.range("disaggregate/decode", d.decode, 1, kMaxInstances, "decode instances", true);
+    for (const auto& [key, pool] : {std::pair{"disaggregate/prefill_pool/", &d.prefill_pool},
+                                    std::pair{"disaggregate/decode_pool/", &d.decode_pool}}) {
+      const std::string k(key);
+      c.range(k + "tp", pool->tp, 0, kMaxInstances, "tensor-parallel degree", true);
+      c.range(k + "pp", pool->pp, 0, kMaxInstances, "pipeline-parallel degree", true);
+      c.range(k + "ep", pool->ep, 0, kMaxInstances, "expert-parallel degree", true);
+      c.range(k + "cp", pool->cp, 0, kMaxInstances, "context-parallel degree", true);
+      c.range(k + "max_num_seqs", pool->max_num_seqs, 0, kMaxSeqs, "max_num_seqs", true);
+      c.range(k + "max_num_batched_tokens", pool->max_num_batched_tokens, 0, kMaxTokens,
+              "max_num_batched_tokens", true);
+    }
   } else if (d.prefill < 0 || d.decode < 0) {
     c.fail("disaggregate", "instance counts must not be negative",
            std::to_string(d.prefill) + ":" + std::to_string(d.decode),
@@ -179,6 +191,37 @@ int colocated_count(const ServingSpec& spec, const perf::Design& design) {
   return spec.instances > 0 ? spec.instances : std::max(1, design.parallel.dp);
 }
 
+perf::Design pool_design(const perf::Design& design, const PoolConfig& pool) {
+  perf::Design d = design;
+  d.parallel.dp = 1;
+  if (!pool.plan_changed()) return d;
+  if (pool.tp > 0) d.parallel.tp = pool.tp;
+  if (pool.pp > 0) d.parallel.pp = pool.pp;
+  if (pool.ep > 0) d.parallel.ep = pool.ep;
+  if (pool.cp > 0) d.parallel.cp = pool.cp;
+  d.parallel.attention = {};
+  d.parallel.dense_ffn = {};
+  d.parallel.moe = {};
+  d.parallel.micro_batches = 0;
+  return d;
+}
+
+SchedulerConfig pool_scheduler(const SchedulerConfig& base, const PoolConfig& pool) {
+  SchedulerConfig s = base;
+  if (pool.max_num_seqs > 0) s.max_num_seqs = pool.max_num_seqs;
+  if (pool.max_num_batched_tokens > 0) s.max_num_batched_tokens = pool.max_num_batched_tokens;
+  return s;
+}
+
+std::string plan_text(const perf::Design& design) {
+  const auto& p = design.parallel;
+  std::string out = "tp" + std::to_string(p.tp);
+  if (p.pp > 1) out += " pp" + std::to_string(p.pp);
+  if (p.ep > 1) out += " ep" + std::to_string(p.ep);
+  if (p.cp > 1) out += " cp" + std::to_string(p.cp);
+  return out;
+}
+
 Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
   Deployment out;
   auto& o = out.options;
@@ -187,12 +230,33 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
   if (spec.slo.ttft_s > 0) o.slo_ttft_s = spec.slo.ttft_s;
   if (spec.slo.tpot_s > 0) o.slo_tpot_s = spec.slo.tpot_s;
   if (spec.disaggregate.enabled()) {
-    auto dis = disaggregated_instances(design, spec.scheduler, spec.scheduler,
-                                       spec.disaggregate.prefill, spec.disaggregate.decode);
-    out.instances = std::move(dis.instances);
-    o.kv_transfer = std::move(dis.transfer);
-    out.layout = std::to_string(spec.disaggregate.prefill) + " prefill + " +
-                 std::to_string(spec.disaggregate.decode) + " decode";
+    const auto& dis = spec.disaggregate;
+    const auto pool = [&](const PoolConfig& c, int count, const char* key) {
+      Pool p{pool_design(design, c), pool_scheduler(spec.scheduler, c), count};
+      if (c.plan_changed()) {
+        // One replica of the pool on its own: the pools share the system's devices, so the
+        // plan need not cover all of them (disaggregated_instances checks that they fit).
+        perf::Design replica = p.design;
+        replica.system.devices = parallel::devices_per_replica(replica.parallel);
+        auto issues = perf::validate(replica);
+        if (!issues.empty())
+          throw std::invalid_argument(std::string("/serving/disaggregate/") + key + ": the pool's plan " +
+                                      plan_text(p.design) + " does not fit the design: " +
+                                      format_issue(issues.front()));
+      }
+      return p;
+    };
+    const Pool prefill = pool(dis.prefill_pool, dis.prefill, "prefill_pool");
+    const Pool decode = pool(dis.decode_pool, dis.decode, "decode_pool");
+    auto built = disaggregated_instances(prefill, decode);
+    out.instances = std::move(built.instances);
+    o.kv_transfer = std::move(built.transfer);
+    out.layout = std::to_string(dis.prefill) + " prefill + " + std::to_string(dis.decode) +
+                 " decode";
+    if (dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed())
+      out.layout = std::to_string(dis.prefill) + " prefill (" + plan_text(prefill.design) +
+                   ") + " + std::to_string(dis.decode) + " decode (" + plan_text(decode.design) +
+                   ")";
   } else {
     const int n = colocated_count(spec, design);
     out.instances = colocated_instances(design, spec.scheduler, n);

@@ -4,11 +4,16 @@
 // system's network model (issue 14 deliverable 6).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <utility>
+
 #include "stackscope/io/project.hpp"
 #include "stackscope/network/model.hpp"
 #include "stackscope/perf/iteration.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/cluster.hpp"
+#include "stackscope/serving/kv_reshard.hpp"
+#include "stackscope/serving/spec.hpp"
 
 namespace stackscope::serving {
 namespace {
@@ -77,6 +82,203 @@ TEST(ServingCluster, KvTransferTakesTheNetworkModelsTime) {
   // 2 + 3 replicas of 2 devices do not fit 8 devices.
   EXPECT_THROW(disaggregated_instances(d, SchedulerConfig{}, SchedulerConfig{}, 2, 3),
                std::invalid_argument);
+}
+
+// The design with plan tp x pp x cp (dp = 1): one replica of a pool.
+perf::Design with_plan(perf::Design d, int tp, int pp = 1, int cp = 1) {
+  d.parallel = {};
+  d.parallel.tp = tp;
+  d.parallel.pp = pp;
+  d.parallel.cp = cp;
+  d.system.devices = tp * pp * cp;
+  return d;
+}
+
+// Routes as {(from, to) -> bytes per token}.
+std::map<std::pair<int, int>, double> route_map(const std::vector<KvRoute>& routes) {
+  std::map<std::pair<int, int>, double> m;
+  for (const auto& r : routes) m[{r.from, r.to}] = r.bytes_per_token;
+  return m;
+}
+
+// Llama-3-70B FP8: 80 layers x 8 KV heads x 128 x (K, V) x 1 byte = 163,840 B per token
+// (config.json: num_hidden_layers 80, num_key_value_heads 8, head_dim 128).
+constexpr double kLlama70bFp8KvPerToken = 80 * 8 * 128 * 2 * 1.0;
+
+TEST(KvReshard, SamePlanMovesEachShardToItsPeer) {
+  const auto d = with_plan(llama70b_h100_tp2(), 2);
+  ASSERT_TRUE(perf::validate(d).empty());
+  const auto m = route_map(kv_reshard_routes(d, d));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_DOUBLE_EQ((m.at({0, 0})), kLlama70bFp8KvPerToken / 2);
+  EXPECT_DOUBLE_EQ((m.at({1, 1})), kLlama70bFp8KvPerToken / 2);
+}
+
+TEST(KvReshard, TensorDegreeChangeSplitsHeads) {
+  // TP2 -> TP4: prefill rank 0 holds heads 0-3, rank 1 heads 4-7; decode rank r holds heads
+  // 2r, 2r+1, so ranks 0, 1 draw from prefill rank 0 and ranks 2, 3 from rank 1.
+  const auto p = with_plan(llama70b_h100_tp2(), 2), d = with_plan(llama70b_h100_tp2(), 4);
+  ASSERT_TRUE(perf::validate(p).empty());
+  ASSERT_TRUE(perf::validate(d).empty());
+  const auto m = route_map(kv_reshard_routes(p, d));
+  ASSERT_EQ(m.size(), 4u);
+  for (const auto& key : {std::pair{0, 0}, std::pair{0, 1}, std::pair{1, 2}, std::pair{1, 3}})
+    EXPECT_DOUBLE_EQ(m.at(key), kLlama70bFp8KvPerToken / 4) << key.first << "->" << key.second;
+  // And back: TP4 -> TP2 gathers two ranks into one.
+  const auto back = route_map(kv_reshard_routes(d, p));
+  ASSERT_EQ(back.size(), 4u);
+  EXPECT_DOUBLE_EQ((back.at({3, 1})), kLlama70bFp8KvPerToken / 4);
+}
+
+TEST(KvReshard, PipelineToTensorCrossesLayersAndHeads) {
+  // TP1 PP2 -> TP2: prefill device s holds layers [40 s, 40 s + 40) of every head; decode
+  // device r all layers of heads [4 r, 4 r + 4): every pair moves a quarter.
+  const auto p = with_plan(llama70b_h100_tp2(), 1, 2), d = with_plan(llama70b_h100_tp2(), 2);
+  ASSERT_TRUE(perf::validate(p).empty());
+  const auto m = route_map(kv_reshard_routes(p, d));
+  ASSERT_EQ(m.size(), 4u);
+  for (const auto& [pair, b] : m) EXPECT_DOUBLE_EQ(b, kLlama70bFp8KvPerToken / 4);
+}
+
+TEST(KvReshard, ContextParallelPrefillSendsEachRanksTokens) {
+  // CP2 prefill: each ring rank holds half the prompt's tokens (all layers, all heads).
+  const auto p = with_plan(llama70b_h100_tp2(), 1, 1, 2), d = with_plan(llama70b_h100_tp2(), 1);
+  ASSERT_TRUE(perf::validate(p).empty());
+  const auto m = route_map(kv_reshard_routes(p, d));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_DOUBLE_EQ((m.at({0, 0})), kLlama70bFp8KvPerToken / 2);
+  EXPECT_DOUBLE_EQ((m.at({1, 0})), kLlama70bFp8KvPerToken / 2);
+}
+
+TEST(KvReshard, ReplicatedHeadsArriveOncePerCopyFromSpreadHolders) {
+  // 2 KV heads on TP4: ranks 0, 1 hold head 0 and ranks 2, 3 head 1 (parallel::
+  // kv_bytes_per_token_layer replicates). From TP1 every copy comes from device 0; from TP4 each
+  // destination draws from its own peer, not all from the first holder.
+  perf::Design base = llama70b_h100_tp2();
+  base.model.kv_heads = 2;
+  const auto one = with_plan(base, 1), four = with_plan(base, 4);
+  ASSERT_TRUE(perf::validate(four).empty());
+  const double head = 80 * 128 * 2 * 1.0;  // one KV head, all layers, FP8
+  const auto from_one = route_map(kv_reshard_routes(one, four));
+  ASSERT_EQ(from_one.size(), 4u);
+  double sum = 0;
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_DOUBLE_EQ((from_one.at({0, r})), head);
+    sum += from_one.at({0, r});
+  }
+  EXPECT_DOUBLE_EQ(sum, perf::IterationModel(four).kv_bytes_per_token());
+  const auto same = route_map(kv_reshard_routes(four, four));
+  ASSERT_EQ(same.size(), 4u);
+  for (int r = 0; r < 4; ++r) EXPECT_DOUBLE_EQ((same.at({r, r})), head);
+}
+
+TEST(KvReshard, MlaLatentGoesWholeToEveryRank) {
+  // DeepSeek-V2-Lite: MLA latent 512 + 64 per token per layer, 27 layers (config.json), BF16 KV
+  // here; every TP rank holds it whole.
+  const auto& presets = io::builtin_presets();
+  perf::Design base = llama70b_h100_tp2();
+  base.model = presets.model("deepseek-v2-lite");
+  base.workload.numerics = {Precision::bf16, Precision::bf16, Precision::bf16};
+  const auto two = with_plan(base, 2), one = with_plan(base, 1);
+  ASSERT_TRUE(perf::validate(two).empty()) << perf::validate(two).front().message;
+  const double latent = 27 * (512 + 64) * 2.0;
+  const auto m = route_map(kv_reshard_routes(two, two));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_DOUBLE_EQ((m.at({0, 0})), latent);
+  EXPECT_DOUBLE_EQ((m.at({1, 1})), latent);
+  const auto gather = route_map(kv_reshard_routes(two, one));
+  ASSERT_EQ(gather.size(), 1u);  // one copy needed, taken from the first holder
+  EXPECT_DOUBLE_EQ((gather.at({0, 0})), latent);
+}
+
+TEST(KvReshard, RefusesDifferentModelsOrKvPrecision) {
+  const auto p = with_plan(llama70b_h100_tp2(), 2);
+  auto other = p;
+  other.workload.numerics.kv_cache = Precision::bf16;
+  EXPECT_THROW(kv_reshard_routes(p, other), std::invalid_argument);
+  other = p;
+  other.model = io::builtin_presets().model("llama-3-8b");
+  EXPECT_THROW(kv_reshard_routes(p, other), std::invalid_argument);
+}
+
+TEST(ServingCluster, PoolsOfTheirOwnPlanReshardOverTheNetwork) {
+  // 2 prefill TP2 replicas (devices 0-1, 2-3) + 1 decode TP4 replica (devices 4-7) on 8 H100s.
+  const perf::Design d = llama70b_h100_tp2();
+  Pool prefill{with_plan(d, 2), SchedulerConfig{}, 2};
+  Pool decode{with_plan(d, 4), SchedulerConfig{}, 1};
+  prefill.design.system = decode.design.system = d.system;
+  decode.scheduler.max_num_seqs = 512;
+  const auto dis = disaggregated_instances(prefill, decode);
+  ASSERT_EQ(dis.instances.size(), 3u);
+  EXPECT_EQ(dis.instances[0].devices, 2);
+  EXPECT_EQ(dis.instances[2].devices, 4);
+  EXPECT_EQ(dis.instances[2].role, Role::decode);
+  EXPECT_EQ(dis.instances[2].scheduler.max_num_seqs, 512);
+  EXPECT_EQ(dis.instances[0].scheduler.max_num_seqs, 256);
+  // The decode replica's KV cache is its own plan's (4 devices' memory after TP4 weights).
+  perf::IterationModel tp4(with_plan(d, 4));
+  EXPECT_EQ(dis.instances[2].kv_blocks,
+            static_cast<long long>(tp4.kv_capacity_tokens(8192) / 16));
+  // Prefill instance 1 (devices 2, 3) -> decode (4-7): device 2 sends heads 0-3 to devices 4, 5,
+  // device 3 heads 4-7 to 6, 7; a device's messages serialise, so the transfer takes device 2's
+  // (or 3's) two messages back to back.
+  const double tokens = 1000;
+  const double bytes = tokens * dis.instances[1].kv_bytes_per_token;
+  network::NetworkModel net(d.system);
+  const auto p2p = [&](int a, int b) {
+    const int ranks[2] = {a, b};
+    network::CollectiveRequest r;
+    r.op = network::Collective::point_to_point;
+    r.bytes = tokens * kLlama70bFp8KvPerToken / 4;
+    r.ranks = ranks;
+    return net.cost(r);
+  };
+  const double expected =
+      std::max(p2p(2, 4).time_s + p2p(2, 5).time_s, p2p(3, 6).time_s + p2p(3, 7).time_s);
+  const KvTransfer t = dis.transfer(1, 2, bytes);
+  EXPECT_DOUBLE_EQ(t.time_s, expected);
+  EXPECT_DOUBLE_EQ(t.bytes, tokens * kLlama70bFp8KvPerToken);
+  EXPECT_DOUBLE_EQ(t.energy_J, 2 * (p2p(2, 4).energy_J + p2p(2, 5).energy_J +
+                                    p2p(3, 6).energy_J + p2p(3, 7).energy_J));
+  // 2 x 2 + 2 x 4 = 12 devices do not fit 8.
+  decode.count = 2;
+  EXPECT_THROW(disaggregated_instances(prefill, decode), std::invalid_argument);
+}
+
+TEST(ServingCluster, DeployBuildsEachPoolFromItsConfig) {
+  const perf::Design d = llama70b_h100_tp2();
+  ServingSpec spec;
+  spec.disaggregate.prefill = 2;
+  spec.disaggregate.decode = 1;
+  spec.disaggregate.decode_pool.tp = 4;
+  spec.disaggregate.decode_pool.max_num_seqs = 512;
+  spec.disaggregate.prefill_pool.max_num_batched_tokens = 16384;
+  ASSERT_TRUE(validate(spec).empty());
+  const auto dep = deploy(d, spec);
+  EXPECT_EQ(dep.layout, "2 prefill (tp2) + 1 decode (tp4)");
+  ASSERT_EQ(dep.instances.size(), 3u);
+  EXPECT_EQ(dep.instances[0].scheduler.max_num_batched_tokens, 16384);
+  EXPECT_EQ(dep.instances[0].scheduler.max_num_seqs, 256);
+  EXPECT_EQ(dep.instances[2].devices, 4);
+  EXPECT_EQ(dep.instances[2].scheduler.max_num_seqs, 512);
+  EXPECT_EQ(dep.instances[2].scheduler.max_num_batched_tokens, 8192);
+  // A pool whose plan the model cannot take names its pool and perf::validate's reason.
+  spec.disaggregate.decode_pool.tp = 3;
+  try {
+    (void)deploy(d, spec);
+    ADD_FAILURE() << "tp 3 of 64 heads accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/serving/disaggregate/decode_pool"), std::string::npos) << what;
+    EXPECT_NE(what.find("/parallel/tp"), std::string::npos) << what;
+  }
+  // Out-of-range pool fields are validate()'s, at their paths.
+  spec.disaggregate.decode_pool.tp = -1;
+  spec.disaggregate.prefill_pool.max_num_seqs = (1 << 20) + 1;
+  const auto issues = validate(spec);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].path, "/serving/disaggregate/prefill_pool/max_num_seqs");
+  EXPECT_EQ(issues[1].path, "/serving/disaggregate/decode_pool/tp");
 }
 
 }  // namespace

@@ -87,6 +87,9 @@ class ServingView : public QWidget {
     int devices = 0;  // per instance
     int instances = 0;
     QString layout;  // "4 instances" (co-located), "1 prefill + 3 decode"
+    // "4 instances × 2 devices, KV 31,705 blocks each"; per pool when disaggregated
+    // ("2 prefill × 2 devices (tp2), KV 31,705 blocks each + 1 decode × 4 devices (tp4), ...").
+    QString pools;
     double slo_ttft_s = 0, slo_tpot_s = 0;
     double wall_s = 0;
     QString source;  // "benchmark of 500 requests at an infinite rate"

@@ -15,7 +15,10 @@
 //     "seed": 1,
 //     "concurrency": 0,                             // closed loop; 0 = open
 //     "instances": 4,                               // co-located; 0 = the design's dp
-//     "disaggregate": {"prefill": 1, "decode": 3},  // 0:0 = co-located
+//     "disaggregate": {"prefill": 1, "decode": 3,   // 0:0 = co-located
+//                      "prefill_pool": {"tp": 2, "pp": 0, "ep": 0, "cp": 0,  // 0 = the design's
+//                                       "max_num_seqs": 0, "max_num_batched_tokens": 0},
+//                      "decode_pool": {...}},   // each optional; 0 = the scheduler's
 //     "router": "rr" | "jsq" | "kv",                // round-robin, shortest queue, least KV
 //     "scheduler": {"max_num_seqs": 256, "max_num_batched_tokens": 8192,
 //                   "chunked_prefill": true, "block_size": 16, "max_model_len": 0,

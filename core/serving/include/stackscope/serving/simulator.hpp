@@ -92,10 +92,13 @@ enum class Router {
   least_kv,             // lowest fraction of KV blocks in use
 };
 
-// Time and energy to move `bytes` of KV cache from instance `from` to instance `to`.
+// Time and energy to move a request's KV cache from instance `from` to instance `to`; `bytes` is
+// its tokens x the source's kv_bytes_per_token (a re-sharding transfer may move another amount,
+// and says so in KvTransfer::bytes).
 struct KvTransfer {
   double time_s = 0;
   double energy_J = 0;
+  double bytes = -1;  // bytes that crossed the network; < 0 = the bytes asked for
 };
 using KvTransferFn = std::function<KvTransfer(int from, int to, double bytes)>;
 

@@ -28,12 +28,28 @@ namespace stackscope::serving {
 // trace: the rows of the CSV file `trace` (parse_trace() formats), arrivals x time_scale faster.
 enum class SourceKind { benchmark, generated, trace };
 
+// What one pool of a disaggregated deployment changes from the design and the spec's
+// scheduler; 0 = unchanged. DistServe (Zhong et al., OSDI 2024, §4) chooses each pool's
+// parallelism on its own: prefill latency-bound at lower tp, decode at higher tp or pp for
+// memory. A pool that changes a degree derives its per-module plans (attention / FFN / MoE tp
+// and ep) from its own degrees; placement, sequence parallelism and overlap stay the design's.
+struct PoolConfig {
+  int tp = 0, pp = 0, ep = 0, cp = 0;
+  int max_num_seqs = 0;            // SchedulerConfig::max_num_seqs of the pool's instances
+  int max_num_batched_tokens = 0;  // SchedulerConfig::max_num_batched_tokens of the pool's
+  bool plan_changed() const { return tp > 0 || pp > 0 || ep > 0 || cp > 0; }
+  bool operator==(const PoolConfig&) const = default;
+};
+
 // Prefill/decode disaggregation (Splitwise, DistServe; cluster.hpp disaggregated_instances):
-// `prefill` prefill instances and `decode` decode instances, each a replica of the design's
-// plan. 0:0 = co-located instances (ServingSpec::instances).
+// `prefill` prefill instances and `decode` decode instances, each a replica of its pool's plan
+// (the design's, changed by prefill_pool / decode_pool). 0:0 = co-located instances
+// (ServingSpec::instances).
 struct Disaggregation {
   int prefill = 0;
   int decode = 0;
+  PoolConfig prefill_pool;
+  PoolConfig decode_pool;
   bool enabled() const { return prefill > 0 || decode > 0; }
   bool operator==(const Disaggregation&) const = default;
 };
@@ -83,7 +99,8 @@ struct ServingSpec {
 // with the section's JSON keys (io/serving.hpp): requests 1..1e8, rate_per_s and the lengths
 // as generate() takes them, a benchmark's lengths fixed, cv 1e-3..1e3, time_scale 1e-6..1e6,
 // a trace file named when the source is a trace, concurrency 0..2^30, instances 0..65536,
-// disaggregation 0:0 or both counts >= 1, the scheduler's limits >= 1 (max_num_seqs <= 2^20,
+// disaggregation 0:0 or both counts >= 1, a pool's degrees 0..65536 and its scheduler limits 0
+// (the spec's) or in the scheduler's ranges, the scheduler's limits >= 1 (max_num_seqs <= 2^20,
 // max_num_batched_tokens <= 1e8, block_size <= 65536), CUDA-graph batch sizes ascending in
 // [1, 2^20], kv_cache_fraction in (0, 1], SLOs
 // finite and >= 0. Empty when the spec can run (whether a trace file exists and parses, and
@@ -102,15 +119,26 @@ std::vector<Request> build_requests(const ServingSpec& spec, std::vector<Request
 
 // Instances of `design` and the simulator options a spec describes: co-located instances
 // (instances, or the design's dp when 0) or the disaggregated pools with their KV transfer,
-// and the router, concurrency and SLOs (0 = none -> no limit). Both pools use spec.scheduler.
+// and the router, concurrency and SLOs (0 = none -> no limit). A pool runs pool_design() under
+// spec.scheduler with its PoolConfig's limits.
 struct Deployment {
   std::vector<InstanceConfig> instances;
   SimOptions options;  // stop token unset
   std::string layout;  // "4 co-located" | "1 prefill + 3 decode"
 };
-// Throws std::invalid_argument when the design has no room for a KV block or the system too
-// few devices for the pools (colocated_instances / disaggregated_instances).
+// Throws std::invalid_argument when the design has no room for a KV block, a pool's plan is
+// not valid for the design (the message names /serving/disaggregate/<pool> and perf::validate's
+// issue) or the system has too few devices for the pools (colocated_instances /
+// disaggregated_instances).
 Deployment deploy(const perf::Design& design, const ServingSpec& spec);
+
+// A pool's design: `design` with the pool's degrees (dp = 1; per-module plans derived when a
+// degree changes). Not validated here (deploy() does).
+perf::Design pool_design(const perf::Design& design, const PoolConfig& pool);
+// The pool's scheduler: `base` with the pool's limits.
+SchedulerConfig pool_scheduler(const SchedulerConfig& base, const PoolConfig& pool);
+// "tp4 pp2" for the degrees a pool's design runs (tp, and pp/ep/cp when > 1).
+std::string plan_text(const perf::Design& design);
 
 // The co-located instance count a spec runs on `design`: instances, or the design's dp.
 int colocated_count(const ServingSpec& spec, const perf::Design& design);
