@@ -466,7 +466,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                     {"preemptions", s.preemptions},
                     {"busy_fraction", r.makespan_s > 0 ? s.busy_s / r.makespan_s : 0.0},
                     {"kv_peak_utilisation", s.kv_peak_utilisation},
-                    {"energy_J", s.energy_J}});
+                    {"energy_J", s.energy_J},
+                    {"idle_energy_J", s.idle_energy_J},
+                    {"average_power_W", r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0.0}});
     ctx.out << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -511,12 +513,14 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   out << pct_row("TTFT", r.ttft, 1e3, "ms") << pct_row("TPOT", r.tpot, 1e3, "ms")
       << pct_row("ITL", r.itl, 1e3, "ms") << pct_row("E2E", r.e2e, 1.0, "s")
       << pct_row("queue", r.queue, 1e3, "ms") << "\n";
-  out << "  instance       requests  iterations  preemptions  busy    KV peak\n";
+  out << "  instance       requests  iterations  preemptions  busy    KV peak    power\n";
   for (const auto& s : r.instances)
     out << "  " << pad_right(s.name, 14) << pad_left(std::to_string(s.requests), 9)
         << pad_left(std::to_string(s.iterations), 12) << pad_left(std::to_string(s.preemptions), 13)
         << pad_left(fixed(r.makespan_s > 0 ? 100 * s.busy_s / r.makespan_s : 0, 0) + " %", 6)
-        << pad_left(fixed(100 * s.kv_peak_utilisation, 0) + " %", 10) << "\n";
+        << pad_left(fixed(100 * s.kv_peak_utilisation, 0) + " %", 10)
+        << pad_left(readable(r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0) + " W", 11)
+        << "\n";
   return kExitOk;
 }
 

@@ -153,6 +153,7 @@ struct IterationModel::Impl {
   int layers = 0;      // all layers, every one with an attention block
   int max_layers = 0;  // layers of the fullest stage
   double overhead_s = 0;
+  double mixed_efficiency = 1;  // runtime::Profile::mixed_iteration_efficiency
   std::vector<Group> g;
   int used = 0;  // groups the last cost() touched (a prefix of g)
   std::vector<PrefillWork> pre;
@@ -173,6 +174,7 @@ struct IterationModel::Impl {
       max_layers = std::max(max_layers, st.dense + st.moe);
     }
     overhead_s = d.runtime.iteration_overhead_us * units::kMicro;
+    mixed_efficiency = d.runtime.mixed_iteration_efficiency;
     g.resize(static_cast<std::size_t>(groups));
   }
 
@@ -293,6 +295,7 @@ struct IterationModel::Impl {
     // Token and key counts are integers, exact in any order.
     double tokens = 0;
     bool any_prefill = false;
+    std::int64_t decodes = 0;
     if (groups == 1) {
       std::int64_t seqs = 0, kv = 0, emitting = 0;
       for (const SequenceChunk& s : batch) {
@@ -307,11 +310,11 @@ struct IterationModel::Impl {
       g[0].dec_seqs = seqs;
       g[0].dec_kv = kv;
       g[0].dec_emits = emitting;
+      decodes = seqs;
       used = seqs > 0 ? 1 : 0;
       tokens = static_cast<double>(seqs);
     } else {
       int next = 0;
-      std::int64_t decodes = 0;
       for (const SequenceChunk& s : batch) {
         if (s.new_tokens == 1 && s.context > 0) {
           Group& x = g[static_cast<std::size_t>(next)];
@@ -386,7 +389,12 @@ struct IterationModel::Impl {
     // every device draws static power for the whole iteration.
     const Cost& r = rest(tokens, tokens_attn, emits);
     IterationCost out;
-    out.time_s = layers * attn.time + r.time + overhead_s;
+    // A mixed iteration (prefill chunks and decode steps together) stretches its whole device
+    // time, not the host's per-iteration overhead: the efficiency is one factor on every
+    // kernel's achieved rate, kept uniform because the rows do not resolve GEMM from attention.
+    // Its dynamic energy (the work done) is unchanged; static power runs over the longer time.
+    const bool mixed = any_prefill && decodes > 0;
+    out.time_s = (layers * attn.time + r.time) / (mixed ? mixed_efficiency : 1.0) + overhead_s;
     const double devices = static_cast<double>(stage) * c.pp;
     out.energy_J =
         stage * (layers * attn.energy + r.energy) + devices * c.energy.static_W * out.time_s;
@@ -405,6 +413,10 @@ IterationCost IterationModel::cost(std::span<const SequenceChunk> batch) {
 
 int IterationModel::devices() const {
   return impl_->stage * impl_->c.pp;
+}
+
+double IterationModel::idle_power_W() const {
+  return static_cast<double>(impl_->stage) * impl_->c.pp * impl_->c.energy.static_W;
 }
 
 double IterationModel::kv_bytes_per_token() const {

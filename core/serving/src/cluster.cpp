@@ -38,6 +38,7 @@ std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
     c.scheduler = scheduler;
     c.kv_blocks = blocks;
     c.devices = model->devices();
+    c.idle_power_W = model->idle_power_W();
     c.cost = [model](std::span<const perf::SequenceChunk> batch) { return model->cost(batch); };
     out.push_back(std::move(c));
   }

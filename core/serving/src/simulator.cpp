@@ -207,6 +207,7 @@ class Simulation {
       inst_.push_back(std::move(in));
     }
     ingress_free_.assign(inst_.size(), 0.0);
+    egress_free_.assign(inst_.size(), 0.0);
     out_.requests.resize(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
       auto& r = out_.requests[i];
@@ -507,13 +508,15 @@ class Simulation {
     }
     const double bytes = from.cfg.kv_bytes_per_token * static_cast<double>(s.computed);
     KvTransfer cost;
-    if (opt_.kv_transfer) {
-      const auto src = static_cast<int>(&from - inst_.data());
-      cost = opt_.kv_transfer(src, static_cast<int>(to), bytes);
-    }
+    const auto src = static_cast<std::size_t>(&from - inst_.data());
+    if (opt_.kv_transfer) cost = opt_.kv_transfer(static_cast<int>(src), static_cast<int>(to), bytes);
+    // A transfer holds the source's egress and the destination's ingress links for its time;
+    // it starts when both are free.
     double& link = ingress_free_[to];
-    const double start = std::max(now_, link);
+    double& out_link = egress_free_[src];
+    const double start = std::max({now_, link, out_link});
     link = start + cost.time_s;
+    out_link = link;
     ++out_.kv_transfers;
     out_.kv_transfer_bytes += cost.bytes >= 0 ? cost.bytes : bytes;
     out_.kv_transfer_energy_J += cost.energy_J;
@@ -582,6 +585,11 @@ class Simulation {
     }
     double energy = 0;
     for (auto& in : inst_) {
+      // An instance draws its static power from the first arrival to the last finish; its
+      // iterations' energy holds it over their time, the rest is idle.
+      const double idle_s = std::max(0.0, out_.makespan_s - in.stats.busy_s);
+      in.stats.idle_energy_J = in.cfg.idle_power_W * idle_s;
+      in.stats.energy_J += in.stats.idle_energy_J;
       energy += in.stats.energy_J;
       out_.instances.push_back(std::move(in.stats));
     }
@@ -600,6 +608,7 @@ class Simulation {
   std::vector<std::size_t> entry_pool_, decode_pool_;
   std::vector<Transfer> transfers_;  // min-heap on ready time
   std::vector<double> ingress_free_;
+  std::vector<double> egress_free_;  // when each prefill instance's links are free again
   std::vector<double> transfer_times_;
 };
 

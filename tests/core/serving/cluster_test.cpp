@@ -50,6 +50,12 @@ TEST(ServingCluster, InstancesAreReplicasWithTheirOwnKvCache) {
             static_cast<long long>(model.kv_capacity_tokens(s.max_num_batched_tokens) / 16));
   const perf::SequenceChunk batch[] = {{1, 1000, true}, {512, 0, true}};
   EXPECT_DOUBLE_EQ(inst[2].cost(batch).time_s, model.cost(batch).time_s);
+  // Idle power is the replica's static power: positive, and below the power of a busy iteration
+  // (which holds it plus the dynamic energy of its work).
+  EXPECT_DOUBLE_EQ(inst[0].idle_power_W, model.idle_power_W());
+  EXPECT_GT(inst[0].idle_power_W, 0);
+  const auto busy = model.cost(batch);
+  EXPECT_LT(inst[0].idle_power_W, busy.energy_J / busy.time_s);
   SchedulerConfig trt = tensorrt_llm_defaults();
   EXPECT_EQ(colocated_instances(d, trt, 1)[0].kv_blocks,
             static_cast<long long>(model.kv_capacity_tokens(8192) * 0.9 / 32));

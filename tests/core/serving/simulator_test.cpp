@@ -322,6 +322,34 @@ TEST(ServingSimulator, DisaggregatedRequestWaitsForItsKvTransfer) {
   EXPECT_TRUE(s1.requests[0].done());
 }
 
+// A transfer also holds its prefill instance's egress: two prompts prefilled together and sent
+// to two decode instances (round-robin) leave one after the other, so the second takes 2 ms.
+// Each instance draws its idle power whenever it runs no iteration: with 100 W idle, the
+// prefill instance (busy 1 s of the 3.002 s makespan) adds 100 x 2.002 J.
+TEST(ServingSimulator, TransfersShareTheSourcesLinksAndIdleInstancesDrawPower) {
+  InstanceConfig p = instance(linear_cost(1.0, 0.0)), d = instance(linear_cost(1.0, 0.0));
+  p.role = Role::prefill;
+  d.role = Role::decode;
+  p.kv_bytes_per_token = d.kv_bytes_per_token = 1000;
+  p.idle_power_W = d.idle_power_W = 100;
+  SimOptions opt;
+  opt.router = Router::round_robin;
+  opt.kv_transfer = [](int, int, double bytes) { return KvTransfer{bytes * 1e-9, 0.0}; };
+  const std::vector<Request> two = {{0, 0.0, 1000, 3}, {1, 0.0, 1000, 3}};
+  const SimResult q = simulate(two, {p, d, d}, opt);
+  ASSERT_EQ(q.completed, 2u);
+  EXPECT_EQ(q.requests[0].instance, 1);
+  EXPECT_EQ(q.requests[1].instance, 2);
+  EXPECT_NEAR(q.kv_transfer_s.max, 2e-3, 1e-15);
+  EXPECT_NEAR(q.makespan_s, 3.002, 1e-12);
+  EXPECT_NEAR(q.instances[0].busy_s, 1.0, 1e-12);
+  EXPECT_NEAR(q.instances[0].idle_energy_J, 100 * 2.002, 1e-9);
+  // The iterations' own energy (linear_cost: 1 J per token, 2000 prompt tokens) plus idle.
+  EXPECT_NEAR(q.instances[0].energy_J, 2000 + 100 * 2.002, 1e-9);
+  // Decode instance 2 is busy 2 s (two steps of 1 s).
+  EXPECT_NEAR(q.instances[2].idle_energy_J, 100 * (3.002 - 2.0), 1e-9);
+}
+
 TEST(ServingSimulator, DisaggregationConservesRequestsAndTokens) {
   const auto reqs = poisson(3000, 50, 800, 120, 21);
   InstanceConfig p = instance(linear_cost(0.01, 2e-5), 20000, 64, 4096);

@@ -59,6 +59,9 @@ class IterationModel {
   double kv_bytes_per_token() const;
   double kv_capacity_tokens(int max_batched_tokens) const;
   int devices() const;  // devices of one replica (tp x pp x ep x cp)
+  // Static power of the replica's devices at the operating point (W): what it draws while no
+  // iteration runs (cost() counts the same power over each iteration's time).
+  double idle_power_W() const;
 
  private:
   struct Impl;

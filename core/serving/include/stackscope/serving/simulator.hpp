@@ -83,6 +83,9 @@ struct InstanceConfig {
   SchedulerConfig scheduler;
   long long kv_blocks = 0;  // KV cache of the instance, in blocks of scheduler.block_size
   int devices = 1;          // devices of the instance (power per device)
+  // Static power of the instance's devices while it runs no iteration (W; the iterations'
+  // energy already holds it over their own time): idle time costs energy too.
+  double idle_power_W = 0;
   CostFn cost;
 };
 
@@ -110,8 +113,9 @@ struct SimOptions {
   double slo_ttft_s = std::numeric_limits<double>::infinity();
   double slo_tpot_s = std::numeric_limits<double>::infinity();
   std::size_t max_timeline_points = 2000;  // per instance, decimated evenly
-  // Disaggregation: the transfer cost (null: instantaneous). Transfers into one decode instance
-  // queue behind each other (its ingress is one set of links); arrivals go to the prefill and
+  // Disaggregation: the transfer cost (null: instantaneous). A transfer holds its prefill
+  // instance's egress and its decode instance's ingress links: transfers out of one prefill
+  // instance, or into one decode instance, queue behind each other; arrivals go to the prefill and
   // co-located instances, handed-off requests to the decode instances, each by `router`.
   KvTransferFn kv_transfer;
   std::stop_token stop;
@@ -163,7 +167,8 @@ struct InstanceStats {
   std::uint64_t iterations = 0;
   std::uint64_t preemptions = 0;
   double busy_s = 0;
-  double energy_J = 0;
+  double energy_J = 0;       // iterations + idle_energy_J
+  double idle_energy_J = 0;  // idle_power_W over the makespan's time without an iteration
   double kv_peak_utilisation = 0;
   std::uint64_t requests = 0;  // routed here
   std::vector<TimelinePoint> timeline;
@@ -179,7 +184,7 @@ struct SimResult {
   double input_tokens_per_s = 0, output_tokens_per_s = 0, requests_per_s = 0;
   double goodput_rps = 0;                // completed requests meeting both SLOs, per s of makespan
   double slo_attainment = 0;             // fraction of completed requests meeting both SLOs
-  double energy_per_output_token_J = 0;  // iterations and KV transfers
+  double energy_per_output_token_J = 0;  // iterations, idle power and KV transfers
   std::uint64_t iterations = 0;
   std::uint64_t kv_transfers = 0;
   double kv_transfer_bytes = 0, kv_transfer_energy_J = 0;
