@@ -575,6 +575,11 @@ QWidget* DesignEditor::buildRuntimePage() {
              tr("Device memory the serving software holds besides weights, KV cache and "
                 "activations (CUDA-graph pools, allocator slack, sampler buffers), per device")},
             [=](perf::Design& d) { return &rt(d).memory_reserved_GiB; });
+  addDouble(form, tr("Mixed-iteration efficiency:"),
+            {"mixedIterationEffSpin", "/runtime/mixed_iteration_efficiency", 0.01, 1, 2, QString(),
+             tr("Share of a pure iteration's kernel efficiency that an iteration carrying both "
+                "prefill chunks and decode steps reaches (the serving model only); 1 = no loss")},
+            [=](perf::Design& d) { return &rt(d).mixed_iteration_efficiency; });
   addCheck(form, tr("Collectives are kernels:"), "collectiveKernelCheck",
            "/runtime/collective_is_kernel",
            tr("On: each collective is a kernel of its own (NCCL) and pays one kernel's overhead "

@@ -262,6 +262,7 @@ void describe(V& v, S& p) {
   v("collective_is_kernel", p.collective_is_kernel);
   v("iteration_overhead_us", p.iteration_overhead_us);
   v("memory_reserved_GiB", p.memory_reserved_GiB);
+  v("mixed_iteration_efficiency", p.mixed_iteration_efficiency);
 }
 
 template <class V, Is<hw::NetworkLevel> S>

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stackscope/io/project.hpp"
@@ -322,6 +323,51 @@ TEST(Iteration, RuntimeMemoryReserveAndFp4Efficiency) {
   for (const auto& i : validate(d)) paths.push_back(i.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"/runtime/matmul_efficiency_fp4",
                                               "/runtime/memory_reserved_GiB"}));
+}
+
+// A batch of prefill chunk(s) and decode steps runs its device time (all but the per-iteration
+// host overhead) at runtime::Profile::mixed_iteration_efficiency of a pure batch's rate, so it
+// takes 1 / efficiency as long; its dynamic energy is unchanged and static power runs over the
+// longer time. Pure prefill and pure decode batches do not see it; 0 and 1.5 are refused.
+TEST(Iteration, MixedIterationEfficiency) {
+  constexpr double kEfficiency = 0.8;
+  constexpr double kOverheadUs = 40;
+  const std::vector<SequenceChunk> prompt{{512, 0, true}};
+  const std::vector<SequenceChunk> chunk{{256, 1024, false}};  // a later chunk of a prompt
+  const std::vector<SequenceChunk> one_token_prompt{{1, 0, true}};
+  auto with = [](std::vector<SequenceChunk> a, const std::vector<SequenceChunk>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  // Llama-3-70B TP 8 (one attention group) and DeepSeek-V3 (64 attention-DP groups).
+  const std::vector<std::pair<Design, std::vector<SequenceChunk>>> cases{
+      {llama70b_h100(8, 1), decodes(16, 2000)}, {deepseek_256(), decodes(128, 2000)}};
+  for (const auto& [base, decode] : cases) {
+    Design d = base;
+    d.runtime.iteration_overhead_us = kOverheadUs;
+    IterationModel full(d);
+    d.runtime.mixed_iteration_efficiency = kEfficiency;
+    IterationModel mixed(d);
+    const double overhead = kOverheadUs * 1e-6;
+    for (const auto& b : {with(decode, prompt), with(prompt, decode), with(decode, chunk),
+                          with(decode, one_token_prompt)}) {
+      const IterationCost a = full.cost(b), m = mixed.cost(b);
+      expect_rel(m.time_s - overhead, (a.time_s - overhead) / kEfficiency, d.name.c_str());
+      expect_rel(m.energy_J - a.energy_J, replica_static_W(base, b) * (m.time_s - a.time_s),
+                 d.name.c_str());
+    }
+    for (const auto& b : {prompt, chunk, with(prompt, chunk), one_token_prompt, decode}) {
+      EXPECT_EQ(mixed.cost(b).time_s, full.cost(b).time_s) << d.name;
+      EXPECT_EQ(mixed.cost(b).energy_J, full.cost(b).energy_J) << d.name;
+    }
+  }
+  for (const double bad : {0.0, 1.5}) {
+    Design d = llama70b_h100(8, 1);
+    d.runtime.mixed_iteration_efficiency = bad;
+    const auto issues = validate(d);
+    ASSERT_EQ(issues.size(), 1u) << bad;
+    EXPECT_EQ(issues[0].path, "/runtime/mixed_iteration_efficiency");
+  }
 }
 
 TEST(Iteration, KvBytesPerToken) {

@@ -60,6 +60,11 @@ struct Profile {
   // sampler and decoder buffers. GiB per device; it shrinks the KV cache (and the largest
   // static batch) one for one.
   double memory_reserved_GiB = 0.0;
+  // An iteration that carries both prefill chunk(s) and decode sequences runs its GEMM and
+  // attention kernels at this fraction of the efficiency of a pure one (SARATHI-Serve, Agrawal
+  // et al., OSDI 2024, and vLLM's chunked-prefill notes: mixed batches lose some kernel
+  // efficiency). Serving model only (perf::IterationModel); 1 = no loss.
+  double mixed_iteration_efficiency = 1.0;
 };
 
 // Fixed time for the device to start one kernel and have all cores finish it when the host is
