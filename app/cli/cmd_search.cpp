@@ -19,6 +19,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
+#include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/search/engine.hpp"
 
@@ -133,15 +134,7 @@ class CliSink final : public search::ResultSink {
 };
 
 std::string plan_cell(const search::CompiledSpace& space, const search::PointRecord& p) {
-  const auto d = space.decode(p.id);
-  const auto& pl = d.parallel;
-  std::string s = "tp" + std::to_string(pl.tp);
-  if (pl.pp > 1) s += " pp" + std::to_string(pl.pp);
-  if (pl.ep > 1) s += " ep" + std::to_string(pl.ep);
-  if (pl.dp > 1) s += " dp" + std::to_string(pl.dp);
-  if (pl.cp > 1) s += " cp" + std::to_string(pl.cp);
-  if (pl.sequence_parallel) s += " sp";
-  return s;
+  return parallel::short_text(space.decode(p.id).parallel);
 }
 
 void print_frontier(const search::CompiledSpace& space, const search::Archive& a,

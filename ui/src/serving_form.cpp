@@ -53,6 +53,10 @@ void setData(QComboBox* c, int data) {
   }
 }
 
+// A pool's fields in the form's order, under their JSON keys (io/serving.hpp).
+constexpr const char* kPoolKeys[6] = {"tp", "pp", "ep", "cp", "max_num_seqs",
+                                      "max_num_batched_tokens"};
+
 // Field k of a pool in the form's order (tp, pp, ep, cp, max_num_seqs, max_num_batched_tokens).
 int& poolField(serving::PoolConfig& c, int k) {
   switch (k) {
@@ -255,11 +259,10 @@ void ServingForm::build() {
   add(4, 3, tr("SLO TPOT (ms):"), sloTpot_);
   add(4, 4, tr("KV policy:"), kvPolicy_);
   // ---- the pools' own plans and limits (DistServe sizes each pool's parallelism on its own) ----
-  static constexpr const char* kPoolKeys[6] = {"tp", "pp", "ep", "cp", "max_num_seqs",
-                                               "max_num_batched_tokens"};
   for (int p = 0; p < 2; ++p) {
     const QString pool = p == 0 ? tr("prefill") : tr("decode");
-    const QString name = p == 0 ? QStringLiteral("servingPrefillPool") : QStringLiteral("servingDecodePool");
+    const QString name =
+        p == 0 ? QStringLiteral("servingPrefillPool") : QStringLiteral("servingDecodePool");
     auto* plan = new QHBoxLayout();
     plan->setSpacing(4);
     static constexpr const char* kDegree[4] = {"tensor", "pipeline", "expert", "context"};
@@ -269,11 +272,9 @@ void ServingForm::build() {
           k < 4 ? tr("The %1 pool's %2-parallel degree; (N) = the design's N. A changed degree "
                      "derives the pool's per-module plans from its own degrees")
                       .arg(pool, QString::fromLatin1(kDegree[k]))
-                : tr("The %1 pool's %2; (N) = the scheduler's N above")
-                      .arg(pool, key);
-      auto* w = spin((name + key).toLatin1().constData(), 0,
-                     k < 4 ? kInstanceLimit : (k == 4 ? 1 << 20 : kTokenLimit), tip);
-      w->setObjectName(name + QLatin1Char('_') + key);
+                : tr("The %1 pool's %2; (N) = the scheduler's N above").arg(pool, key);
+      auto* w = spin("", 0, k < 4 ? kInstanceLimit : (k == 4 ? 1 << 20 : kTokenLimit), tip);
+      w->setObjectName(name + QLatin1Char('_') + key);  // "servingDecodePool_tp"
       pool_[p][k] = w;
       if (k < 4) {
         w->setPrefix(key + QLatin1Char(' '));
@@ -439,10 +440,10 @@ void ServingForm::setDesignDp(int dp) {
 
 void ServingForm::setDesignPlan(int tp, int pp, int ep, int cp) {
   const int degrees[4] = {tp, pp, ep, cp};
-  static constexpr const char* kKeys[4] = {"tp", "pp", "ep", "cp"};
   for (auto& pool : pool_)
     for (int k = 0; k < 4; ++k)
-      pool[k]->setSpecialValueText(QStringLiteral("%1 (%2)").arg(QString::fromLatin1(kKeys[k])).arg(degrees[k]));
+      pool[k]->setSpecialValueText(
+          QStringLiteral("%1 (%2)").arg(QString::fromLatin1(kPoolKeys[k])).arg(degrees[k]));
 }
 
 void ServingForm::setLengthTexts(const QString& input, const QString& output) {

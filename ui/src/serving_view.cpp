@@ -348,7 +348,7 @@ ServingView::Outcome ServingView::execute(const Job& job) {
                             const serving::InstanceConfig& inst) {
         const QString plan =
             plans ? QStringLiteral(" (%1)").arg(QString::fromStdString(
-                        serving::plan_text(serving::pool_design(job.design, c))))
+                        parallel::short_text(serving::pool_design(job.design, c).parallel)))
                   : QString();
         return tr("%1 %2 × %3 devices%4, KV %5 blocks")
             .arg(count)

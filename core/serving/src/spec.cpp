@@ -213,15 +213,6 @@ SchedulerConfig pool_scheduler(const SchedulerConfig& base, const PoolConfig& po
   return s;
 }
 
-std::string plan_text(const perf::Design& design) {
-  const auto& p = design.parallel;
-  std::string out = "tp" + std::to_string(p.tp);
-  if (p.pp > 1) out += " pp" + std::to_string(p.pp);
-  if (p.ep > 1) out += " ep" + std::to_string(p.ep);
-  if (p.cp > 1) out += " cp" + std::to_string(p.cp);
-  return out;
-}
-
 Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
   Deployment out;
   auto& o = out.options;
@@ -240,9 +231,10 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
         replica.system.devices = parallel::devices_per_replica(replica.parallel);
         auto issues = perf::validate(replica);
         if (!issues.empty())
-          throw std::invalid_argument(std::string("/serving/disaggregate/") + key + ": the pool's plan " +
-                                      plan_text(p.design) + " does not fit the design: " +
-                                      format_issue(issues.front()));
+          throw std::invalid_argument(std::string("/serving/disaggregate/") + key +
+                                      ": the pool's plan " +
+                                      parallel::short_text(p.design.parallel) +
+                                      " does not fit the design: " + format_issue(issues.front()));
       }
       return p;
     };
@@ -251,12 +243,13 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
     auto built = disaggregated_instances(prefill, decode);
     out.instances = std::move(built.instances);
     o.kv_transfer = std::move(built.transfer);
-    out.layout = std::to_string(dis.prefill) + " prefill + " + std::to_string(dis.decode) +
-                 " decode";
+    out.layout =
+        std::to_string(dis.prefill) + " prefill + " + std::to_string(dis.decode) + " decode";
     if (dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed())
-      out.layout = std::to_string(dis.prefill) + " prefill (" + plan_text(prefill.design) +
-                   ") + " + std::to_string(dis.decode) + " decode (" + plan_text(decode.design) +
-                   ")";
+      out.layout = std::to_string(dis.prefill) + " prefill (" +
+                   parallel::short_text(prefill.design.parallel) + ") + " +
+                   std::to_string(dis.decode) + " decode (" +
+                   parallel::short_text(decode.design.parallel) + ")";
   } else {
     const int n = colocated_count(spec, design);
     out.instances = colocated_instances(design, spec.scheduler, n);

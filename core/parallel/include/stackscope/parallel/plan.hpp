@@ -61,6 +61,10 @@ inline int degree_product(std::initializer_list<int> degrees) {
   }
   return static_cast<int>(v);
 }
+// "tp2 pp4 ep8 dp2 cp2 sp": tp always, the other degrees when > 1, sp when on (the search
+// table's plan column, a serving pool's plan).
+std::string short_text(const Plan& p);
+
 inline int devices(const Plan& p) { return degree_product({p.tp, p.pp, p.dp, p.ep, p.cp}); }
 inline int devices_per_replica(const Plan& p) { return degree_product({p.tp, p.pp, p.ep, p.cp}); }
 inline int devices_per_stage(const Plan& p) { return degree_product({p.tp, p.ep, p.cp}); }

@@ -137,8 +137,6 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec);
 perf::Design pool_design(const perf::Design& design, const PoolConfig& pool);
 // The pool's scheduler: `base` with the pool's limits.
 SchedulerConfig pool_scheduler(const SchedulerConfig& base, const PoolConfig& pool);
-// "tp4 pp2" for the degrees a pool's design runs (tp, and pp/ep/cp when > 1).
-std::string plan_text(const perf::Design& design);
 
 // The co-located instance count a spec runs on `design`: instances, or the design's dp.
 int colocated_count(const ServingSpec& spec, const perf::Design& design);
