@@ -60,6 +60,9 @@ std::vector<OptionSpec> serve_options() {
       {"--benchmark", "N", "closed benchmark: N requests at an infinite rate (trtllm-bench)"},
       {"--concurrency", "C", "at most C requests in the system (the next when one finishes)"},
       {"--instances", "N", "co-located instances, each a replica of the plan (default: dp)"},
+      {"--instance-groups", "N:K=V,...+...",
+       "co-located instances of their own plans behind the router, e.g. 2:tp=2+1:tp=4 "
+       "(keys as --prefill-pool; on consecutive devices)"},
       {"--disaggregate", "P:D",
        "P prefill + D decode instances (each a replica of the plan), "
        "KV moved over the system network"},
@@ -93,17 +96,22 @@ std::vector<OptionSpec> serve_options() {
   return o;
 }
 
+// A core parser's ConfigError as the CLI's one-line errors.
+template <class F>
+auto cli_parse(F&& parse) {
+  try {
+    return parse();
+  } catch (const ConfigError& e) {
+    std::vector<std::string> lines;
+    for (const auto& i : e.issues()) lines.push_back(format_issue(i));
+    throw CliError(lines.empty() ? std::vector<std::string>{e.what()} : lines);
+  }
+}
+
 serving::LengthDist length(const ParsedArgs& a, const char* option,
                            const serving::LengthDist& fallback) {
-  if (auto v = a.get(option)) {
-    try {
-      return serving::parse_length_dist(*v, option);
-    } catch (const ConfigError& e) {
-      std::vector<std::string> lines;
-      for (const auto& i : e.issues()) lines.push_back(format_issue(i));
-      throw CliError(lines.empty() ? std::vector<std::string>{e.what()} : lines);
-    }
-  }
+  if (auto v = a.get(option))
+    return cli_parse([&] { return serving::parse_length_dist(*v, option); });
   return fallback;
 }
 
@@ -131,41 +139,6 @@ void apply_scheduler_flags(const ParsedArgs& a, serving::SchedulerConfig& sched)
       throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
     sched.chunked_prefill = *v == "on";
   }
-}
-
-// "tp=2,pp=1,max-seqs=64": a pool's changes (serving::PoolConfig); 0 = unchanged.
-serving::PoolConfig parse_pool(const char* option, const std::string& text) {
-  serving::PoolConfig p;
-  constexpr const char* kKeys = "tp, pp, ep, cp, max-seqs, max-tokens";
-  std::size_t pos = 0;
-  while (pos <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', pos), text.size());
-    const std::string item = text.substr(pos, comma - pos);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      throw CliError(std::string(option) + ": expected KEY=VALUE, got '" + item +
-                     "' (keys: " + kKeys + ")");
-    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    const std::string what = std::string(option) + " " + key;
-    const auto degree = [&] { return static_cast<int>(parse_int(what, value, 0, kMaxInstances)); };
-    if (key == "tp")
-      p.tp = degree();
-    else if (key == "pp")
-      p.pp = degree();
-    else if (key == "ep")
-      p.ep = degree();
-    else if (key == "cp")
-      p.cp = degree();
-    else if (key == "max-seqs")
-      p.max_num_seqs = static_cast<int>(parse_int(what, value, 0, 1 << 20));
-    else if (key == "max-tokens")
-      p.max_num_batched_tokens = static_cast<int>(parse_int(what, value, 0, kMaxTokens));
-    else
-      throw CliError(std::string(option) + ": unknown key '" + key + "' (allowed: " + kKeys +
-                     ")");
-    pos = comma + 1;
-  }
-  return p;
 }
 
 // The serving settings of the run: the project's "serving" section (io/serving.hpp) when it has
@@ -228,8 +201,19 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
         static_cast<int>(parse_int("--disaggregate", v->substr(0, colon), 1, kMaxInstances));
     s.disaggregate.decode =
         static_cast<int>(parse_int("--disaggregate", v->substr(colon + 1), 1, kMaxInstances));
-  } else if (a.has("--instances")) {
+  } else if (a.has("--instances") || a.has("--instance-groups")) {
     s.disaggregate = {};  // --instances N alone asks for N co-located instances
+  }
+  if (a.has("--instance-groups") && (a.has("--instances") || a.has("--disaggregate")))
+    throw CliError(std::string("--instance-groups: not with ") +
+                   (a.has("--instances") ? "--instances" : "--disaggregate") +
+                   " (the groups are co-located instances and give their own counts)");
+  if (auto v = a.get("--instance-groups")) {
+    s.instance_groups =
+        cli_parse([&] { return serving::parse_instance_groups(*v, "--instance-groups"); });
+    s.instances = 0;
+  } else if (a.has("--instances") || a.has("--disaggregate")) {
+    s.instance_groups.clear();  // a project's groups give way to the flag's layout
   }
   if (auto v = a.get("--router")) {
     if (*v == "rr")
@@ -252,9 +236,11 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
   }
   apply_scheduler_flags(a, s.scheduler);
   if (auto v = a.get("--prefill-pool"))
-    s.disaggregate.prefill_pool = parse_pool("--prefill-pool", *v);
+    s.disaggregate.prefill_pool =
+        cli_parse([&] { return serving::parse_pool_text(*v, "--prefill-pool"); });
   if (auto v = a.get("--decode-pool"))
-    s.disaggregate.decode_pool = parse_pool("--decode-pool", *v);
+    s.disaggregate.decode_pool =
+        cli_parse([&] { return serving::parse_pool_text(*v, "--decode-pool"); });
   if ((a.has("--prefill-pool") || a.has("--decode-pool")) && !s.disaggregate.enabled())
     throw CliError(std::string(a.has("--prefill-pool") ? "--prefill-pool" : "--decode-pool") +
                    ": a pool needs disaggregation (add --disaggregate P:D)");
@@ -342,7 +328,6 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
-  const int instances = serving::colocated_count(spec, design);
 
   serving::TraceStats st;
   std::vector<serving::Request> reqs;
@@ -381,23 +366,23 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   const std::string& layout = deployment.layout;
   const long long kv_blocks = inst.front().kv_blocks;
   const int devices = inst.front().devices;
-  // One line per pool (the co-located instances are one pool): its first instance stands for
-  // all of them.
+  const int instances = static_cast<int>(inst.size());
+  // One line per pool or group (the co-located instances of one plan are one pool): its first
+  // instance stands for all of them.
   struct PoolLine {
     const char* role;
     int count, devices;
     long long kv_blocks;
     serving::SchedulerConfig scheduler;
+    std::string plan;
   };
   std::vector<PoolLine> pools;
-  for (const auto& c : inst) {
-    const char* role = c.role == serving::Role::prefill  ? "prefill"
-                       : c.role == serving::Role::decode ? "decode"
+  for (const auto& p : deployment.pools) {
+    const auto& c = inst[p.first];
+    const char* role = p.role == serving::Role::prefill  ? "prefill"
+                       : p.role == serving::Role::decode ? "decode"
                                                          : "co-located";
-    if (!pools.empty() && pools.back().role == role)
-      ++pools.back().count;
-    else
-      pools.push_back({role, 1, c.devices, c.kv_blocks, c.scheduler});
+    pools.push_back({role, p.count, c.devices, c.kv_blocks, c.scheduler, p.plan});
   }
   // A progress line on a terminal (stderr), at most 10 updates per second, erased at the end.
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
@@ -444,6 +429,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     auto& jp = j["pools"] = nlohmann::ordered_json::array();
     for (const auto& p : pools)
       jp.push_back({{"role", p.role},
+                    {"plan", p.plan},
                     {"instances", p.count},
                     {"devices_per_instance", p.devices},
                     {"kv_blocks_per_instance", p.kv_blocks},
@@ -483,9 +469,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     out << "instances  " << layout << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off")
         << "\n";
     for (const auto& p : pools)
-      out << "  " << pad_right(p.role, 9) << p.count << " x " << p.devices << " devices, KV cache "
-          << p.kv_blocks << " blocks of " << p.scheduler.block_size << " tokens, max_num_seqs "
-          << p.scheduler.max_num_seqs << ", max_num_batched_tokens "
+      out << "  " << pad_right(p.role, 11) << p.count << " x " << p.devices << " devices ("
+          << p.plan << "), KV cache " << p.kv_blocks << " blocks of " << p.scheduler.block_size
+          << " tokens, max_num_seqs " << p.scheduler.max_num_seqs << ", max_num_batched_tokens "
           << p.scheduler.max_num_batched_tokens << "\n";
   }
   out << "requests   " << source << "\n\n";

@@ -232,6 +232,29 @@ TEST(ServingJson, WrongTypesAndBadValuesNameTheirPath) {
   (void)issue_at(section_issues("\"trace.csv\""), "/serving");
 }
 
+TEST(ServingJson, InstanceGroupsRoundTripAsCountBesideThePoolKeys) {
+  serving::ServingSpec s;
+  s.instance_groups = {{2, {.tp = 2}}, {1, {.tp = 4, .max_num_seqs = 128}}};
+  const std::string section = serving_section_to_json(s);
+  const auto j = ordered_json::parse(section);
+  ASSERT_EQ(j["instance_groups"].size(), 2u);
+  EXPECT_EQ(j["instance_groups"][0]["count"], 2);
+  EXPECT_EQ(j["instance_groups"][0]["tp"], 2);
+  EXPECT_EQ(j["instance_groups"][1]["max_num_seqs"], 128);
+  const auto back = parse_serving_section(project_with(section));
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(*back == s) << section;
+  // No groups, no key (a project without them reads the same as before they existed).
+  EXPECT_FALSE(ordered_json::parse(serving_section_to_json({})).contains("instance_groups"));
+  // A group's unknown key or wrong type is named at its path.
+  const auto issues =
+      section_issues(R"({"instance_groups": [{"count": 2, "dp": 2}, {"count": "one"}]})");
+  (void)issue_at(issues, "/serving/instance_groups/0/dp");
+  (void)issue_at(issues, "/serving/instance_groups/1/count");
+  (void)issue_at(section_issues(R"({"instance_groups": {"count": 2}})"),
+                 "/serving/instance_groups");
+}
+
 TEST(ServingJson, ParseProjectAcceptsTheSection) {
   // The design parser leaves the section to io/serving.hpp (it is no unknown key).
   const auto presets = testing::test_registry();

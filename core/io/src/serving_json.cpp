@@ -76,6 +76,14 @@ void describe(V& v, S& p) {
   v("max_num_batched_tokens", p.max_num_batched_tokens);
 }
 
+// A co-located group of its own plan: its count beside the pool's keys, in one object
+// ({"count": 2, "tp": 2}).
+template <class V, Is<serving::InstanceGroup> S>
+void describe(V& v, S& g) {
+  v("count", g.count);
+  describe(v, g.pool);
+}
+
 template <class V, Is<serving::Disaggregation> S>
 void describe(V& v, S& d) {
   v("prefill", d.prefill);
@@ -179,6 +187,7 @@ serving::ServingSpec read_serving(const Json& s, const std::filesystem::path& ba
   r("seed", spec.seed);
   r("concurrency", spec.concurrency);
   r("instances", spec.instances);
+  r("instance_groups", spec.instance_groups);
   r("disaggregate", spec.disaggregate);
   r("router", spec.router);
   if (auto it = s.find("scheduler"); it != s.end())
@@ -223,6 +232,7 @@ Json serving_json(const serving::ServingSpec& s, const std::filesystem::path& ba
   j["seed"] = write_value(s.seed);
   j["concurrency"] = write_value(s.concurrency);
   j["instances"] = write_value(s.instances);
+  if (!s.instance_groups.empty()) j["instance_groups"] = write_value(s.instance_groups);
   j["disaggregate"] = write_value(s.disaggregate);
   j["router"] = write_value(s.router);
   j["scheduler"] = write_value(s.scheduler);

@@ -24,6 +24,8 @@ constexpr int kMaxInstances = 65'536;
 constexpr int kMaxSeqs = 1 << 20;
 constexpr int kMaxBlockSize = 1 << 16;
 constexpr int kMaxConcurrency = 1 << 30;
+constexpr std::size_t kMaxGroups = 1024;
+constexpr const char* kPoolKeys = "tp, pp, ep, cp, max-seqs, max-tokens";
 
 std::string num(double v) {
   char buf[32];
@@ -86,6 +88,16 @@ void check_length(Checker& c, const std::string& key, const LengthDist& d, bool 
            "a whole number of tokens N");
 }
 
+void check_pool(Checker& c, const std::string& k, const PoolConfig& pool) {
+  c.range(k + "tp", pool.tp, 0, kMaxInstances, "tensor-parallel degree", true);
+  c.range(k + "pp", pool.pp, 0, kMaxInstances, "pipeline-parallel degree", true);
+  c.range(k + "ep", pool.ep, 0, kMaxInstances, "expert-parallel degree", true);
+  c.range(k + "cp", pool.cp, 0, kMaxInstances, "context-parallel degree", true);
+  c.range(k + "max_num_seqs", pool.max_num_seqs, 0, kMaxSeqs, "max_num_seqs", true);
+  c.range(k + "max_num_batched_tokens", pool.max_num_batched_tokens, 0, kMaxTokens,
+          "max_num_batched_tokens", true);
+}
+
 }  // namespace
 
 std::vector<Issue> validate(const ServingSpec& s, const std::string& root) {
@@ -115,21 +127,32 @@ std::vector<Issue> validate(const ServingSpec& s, const std::string& root) {
   if (d.enabled()) {
     c.range("disaggregate/prefill", d.prefill, 1, kMaxInstances, "prefill instances", true);
     c.range("disaggregate/decode", d.decode, 1, kMaxInstances, "decode instances", true);
-    for (const auto& [key, pool] : {std::pair{"disaggregate/prefill_pool/", &d.prefill_pool},
-                                    std::pair{"disaggregate/decode_pool/", &d.decode_pool}}) {
-      const std::string k(key);
-      c.range(k + "tp", pool->tp, 0, kMaxInstances, "tensor-parallel degree", true);
-      c.range(k + "pp", pool->pp, 0, kMaxInstances, "pipeline-parallel degree", true);
-      c.range(k + "ep", pool->ep, 0, kMaxInstances, "expert-parallel degree", true);
-      c.range(k + "cp", pool->cp, 0, kMaxInstances, "context-parallel degree", true);
-      c.range(k + "max_num_seqs", pool->max_num_seqs, 0, kMaxSeqs, "max_num_seqs", true);
-      c.range(k + "max_num_batched_tokens", pool->max_num_batched_tokens, 0, kMaxTokens,
-              "max_num_batched_tokens", true);
-    }
+    check_pool(c, "disaggregate/prefill_pool/", d.prefill_pool);
+    check_pool(c, "disaggregate/decode_pool/", d.decode_pool);
   } else if (d.prefill < 0 || d.decode < 0) {
     c.fail("disaggregate", "instance counts must not be negative",
            std::to_string(d.prefill) + ":" + std::to_string(d.decode),
            "0:0 (co-located) or P:D with P, D >= 1");
+  }
+  if (!s.instance_groups.empty()) {
+    const auto& g = s.instance_groups;
+    if (g.size() > kMaxGroups)
+      c.fail("instance_groups", "too many instance groups", std::to_string(g.size()),
+             "at most " + std::to_string(kMaxGroups) + " groups");
+    if (s.instances != 0)
+      c.fail("instances",
+             "instances and instance_groups are exclusive (the groups give the counts)",
+             std::to_string(s.instances), "0 with instance_groups");
+    if (d.enabled())
+      c.fail("instance_groups",
+             "instance groups are co-located; a disaggregated deployment sizes its pools with "
+             "disaggregate/prefill_pool and decode_pool",
+             instance_groups_text(g), "[] with disaggregate P:D");
+    for (std::size_t i = 0; i < std::min(g.size(), kMaxGroups); ++i) {
+      const std::string k = "instance_groups/" + std::to_string(i) + "/";
+      c.range(k + "count", g[i].count, 1, kMaxInstances, "instances of the group", true);
+      check_pool(c, k, g[i].pool);
+    }
   }
   const auto& q = s.scheduler;
   c.range("scheduler/max_num_seqs", q.max_num_seqs, 1, kMaxSeqs, "max_num_seqs", true);
@@ -162,6 +185,112 @@ std::string length_dist_text(const LengthDist& d) {
     case LengthDist::Kind::resample: return "resample";
   }
   return "?";
+}
+
+PoolConfig parse_pool_text(std::string_view text, std::string_view what) {
+  PoolConfig p;
+  const auto fail = [&](const std::string& message, const std::string& item,
+                        const std::string& allowed) {
+    return ConfigError(
+        {Issue{std::string(what), message, item.empty() ? "''" : "'" + item + "'", allowed}});
+  };
+  if (text.empty()) return p;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item(text.substr(pos, comma - pos));
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      throw fail("expected KEY=VALUE", item, std::string("keys ") + kPoolKeys);
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    const auto whole = [&](long long hi) {
+      long long v = -1;
+      const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() || v < 0 ||
+          v > hi)
+        throw fail(key + " must be a whole number in [0, " + std::to_string(hi) + "]", item,
+                   "0 (unchanged) .. " + std::to_string(hi));
+      return static_cast<int>(v);
+    };
+    if (key == "tp")
+      p.tp = whole(kMaxInstances);
+    else if (key == "pp")
+      p.pp = whole(kMaxInstances);
+    else if (key == "ep")
+      p.ep = whole(kMaxInstances);
+    else if (key == "cp")
+      p.cp = whole(kMaxInstances);
+    else if (key == "max-seqs")
+      p.max_num_seqs = whole(kMaxSeqs);
+    else if (key == "max-tokens")
+      p.max_num_batched_tokens = whole(static_cast<long long>(kMaxTokens));
+    else
+      throw ConfigError({Issue{std::string(what), "unknown key '" + key + "'", "", kPoolKeys}});
+    pos = comma + 1;
+  }
+  return p;
+}
+
+std::string pool_text(const PoolConfig& p) {
+  std::string s;
+  const auto add = [&](const char* key, int v) {
+    if (v == 0) return;
+    if (!s.empty()) s += ',';
+    s += std::string(key) + "=" + std::to_string(v);
+  };
+  add("tp", p.tp);
+  add("pp", p.pp);
+  add("ep", p.ep);
+  add("cp", p.cp);
+  add("max-seqs", p.max_num_seqs);
+  add("max-tokens", p.max_num_batched_tokens);
+  return s;
+}
+
+std::vector<InstanceGroup> parse_instance_groups(std::string_view text, std::string_view what) {
+  constexpr const char* kForms =
+      "COUNT[:KEY=VALUE,...] groups joined by '+', e.g. 2:tp=2+1:tp=4 (COUNT 1..65536; keys tp, "
+      "pp, ep, cp, max-seqs, max-tokens)";
+  std::vector<InstanceGroup> out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t plus = std::min(text.find('+', pos), text.size());
+    const std::string_view item = text.substr(pos, plus - pos);
+    if (out.size() == kMaxGroups)
+      throw ConfigError({Issue{std::string(what), "too many instance groups", "",
+                               "at most " + std::to_string(kMaxGroups)}});
+    const std::size_t colon = std::min(item.find(':'), item.size());
+    const std::string_view count = item.substr(0, colon);
+    InstanceGroup g;
+    long long n = 0;
+    const auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), n);
+    if (count.empty() || ec != std::errc() || ptr != count.data() + count.size() || n < 1 ||
+        n > kMaxInstances)
+      throw ConfigError(
+          {Issue{std::string(what), "a group must start with its instance count in [1, 65536]",
+                 "'" + std::string(item) + "'", kForms}});
+    g.count = static_cast<int>(n);
+    if (colon < item.size()) {
+      g.pool = parse_pool_text(item.substr(colon + 1), what);
+      if (!g.pool.plan_changed() && g.pool.max_num_seqs == 0 && g.pool.max_num_batched_tokens == 0)
+        throw ConfigError({Issue{std::string(what), "a group's ':' must be followed by its changes",
+                                 "'" + std::string(item) + "'", kForms}});
+    }
+    out.push_back(g);
+    pos = plus + 1;
+  }
+  return out;
+}
+
+std::string instance_groups_text(const std::vector<InstanceGroup>& groups) {
+  std::string s;
+  for (const auto& g : groups) {
+    if (!s.empty()) s += '+';
+    s += std::to_string(g.count);
+    const std::string p = pool_text(g.pool);
+    if (!p.empty()) s += ":" + p;
+  }
+  return s;
 }
 
 std::vector<Request> build_requests(const ServingSpec& spec, std::vector<Request> trace_rows) {
@@ -220,39 +349,71 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
   o.concurrency = spec.concurrency;
   if (spec.slo.ttft_s > 0) o.slo_ttft_s = spec.slo.ttft_s;
   if (spec.slo.tpot_s > 0) o.slo_tpot_s = spec.slo.tpot_s;
+  // A pool's or a group's replicas, its plan checked on one replica of its own: the pools and
+  // groups share the system's devices, so one plan need not cover all of them (the device
+  // count is checked once they are all known).
+  const auto pool = [&](const PoolConfig& c, int count, const std::string& key) {
+    Pool p{pool_design(design, c), pool_scheduler(spec.scheduler, c), count};
+    if (c.plan_changed()) {
+      perf::Design replica = p.design;
+      replica.system.devices = parallel::devices_per_replica(replica.parallel);
+      auto issues = perf::validate(replica);
+      if (!issues.empty())
+        throw std::invalid_argument("/serving/" + key + ": the " +
+                                    (key.starts_with("disaggregate") ? "pool" : "group") +
+                                    "'s plan " + parallel::short_text(p.design.parallel) +
+                                    " does not fit the design: " + format_issue(issues.front()));
+    }
+    return p;
+  };
   if (spec.disaggregate.enabled()) {
     const auto& dis = spec.disaggregate;
-    const auto pool = [&](const PoolConfig& c, int count, const char* key) {
-      Pool p{pool_design(design, c), pool_scheduler(spec.scheduler, c), count};
-      if (c.plan_changed()) {
-        // One replica of the pool on its own: the pools share the system's devices, so the
-        // plan need not cover all of them (disaggregated_instances checks that they fit).
-        perf::Design replica = p.design;
-        replica.system.devices = parallel::devices_per_replica(replica.parallel);
-        auto issues = perf::validate(replica);
-        if (!issues.empty())
-          throw std::invalid_argument(std::string("/serving/disaggregate/") + key +
-                                      ": the pool's plan " +
-                                      parallel::short_text(p.design.parallel) +
-                                      " does not fit the design: " + format_issue(issues.front()));
-      }
-      return p;
-    };
-    const Pool prefill = pool(dis.prefill_pool, dis.prefill, "prefill_pool");
-    const Pool decode = pool(dis.decode_pool, dis.decode, "decode_pool");
+    const Pool prefill = pool(dis.prefill_pool, dis.prefill, "disaggregate/prefill_pool");
+    const Pool decode = pool(dis.decode_pool, dis.decode, "disaggregate/decode_pool");
     auto built = disaggregated_instances(prefill, decode);
     out.instances = std::move(built.instances);
     o.kv_transfer = std::move(built.transfer);
+    const std::string pp = parallel::short_text(prefill.design.parallel);
+    const std::string dp = parallel::short_text(decode.design.parallel);
+    out.pools = {{Role::prefill, 0, dis.prefill, pp},
+                 {Role::decode, static_cast<std::size_t>(dis.prefill), dis.decode, dp}};
     out.layout =
         std::to_string(dis.prefill) + " prefill + " + std::to_string(dis.decode) + " decode";
     if (dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed())
-      out.layout = std::to_string(dis.prefill) + " prefill (" +
-                   parallel::short_text(prefill.design.parallel) + ") + " +
-                   std::to_string(dis.decode) + " decode (" +
-                   parallel::short_text(decode.design.parallel) + ")";
+      out.layout = std::to_string(dis.prefill) + " prefill (" + pp + ") + " +
+                   std::to_string(dis.decode) + " decode (" + dp + ")";
+  } else if (!spec.instance_groups.empty()) {
+    long long devices = 0;
+    std::string sizes;
+    for (std::size_t g = 0; g < spec.instance_groups.size(); ++g) {
+      const InstanceGroup& group = spec.instance_groups[g];
+      if (group.count < 1)
+        throw std::invalid_argument("/serving/instance_groups/" + std::to_string(g) +
+                                    "/count: a group needs at least one instance");
+      const Pool p = pool(group.pool, group.count, "instance_groups/" + std::to_string(g));
+      auto built = colocated_instances(p.design, p.scheduler, group.count);
+      const std::string plan = parallel::short_text(p.design.parallel);
+      out.pools.push_back({Role::colocated, out.instances.size(), group.count, plan});
+      devices += static_cast<long long>(group.count) * built.front().devices;
+      if (!sizes.empty()) sizes += " + ";
+      sizes += std::to_string(group.count) + " x " + std::to_string(built.front().devices);
+      if (!out.layout.empty()) out.layout += " + ";
+      out.layout += std::to_string(group.count) + " (" + plan + ")";
+      for (auto& c : built) {
+        c.name = "instance " + std::to_string(out.instances.size());
+        out.instances.push_back(std::move(c));
+      }
+    }
+    if (devices > design.system.devices)
+      throw std::invalid_argument("/serving/instance_groups: the groups' " + sizes +
+                                  " devices need " + std::to_string(devices) +
+                                  " devices; the system has " +
+                                  std::to_string(design.system.devices));
+    out.layout += " co-located";
   } else {
     const int n = colocated_count(spec, design);
     out.instances = colocated_instances(design, spec.scheduler, n);
+    out.pools = {{Role::colocated, 0, n, parallel::short_text(pool_design(design, {}).parallel)}};
     out.layout = std::to_string(n) + " co-located";
   }
   return out;

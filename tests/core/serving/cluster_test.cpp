@@ -287,5 +287,105 @@ TEST(ServingCluster, DeployBuildsEachPoolFromItsConfig) {
   EXPECT_EQ(issues[1].path, "/serving/disaggregate/decode_pool/tp");
 }
 
+// Co-located instances of different plans behind one router: 2 x TP2 + 1 x TP4 replicas of
+// Llama-3-70B FP8 on the 8 H100s.
+TEST(ServingCluster, DeployPlacesInstanceGroupsOfTheirOwnPlans) {
+  const perf::Design d = llama70b_h100_tp2();
+  ServingSpec spec;
+  spec.instance_groups = {{2, {}}, {1, {.tp = 4, .max_num_seqs = 128}}};
+  ASSERT_TRUE(validate(spec).empty());
+  const auto dep = deploy(d, spec);
+  EXPECT_EQ(dep.layout, "2 (tp2) + 1 (tp4) co-located");
+  ASSERT_EQ(dep.instances.size(), 3u);
+  ASSERT_EQ(dep.pools.size(), 2u);
+  EXPECT_EQ(dep.pools[0].first, 0u);
+  EXPECT_EQ(dep.pools[0].count, 2);
+  EXPECT_EQ(dep.pools[0].plan, "tp2");
+  EXPECT_EQ(dep.pools[1].first, 2u);
+  EXPECT_EQ(dep.pools[1].plan, "tp4");
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(dep.instances[i].name, "instance " + std::to_string(i));
+    EXPECT_EQ(dep.instances[i].role, Role::colocated);
+  }
+  EXPECT_EQ(dep.instances[0].devices, 2);
+  EXPECT_EQ(dep.instances[2].devices, 4);
+  EXPECT_EQ(dep.instances[0].scheduler.max_num_seqs, 256);
+  EXPECT_EQ(dep.instances[2].scheduler.max_num_seqs, 128);
+  EXPECT_FALSE(dep.options.kv_transfer);
+  // The TP4 replica holds its 70.6 GB of FP8 weights on 4 x 80 GB instead of 2 x 80 GB: more
+  // than twice the TP2 replica's KV blocks (the weights' share of its memory halves), and its
+  // decode step at the same batch is faster (each device streams half the weights).
+  EXPECT_GT(dep.instances[2].kv_blocks, 2 * dep.instances[0].kv_blocks);
+  std::vector<perf::SequenceChunk> decodes(32, perf::SequenceChunk{1, 1024});
+  EXPECT_LT(dep.instances[2].cost(decodes).time_s, 0.75 * dep.instances[0].cost(decodes).time_s);
+  // One router over all three: every request finishes once, on one of them.
+  std::vector<Request> reqs = benchmark(60, 512, 32);
+  const auto r = simulate(reqs, deploy(d, spec).instances, dep.options);
+  EXPECT_EQ(r.completed, 60u);
+  std::size_t served = 0;
+  for (const auto& s : r.instances) {
+    EXPECT_GT(s.requests, 0u) << s.name;
+    served += s.requests;
+  }
+  EXPECT_EQ(served, 60u);
+
+  // Groups that need more devices than the system has: 2 x 2 + 1 x 8 = 12 > 8.
+  spec.instance_groups[1].pool.tp = 8;
+  try {
+    (void)deploy(d, spec);
+    ADD_FAILURE() << "12 devices on 8 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("need 12 devices; the system has 8"), std::string::npos)
+        << e.what();
+  }
+  // A group whose plan the model cannot take names its group.
+  spec.instance_groups[1].pool.tp = 3;
+  try {
+    (void)deploy(d, spec);
+    ADD_FAILURE() << "tp 3 of 64 heads accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("/serving/instance_groups/1: the group's plan tp3"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("/parallel/tp"), std::string::npos) << what;
+  }
+  // validate(): a count out of range, groups beside instances or disaggregation.
+  spec.instance_groups[1].pool.tp = 4;
+  spec.instance_groups[0].count = 0;
+  spec.instances = 2;
+  spec.disaggregate = {1, 1};
+  const auto issues = validate(spec);
+  std::vector<std::string> paths;
+  for (const auto& i : issues) paths.push_back(i.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"/serving/instances", "/serving/instance_groups",
+                                             "/serving/instance_groups/0/count"}));
+}
+
+TEST(ServingSpec, InstanceGroupTextRoundTripsAndNamesItsErrors) {
+  const auto g = parse_instance_groups("2:tp=2+1:tp=4,max-seqs=128,max-tokens=16384+3", "--g");
+  ASSERT_EQ(g.size(), 3u);
+  EXPECT_EQ(g[0].count, 2);
+  EXPECT_EQ(g[0].pool.tp, 2);
+  EXPECT_EQ(g[1].pool.tp, 4);
+  EXPECT_EQ(g[1].pool.max_num_seqs, 128);
+  EXPECT_EQ(g[1].pool.max_num_batched_tokens, 16384);
+  EXPECT_EQ(g[2].count, 3);
+  EXPECT_EQ(g[2].pool, PoolConfig{});
+  EXPECT_EQ(instance_groups_text(g), "2:tp=2+1:tp=4,max-seqs=128,max-tokens=16384+3");
+  EXPECT_EQ(pool_text(parse_pool_text("pp=2,cp=2,ep=4", "--p")), "pp=2,ep=4,cp=2");
+  EXPECT_EQ(parse_pool_text("", "--p"), PoolConfig{});
+  for (const char* bad : {"", "0", "2:", "2+", "x:tp=2", "2:tp=x", "2:tp=-1", "2:dp=2", "2:tp",
+                          "70000", "2:max-seqs=2000000"}) {
+    try {
+      (void)parse_instance_groups(bad, "--instance-groups");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ConfigError& e) {
+      ASSERT_EQ(e.issues().size(), 1u) << bad;
+      EXPECT_EQ(e.issues()[0].path, "--instance-groups") << bad;
+      EXPECT_FALSE(e.issues()[0].allowed.empty()) << bad;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stackscope::serving

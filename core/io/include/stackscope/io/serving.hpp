@@ -15,6 +15,9 @@
 //     "seed": 1,
 //     "concurrency": 0,                             // closed loop; 0 = open
 //     "instances": 4,                               // co-located; 0 = the design's dp
+//     "instance_groups": [{"count": 2, "tp": 2},    // co-located groups of their own plan
+//                         {"count": 1, "tp": 4, "max_num_seqs": 128}],  // (pool keys; instead
+//                                                   //  of instances; written when non-empty)
 //     "disaggregate": {"prefill": 1, "decode": 3,   // 0:0 = co-located
 //                      "prefill_pool": {"tp": 2, "pp": 0, "ep": 0, "cp": 0,  // 0 = the design's
 //                                       "max_num_seqs": 0, "max_num_batched_tokens": 0},

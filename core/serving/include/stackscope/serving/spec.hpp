@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "stackscope/common/issue.hpp"
@@ -40,6 +41,29 @@ struct PoolConfig {
   bool plan_changed() const { return tp > 0 || pp > 0 || ep > 0 || cp > 0; }
   bool operator==(const PoolConfig&) const = default;
 };
+
+// "tp=2,max-seqs=64": a pool's changes as the CLI's --prefill-pool and the Serving form take
+// them (keys tp, pp, ep, cp, max-seqs, max-tokens; values whole numbers, degrees 0..65536,
+// max-seqs 0..2^20, max-tokens 0..1e8; 0 = unchanged). Throws ConfigError naming `what`, the
+// item and the allowed keys or range. pool_text() is the inverse ("" = no change).
+PoolConfig parse_pool_text(std::string_view text, std::string_view what);
+std::string pool_text(const PoolConfig& pool);
+
+// Co-located instances of different plans behind one router: `count` replicas of the design
+// changed by `pool` (its degrees and scheduler limits, as a disaggregated pool's), e.g. two
+// TP2 and one TP4 replica of Llama-3-70B on 8 H100s. The groups lie on consecutive devices
+// in their order and must fit the system together (deploy()).
+struct InstanceGroup {
+  int count = 1;
+  PoolConfig pool;
+  bool operator==(const InstanceGroup&) const = default;
+};
+
+// "2:tp=2+1:tp=4,max-seqs=128": groups separated by '+', each COUNT (1..65536) or
+// COUNT:POOL (parse_pool_text), at most 1024 groups. Throws ConfigError naming `what`.
+// instance_groups_text() is the inverse ("" = none).
+std::vector<InstanceGroup> parse_instance_groups(std::string_view text, std::string_view what);
+std::string instance_groups_text(const std::vector<InstanceGroup>& groups);
 
 // Prefill/decode disaggregation (Splitwise, DistServe; cluster.hpp disaggregated_instances):
 // `prefill` prefill instances and `decode` decode instances, each a replica of its pool's plan
@@ -81,6 +105,9 @@ struct ServingSpec {
   // Co-located instances, each a replica of the plan. 0 = the design's dp (its replicas).
   // Not used when disaggregated (the pools are disaggregate.prefill + disaggregate.decode).
   int instances = 0;
+  // Co-located instances of their own plans (InstanceGroup); non-empty replaces `instances`
+  // (which must then be 0) and excludes disaggregation.
+  std::vector<InstanceGroup> instance_groups;
   Disaggregation disaggregate;
   Router router = Router::join_shortest_queue;
   SchedulerConfig scheduler;  // vLLM / TensorRT-LLM names and defaults: simulator.hpp
@@ -99,9 +126,10 @@ struct ServingSpec {
 // with the section's JSON keys (io/serving.hpp): requests 1..1e8, rate_per_s and the lengths
 // as generate() takes them, a benchmark's lengths fixed, cv 1e-3..1e3, time_scale 1e-6..1e6,
 // a trace file named when the source is a trace, concurrency 0..2^30, instances 0..65536,
-// disaggregation 0:0 or both counts >= 1, a pool's degrees 0..65536 and its scheduler limits 0
-// (the spec's) or in the scheduler's ranges, the scheduler's limits >= 1 (max_num_seqs <= 2^20,
-// max_num_batched_tokens <= 1e8, block_size <= 65536), CUDA-graph batch sizes ascending in
+// disaggregation 0:0 or both counts >= 1, instance groups (at most 1024, counts 1..65536, not
+// with instances > 0 or disaggregation), a pool's or group's degrees 0..65536 and its scheduler
+// limits 0 (the spec's) or in the scheduler's ranges, the scheduler's limits >= 1 (max_num_seqs <=
+// 2^20, max_num_batched_tokens <= 1e8, block_size <= 65536), CUDA-graph batch sizes ascending in
 // [1, 2^20], kv_cache_fraction in (0, 1], SLOs
 // finite and >= 0. Empty when the spec can run (whether a trace file exists and parses, and
 // whether the design has room for the instances, is known only when they are built).
@@ -118,18 +146,28 @@ std::string length_dist_text(const LengthDist& d);
 std::vector<Request> build_requests(const ServingSpec& spec, std::vector<Request> trace_rows = {});
 
 // Instances of `design` and the simulator options a spec describes: co-located instances
-// (instances, or the design's dp when 0) or the disaggregated pools with their KV transfer,
-// and the router, concurrency and SLOs (0 = none -> no limit). A pool runs pool_design() under
-// spec.scheduler with its PoolConfig's limits.
+// (instances, or the design's dp when 0), co-located instance groups of their own plans, or
+// the disaggregated pools with their KV transfer, and the router, concurrency and SLOs (0 =
+// none -> no limit). A pool or group runs pool_design() under spec.scheduler with its
+// PoolConfig's limits.
+struct DeployedPool {
+  Role role = Role::colocated;
+  std::size_t first = 0;  // its instances are instances[first, first + count)
+  int count = 0;
+  std::string plan;  // parallel::short_text of one replica's plan ("tp2")
+};
 struct Deployment {
   std::vector<InstanceConfig> instances;
   SimOptions options;  // stop token unset
-  std::string layout;  // "4 co-located" | "1 prefill + 3 decode"
+  // "4 co-located" | "2 (tp2) + 1 (tp4) co-located" | "1 prefill + 3 decode" |
+  // "2 prefill (tp2) + 1 decode (tp4)"
+  std::string layout;
+  std::vector<DeployedPool> pools;  // one per group of like instances, in `instances` order
 };
-// Throws std::invalid_argument when the design has no room for a KV block, a pool's plan is
-// not valid for the design (the message names /serving/disaggregate/<pool> and perf::validate's
-// issue) or the system has too few devices for the pools (colocated_instances /
-// disaggregated_instances).
+// Throws std::invalid_argument when the design has no room for a KV block, a pool's or a
+// group's plan is not valid for the design (the message names /serving/disaggregate/<pool> or
+// /serving/instance_groups/<i> and perf::validate's issue) or the system has too few devices
+// for the pools or groups (colocated_instances / disaggregated_instances).
 Deployment deploy(const perf::Design& design, const ServingSpec& spec);
 
 // A pool's design: `design` with the pool's degrees (dp = 1; per-module plans derived when a
