@@ -452,6 +452,92 @@ class ServingViewTest : public QObject {
              qPrintable(view.runError()));
   }
 
+  // Co-located instances of their own plans: the form's instance-group text is one undoable
+  // step that replaces the instance count, a text that does not parse is the settings' error
+  // (the spec keeps its groups), groups beside disaggregation are an error marked on the field,
+  // and the run equals
+  // serving::deploy + simulate on the same spec (2 TP2 + 1 TP4 replicas on the 8 H100s).
+  void instanceGroupsRunAsTheCoreDeploysThem() {
+    const perf::Design design = io::builtin_presets().project(kServingPreset);
+    ServingView view;
+    view.setDesign(design);
+    view.setSource(ServingView::Source::generated);
+    auto* groups = field<QLineEdit>(view, "servingInstanceGroups");
+    auto* instances = field<QSpinBox>(view, "servingInstances");
+    QVERIFY(instances->isEnabled());  // the view's own spec: co-located
+    field<QSpinBox>(view, "servingRequests")->setValue(120);
+    field<QDoubleSpinBox>(view, "servingRate")->setValue(6);
+    view.setLengths(QStringLiteral("lognormal:1020:0.99"), QStringLiteral("lognormal:129:0.86"));
+    QUndoStack* undo = view.document()->undoStack();
+    const int steps = undo->count();
+    groups->setText(QStringLiteral("2:tp=2+1:tp=4,max-seqs=128"));
+    QCOMPARE(undo->count(), steps + 1);
+    const auto& g = view.document()->serving().instance_groups;
+    QCOMPARE(g.size(), std::size_t{2});
+    QCOMPARE(g[1].pool.tp, 4);
+    QCOMPARE(g[1].pool.max_num_seqs, 128);
+    QCOMPARE(view.document()->serving().instances, 0);
+    QVERIFY(!instances->isEnabled());
+    // Not parsed, not recorded: the error names the field and the allowed keys.
+    groups->setText(QStringLiteral("2:dp=2"));
+    QVERIFY2(view.settingsError().contains(QStringLiteral("unknown key 'dp'")),
+             qPrintable(view.settingsError()));
+    QCOMPARE(view.document()->serving().instance_groups.size(), std::size_t{2});
+    groups->setText(QStringLiteral("2:tp=2+1:tp=4,max-seqs=128"));
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    // Undo clears the groups (and the text), redo brings them back.
+    undo->undo();
+    QVERIFY(view.document()->serving().instance_groups.empty());
+    QCOMPARE(groups->text(), QString());
+    undo->redo();
+    QCOMPARE(groups->text(), QStringLiteral("2:tp=2+1:tp=4,max-seqs=128"));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().isEmpty(), qPrintable(view.runError()));
+    const serving::SimResult* r = view.result();
+    QVERIFY(r != nullptr);
+
+    const serving::ServingSpec spec = view.document()->serving();
+    auto dep = serving::deploy(servingDesign(design), spec);
+    QCOMPARE(dep.instances.size(), std::size_t{3});
+    QCOMPARE(dep.instances[2].devices, 4);
+    const auto want =
+        serving::simulate(io::serving_requests(spec), std::move(dep.instances), dep.options);
+    QCOMPARE(r->completed, want.completed);
+    QCOMPARE(r->completed, std::size_t{120});
+    QCOMPARE(r->iterations, want.iterations);
+    QCOMPARE(r->instances.size(), std::size_t{3});
+    QCOMPARE(r->instances[2].requests, want.instances[2].requests);
+    QVERIFY(close(r->tpot.p50, want.tpot.p50));
+    QVERIFY(close(r->ttft.p99, want.ttft.p99));
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("2 × 2 devices (tp2), KV ")) &&
+                 summary->text().contains(QStringLiteral(" + 1 × 4 devices (tp4), KV ")),
+             qPrintable(summary->text()));
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QVERIFY(QDir().mkpath(dir));
+    view.resize(1000, 860);
+    QVERIFY(view.grab().save(QDir(dir).filePath(QStringLiteral("serving-groups.png"))));
+
+    // A group plan the model cannot take is the run's error, naming the group.
+    groups->setText(QStringLiteral("1:tp=2+1:tp=3"));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().contains(QStringLiteral("/serving/instance_groups/1")),
+             qPrintable(view.runError()));
+    // Groups beside disaggregation: validate()'s error, on the groups field (still editable,
+    // to clear), until they are cleared.
+    field<QSpinBox>(view, "servingPrefill")->setValue(1);
+    field<QSpinBox>(view, "servingDecode")->setValue(1);
+    QVERIFY2(view.settingsError().contains(QStringLiteral("/serving/instance_groups")),
+             qPrintable(view.settingsError()));
+    QVERIFY(groups->isEnabled());
+    QVERIFY(groups->toolTip().contains(QStringLiteral("instance groups are co-located")));
+    groups->clear();
+    QVERIFY(serving::validate(view.document()->serving()).empty());
+    QVERIFY(!groups->toolTip().contains(QStringLiteral("instance groups are co-located")));
+  }
+
   // A project's serving section is read into the document on open, edited through the form,
   // written on save (atomically, next to the design) and read back equal; a trace relative to
   // the project resolves against its folder.

@@ -258,6 +258,20 @@ void ServingForm::build() {
   add(4, 2, tr("SLO TTFT (s):"), sloTtft_);
   add(4, 3, tr("SLO TPOT (ms):"), sloTpot_);
   add(4, 4, tr("KV policy:"), kvPolicy_);
+  // ---- co-located instances of their own plans behind the router ----
+  groups_ = new QLineEdit(this);
+  groups_->setObjectName(QStringLiteral("servingInstanceGroups"));
+  groups_->setPlaceholderText(
+      tr("none: the instances above, each a replica of the design (e.g. 2:tp=2+1:tp=4)"));
+  groups_->setToolTip(
+      tr("Co-located instances of their own plans behind one router, on consecutive devices: "
+         "groups COUNT[:KEY=VALUE,...] joined by '+' with keys tp, pp, ep, cp, max-seqs, "
+         "max-tokens (0 or absent = the design's or the scheduler's), e.g. "
+         "2:tp=2+1:tp=4,max-seqs=128. Replaces the instance count; clear it to disaggregate"));
+  auto* groupsLabel = new QLabel(tr("Instance groups:"), this);
+  groupsLabel->setBuddy(groups_);
+  form->addWidget(groupsLabel, 7, 0, Qt::AlignRight);
+  form->addWidget(groups_, 7, 1, 1, 5);
   // ---- the pools' own plans and limits (DistServe sizes each pool's parallelism on its own) ----
   for (int p = 0; p < 2; ++p) {
     const QString pool = p == 0 ? tr("prefill") : tr("decode");
@@ -318,6 +332,7 @@ void ServingForm::build() {
       {"input_len", input_},
       {"output_len", output_},
       {"instances", instances_},
+      {"instance_groups", groups_},
       {"disaggregate", prefill_},
       {"disaggregate/prefill", prefill_},
       {"disaggregate/decode", decode_},
@@ -415,6 +430,7 @@ void ServingForm::connectFields() {
           [this] { lengthEdited(kInput, input_, tr("input length")); });
   connect(output_, &QLineEdit::textChanged, this,
           [this] { lengthEdited(kOutput, output_, tr("output length")); });
+  connect(groups_, &QLineEdit::textChanged, this, &ServingForm::groupsEdited);
   connect(browse_, &QPushButton::clicked, this, &ServingForm::browseTrace);
 }
 
@@ -451,6 +467,10 @@ void ServingForm::setLengthTexts(const QString& input, const QString& output) {
   output_->setText(output);
 }
 
+void ServingForm::setGroupsText(const QString& text) {
+  groups_->setText(text);
+}
+
 QString ServingForm::pendingError() const {
   return pending_.empty() ? QString() : pending_.begin()->second;
 }
@@ -480,6 +500,24 @@ void ServingForm::lengthEdited(Field field, QLineEdit* edit, const QString& name
     // Not recorded: the spec keeps its last valid value until the text parses again.
     pending_[field] = e.issues().empty() ? QString::fromLocal8Bit(e.what())
                                          : qs(format_issue(e.issues().front()));
+    Q_EMIT edited();
+  }
+}
+
+void ServingForm::groupsEdited() {
+  const std::string text = groups_->text().trimmed().toStdString();
+  try {
+    const auto groups = text.empty() ? std::vector<serving::InstanceGroup>{}
+                                     : serving::parse_instance_groups(text, "instance groups");
+    pending_.erase(kInstanceGroups);
+    // Groups give the instance counts (validate() holds instances to 0 beside them).
+    commit(kInstanceGroups, tr("instance groups"), [&](serving::ServingSpec& s) {
+      s.instance_groups = groups;
+      if (!groups.empty()) s.instances = 0;
+    });
+  } catch (const ConfigError& e) {
+    pending_[kInstanceGroups] = e.issues().empty() ? QString::fromLocal8Bit(e.what())
+                                                   : qs(format_issue(e.issues().front()));
     Q_EMIT edited();
   }
 }
@@ -515,6 +553,23 @@ void ServingForm::refresh() {
     pending_.erase(field);
   }
   setIfDifferent(instances_, s.instances);
+  {
+    // Rewritten only when it does not already say the spec's groups ("2:tp=2" stays as typed
+    // beside an equal "2:tp=2,max-seqs=0").
+    bool same = false;
+    try {
+      const std::string text = groups_->text().trimmed().toStdString();
+      same = (text.empty()
+                  ? std::vector<serving::InstanceGroup>{}
+                  : serving::parse_instance_groups(text, "instance groups")) == s.instance_groups;
+    } catch (const ConfigError&) {
+    }
+    if (!same) {
+      const QSignalBlocker b(groups_);
+      groups_->setText(qs(serving::instance_groups_text(s.instance_groups)));
+    }
+    pending_.erase(kInstanceGroups);
+  }
   setIfDifferent(prefill_, s.disaggregate.prefill);
   setIfDifferent(decode_, s.disaggregate.decode);
   setData(router_, static_cast<int>(s.router));
@@ -556,18 +611,30 @@ void ServingForm::updateEnabled() {
     w->setEnabled(trace);
   input_->setEnabled(!trace);
   output_->setEnabled(!trace);
-  instances_->setEnabled(!s.disaggregate.enabled());
+  // The groups stay editable beside disaggregation, so a spec holding both (validate()'s
+  // error, marked on the field) can be mended here.
+  instances_->setEnabled(!s.disaggregate.enabled() && s.instance_groups.empty());
   for (auto& pool : pool_)
     for (auto* w : pool) w->setEnabled(s.disaggregate.enabled());
 }
 
 void ServingForm::showIssues(const std::vector<Issue>& issues) {
   std::map<QWidget*, QStringList> marks;
-  for (const auto& i : issues)
-    if (auto it = byPath_.find(qs(i.path)); it != byPath_.end())
-      marks[it->second] << qs(format_issue(i));
+  for (const auto& i : issues) {
+    // The field of the path, or of its nearest parent that has one.
+    QString path = qs(i.path);
+    auto it = byPath_.find(path);
+    while (it == byPath_.end() && path.lastIndexOf(QLatin1Char('/')) > 0) {
+      path.truncate(path.lastIndexOf(QLatin1Char('/')));
+      it = byPath_.find(path);
+    }
+    if (it != byPath_.end()) marks[it->second] << qs(format_issue(i));
+  }
   for (const auto& [field, text] : pending_)
-    marks[field == kInput ? static_cast<QWidget*>(input_) : output_] << text;
+    marks[field == kInput    ? static_cast<QWidget*>(input_)
+          : field == kOutput ? static_cast<QWidget*>(output_)
+                             : static_cast<QWidget*>(groups_)]
+        << text;
   for (const auto& [path, w] : byPath_) {
     const auto it = marks.find(w);
     theme::markField(w, it != marks.end() ? it->second : QStringList());

@@ -68,6 +68,7 @@ class ServingForm : public QWidget {
     kDecodeCp,
     kDecodeMaxSeqs,
     kDecodeMaxTokens,
+    kInstanceGroups,
   };
 
   explicit ServingForm(ConfigDocument* doc, QWidget* parent = nullptr);
@@ -81,10 +82,13 @@ class ServingForm : public QWidget {
   void setDesignPlan(int tp, int pp, int ep, int cp);
   // Types the length texts into their fields (recorded when they parse, as typed ones).
   void setLengthTexts(const QString& input, const QString& output);
+  // Types the instance-group text ("2:tp=2+1:tp=4"; empty = none) into its field.
+  void setGroupsText(const QString& text);
   // Why the form holds a value the spec does not ("input length: ..."), else empty.
   QString pendingError() const;
-  // Marks the fields of `issues` (serving::validate() paths under /serving) red, with the issue
-  // in their tooltip; the others are cleared.
+  // Marks the fields of `issues` (serving::validate() paths under /serving; a path below a
+  // field's, such as /serving/instance_groups/1/tp, marks that field) red, with the issue in
+  // their tooltip; the others are cleared.
   void showIssues(const std::vector<Issue>& issues);
 
  Q_SIGNALS:
@@ -101,11 +105,12 @@ class ServingForm : public QWidget {
   void commit(Field field, const QString& name,
               const std::function<void(serving::ServingSpec&)>& change);
   void lengthEdited(Field field, QLineEdit* edit, const QString& name);
+  void groupsEdited();
 
   ConfigDocument* doc_ = nullptr;
   bool committing_ = false;     // the document's change is this form's own edit
   serving::ServingSpec shown_;  // what the widgets show (the spec as last refreshed or edited)
-  std::map<Field, QString> pending_;    // length texts that do not parse
+  std::map<Field, QString> pending_;    // length and group texts that do not parse
   std::map<QString, QWidget*> byPath_;  // issue path -> field
 
   QComboBox* source_ = nullptr;
@@ -120,6 +125,7 @@ class ServingForm : public QWidget {
   QLineEdit* input_ = nullptr;
   QLineEdit* output_ = nullptr;
   QSpinBox* instances_ = nullptr;
+  QLineEdit* groups_ = nullptr;  // instance groups as the CLI's --instance-groups text
   QSpinBox* prefill_ = nullptr;
   QSpinBox* decode_ = nullptr;
   QComboBox* router_ = nullptr;

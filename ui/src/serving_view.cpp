@@ -340,30 +340,31 @@ ServingView::Outcome ServingView::execute(const Job& job) {
     o.kv_blocks = deployment.instances.front().kv_blocks;
     o.devices = deployment.instances.front().devices;
     const auto blocks = [](long long b) { return QLocale().toString(static_cast<qlonglong>(b)); };
-    if (job.spec.disaggregate.enabled()) {
-      const auto& dis = job.spec.disaggregate;
-      const bool plans = dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed();
-      const auto& first_decode = deployment.instances[static_cast<std::size_t>(dis.prefill)];
-      const auto pool = [&](const QString& role, int count, const serving::PoolConfig& c,
-                            const serving::InstanceConfig& inst) {
-        const QString plan =
-            plans ? QStringLiteral(" (%1)").arg(QString::fromStdString(
-                        parallel::short_text(serving::pool_design(job.design, c).parallel)))
-                  : QString();
-        return tr("%1 %2 × %3 devices%4, KV %5 blocks")
-            .arg(count)
-            .arg(role)
-            .arg(inst.devices)
-            .arg(plan, blocks(inst.kv_blocks));
-      };
-      o.pools = pool(tr("prefill"), dis.prefill, dis.prefill_pool, deployment.instances.front()) +
-                QStringLiteral(" + ") +
-                pool(tr("decode"), dis.decode, dis.decode_pool, first_decode);
-    } else {
+    if (deployment.pools.size() == 1) {
       o.pools = tr("%1 × %2 devices, KV %3 blocks each")
                     .arg(o.layout)
                     .arg(o.devices)
                     .arg(blocks(o.kv_blocks));
+    } else {
+      // One part per pool or group: "2 prefill × 2 devices (tp2), KV 31,705 blocks + ...";
+      // the plan is named when the pools' or groups' plans differ.
+      bool plans = false;
+      for (const auto& p : deployment.pools) plans |= p.plan != deployment.pools.front().plan;
+      QStringList parts;
+      for (const auto& p : deployment.pools) {
+        const auto& inst = deployment.instances[p.first];
+        const QString role = p.role == serving::Role::prefill  ? tr(" prefill")
+                             : p.role == serving::Role::decode ? tr(" decode")
+                                                               : QString();
+        parts << tr("%1%2 × %3 devices%4, KV %5 blocks")
+                     .arg(p.count)
+                     .arg(role)
+                     .arg(inst.devices)
+                     .arg(plans ? QStringLiteral(" (%1)").arg(QString::fromStdString(p.plan))
+                                : QString(),
+                          blocks(inst.kv_blocks));
+      }
+      o.pools = parts.join(QStringLiteral(" + "));
     }
     o.slo_ttft_s = deployment.options.slo_ttft_s;
     o.slo_tpot_s = deployment.options.slo_tpot_s;
