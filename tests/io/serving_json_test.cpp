@@ -53,7 +53,8 @@ serving::ServingSpec full_spec() {
   s.seed = std::numeric_limits<std::uint64_t>::max();
   s.concurrency = 64;
   s.instances = 4;
-  s.disaggregate = {1, 3};
+  s.disaggregate.prefill = 1;
+  s.disaggregate.decode = 3;
   s.disaggregate.prefill_pool = {2, 1, 1, 2, 64, 16384};
   s.disaggregate.decode_pool.tp = 8;
   s.disaggregate.decode_pool.max_num_seqs = 512;
@@ -234,7 +235,11 @@ TEST(ServingJson, WrongTypesAndBadValuesNameTheirPath) {
 
 TEST(ServingJson, InstanceGroupsRoundTripAsCountBesideThePoolKeys) {
   serving::ServingSpec s;
-  s.instance_groups = {{2, {.tp = 2}}, {1, {.tp = 4, .max_num_seqs = 128}}};
+  s.instance_groups.resize(2);
+  s.instance_groups[0].count = 2;
+  s.instance_groups[0].pool.tp = 2;
+  s.instance_groups[1].pool.tp = 4;
+  s.instance_groups[1].pool.max_num_seqs = 128;
   const std::string section = serving_section_to_json(s);
   const auto j = ordered_json::parse(section);
   ASSERT_EQ(j["instance_groups"].size(), 2u);
@@ -271,7 +276,8 @@ TEST(ServingSpec, ValidateReportsRangesAtTheirPaths) {
   s.time_scale = std::numeric_limits<double>::infinity();
   s.concurrency = -1;
   s.instances = 70'000;
-  s.disaggregate = {1, 0};
+  s.disaggregate.prefill = 1;
+  s.disaggregate.decode = 0;
   s.scheduler.max_num_seqs = 0;
   s.scheduler.max_num_batched_tokens = 0;
   s.scheduler.block_size = 1 << 17;

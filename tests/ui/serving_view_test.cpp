@@ -300,7 +300,8 @@ class ServingViewTest : public QObject {
     ConfigDocument project;
     serving::ServingSpec s;
     s.instances = 3;
-    s.disaggregate = {1, 2};
+    s.disaggregate.prefill = 1;
+    s.disaggregate.decode = 2;
     s.source = serving::SourceKind::trace;
     s.trace = "/some/trace.csv";
     project.reset(io::builtin_presets().project("default"), s);

@@ -373,16 +373,19 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
     auto built = disaggregated_instances(prefill, decode);
     out.instances = std::move(built.instances);
     o.kv_transfer = std::move(built.transfer);
-    const std::string pp = parallel::short_text(prefill.design.parallel);
-    const std::string dp = parallel::short_text(decode.design.parallel);
-    out.pools = {{Role::prefill, 0, dis.prefill, pp},
-                 {Role::decode, static_cast<std::size_t>(dis.prefill), dis.decode, dp}};
+    const std::string prefill_plan = parallel::short_text(prefill.design.parallel);
+    const std::string decode_plan = parallel::short_text(decode.design.parallel);
+    out.pools = {{Role::prefill, 0, dis.prefill, prefill_plan},
+                 {Role::decode, static_cast<std::size_t>(dis.prefill), dis.decode, decode_plan}};
     out.layout =
         std::to_string(dis.prefill) + " prefill + " + std::to_string(dis.decode) + " decode";
     if (dis.prefill_pool.plan_changed() || dis.decode_pool.plan_changed())
-      out.layout = std::to_string(dis.prefill) + " prefill (" + pp + ") + " +
-                   std::to_string(dis.decode) + " decode (" + dp + ")";
+      out.layout = std::to_string(dis.prefill) + " prefill (" + prefill_plan + ") + " +
+                   std::to_string(dis.decode) + " decode (" + decode_plan + ")";
   } else if (!spec.instance_groups.empty()) {
+    // Plans and the device count first, so groups that cannot fit fail before any instance is
+    // built.
+    std::vector<Pool> groups;
     long long devices = 0;
     std::string sizes;
     for (std::size_t g = 0; g < spec.instance_groups.size(); ++g) {
@@ -390,25 +393,28 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
       if (group.count < 1)
         throw std::invalid_argument("/serving/instance_groups/" + std::to_string(g) +
                                     "/count: a group needs at least one instance");
-      const Pool p = pool(group.pool, group.count, "instance_groups/" + std::to_string(g));
-      auto built = colocated_instances(p.design, p.scheduler, group.count);
-      const std::string plan = parallel::short_text(p.design.parallel);
-      out.pools.push_back({Role::colocated, out.instances.size(), group.count, plan});
-      devices += static_cast<long long>(group.count) * built.front().devices;
+      groups.push_back(pool(group.pool, group.count, "instance_groups/" + std::to_string(g)));
+      const int per = parallel::devices_per_replica(groups.back().design.parallel);
+      devices += static_cast<long long>(group.count) * per;
       if (!sizes.empty()) sizes += " + ";
-      sizes += std::to_string(group.count) + " x " + std::to_string(built.front().devices);
-      if (!out.layout.empty()) out.layout += " + ";
-      out.layout += std::to_string(group.count) + " (" + plan + ")";
-      for (auto& c : built) {
-        c.name = "instance " + std::to_string(out.instances.size());
-        out.instances.push_back(std::move(c));
-      }
+      sizes += std::to_string(group.count) + " x " + std::to_string(per);
     }
     if (devices > design.system.devices)
       throw std::invalid_argument("/serving/instance_groups: the groups' " + sizes +
                                   " devices need " + std::to_string(devices) +
                                   " devices; the system has " +
                                   std::to_string(design.system.devices));
+    for (const Pool& p : groups) {
+      auto built = colocated_instances(p.design, p.scheduler, p.count);
+      const std::string plan = parallel::short_text(p.design.parallel);
+      out.pools.push_back({Role::colocated, out.instances.size(), p.count, plan});
+      if (!out.layout.empty()) out.layout += " + ";
+      out.layout += std::to_string(p.count) + " (" + plan + ")";
+      for (auto& c : built) {
+        c.name = "instance " + std::to_string(out.instances.size());
+        out.instances.push_back(std::move(c));
+      }
+    }
     out.layout += " co-located";
   } else {
     const int n = colocated_count(spec, design);

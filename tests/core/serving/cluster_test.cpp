@@ -292,7 +292,10 @@ TEST(ServingCluster, DeployBuildsEachPoolFromItsConfig) {
 TEST(ServingCluster, DeployPlacesInstanceGroupsOfTheirOwnPlans) {
   const perf::Design d = llama70b_h100_tp2();
   ServingSpec spec;
-  spec.instance_groups = {{2, {}}, {1, {.tp = 4, .max_num_seqs = 128}}};
+  PoolConfig tp4;
+  tp4.tp = 4;
+  tp4.max_num_seqs = 128;
+  spec.instance_groups = {{2, {}}, {1, tp4}};
   ASSERT_TRUE(validate(spec).empty());
   const auto dep = deploy(d, spec);
   EXPECT_EQ(dep.layout, "2 (tp2) + 1 (tp4) co-located");
@@ -338,6 +341,15 @@ TEST(ServingCluster, DeployPlacesInstanceGroupsOfTheirOwnPlans) {
     EXPECT_NE(std::string(e.what()).find("need 12 devices; the system has 8"), std::string::npos)
         << e.what();
   }
+  // ...checked before any instance is built: 65,536 TP2 replicas fail at once.
+  try {
+    ServingSpec huge;
+    huge.instance_groups = {{65'536, {}}};
+    (void)deploy(d, huge);
+    ADD_FAILURE() << "131,072 devices on 8 accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("need 131072 devices"), std::string::npos) << e.what();
+  }
   // A group whose plan the model cannot take names its group.
   spec.instance_groups[1].pool.tp = 3;
   try {
@@ -353,7 +365,8 @@ TEST(ServingCluster, DeployPlacesInstanceGroupsOfTheirOwnPlans) {
   spec.instance_groups[1].pool.tp = 4;
   spec.instance_groups[0].count = 0;
   spec.instances = 2;
-  spec.disaggregate = {1, 1};
+  spec.disaggregate.prefill = 1;
+  spec.disaggregate.decode = 1;
   const auto issues = validate(spec);
   std::vector<std::string> paths;
   for (const auto& i : issues) paths.push_back(i.path);
