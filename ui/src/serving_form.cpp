@@ -262,7 +262,8 @@ void ServingForm::build() {
   groups_ = new QLineEdit(this);
   groups_->setObjectName(QStringLiteral("servingInstanceGroups"));
   groups_->setPlaceholderText(
-      tr("none: the instances above, each a replica of the design (e.g. 2:tp=2+1:tp=4)"));
+      tr("none: the instance count above, replicas of the design; groups of their own plans "
+         "e.g. 2:tp=2+1:tp=4,max-seqs=128"));
   groups_->setToolTip(
       tr("Co-located instances of their own plans behind one router, on consecutive devices: "
          "groups COUNT[:KEY=VALUE,...] joined by '+' with keys tp, pp, ep, cp, max-seqs, "
@@ -271,7 +272,7 @@ void ServingForm::build() {
   auto* groupsLabel = new QLabel(tr("Instance groups:"), this);
   groupsLabel->setBuddy(groups_);
   form->addWidget(groupsLabel, 7, 0, Qt::AlignRight);
-  form->addWidget(groups_, 7, 1, 1, 5);
+  form->addWidget(groups_, 7, 1, 1, 9);
   // ---- the pools' own plans and limits (DistServe sizes each pool's parallelism on its own) ----
   for (int p = 0; p < 2; ++p) {
     const QString pool = p == 0 ? tr("prefill") : tr("decode");
