@@ -5,6 +5,8 @@
 #include <fstream>
 #include <numeric>
 
+#include "stackscope/io/moe_trace.hpp"
+#include "stackscope/moe/stats.hpp"
 #include "test_support.hpp"
 
 namespace stackscope::io {
@@ -113,6 +115,77 @@ TEST(RoutingTraceFile, MissingFileIsNamed) {
   }
   routing.trace.clear();
   EXPECT_THROW(load_routing_trace(routing, 8, {}), ConfigError);
+}
+
+// Token-level traces (io/moe_trace.hpp): the reference Mixtral traces hold every token's two
+// experts, and their per-layer statistics are the frequencies load_routing_trace() gives.
+TEST(MoeTrace, MixtralTracesLoadTokenByToken) {
+  const auto t = load_moe_trace(kMixtral / "math.json", 8, 2);
+  EXPECT_EQ(t.experts, 8);
+  EXPECT_EQ(t.top_k, 2);
+  ASSERT_EQ(t.layers.size(), 32u);
+  for (std::size_t l = 0; l < 32; ++l) EXPECT_EQ(t.tokens(l), 10'307u) << l;  // math: 10,307
+  // Its statistics agree with the frequency reader's.
+  workload::Routing routing;
+  routing.trace = (kMixtral / "math.json").string();
+  load_routing_trace(routing, 8, {});
+  for (std::size_t l = 0; l < 32; ++l) {
+    const auto s = moe::layer_stats(t, l);
+    for (int e = 0; e < 8; ++e)
+      EXPECT_NEAR(s.frequency[static_cast<std::size_t>(e)],
+                  routing.expert_frequency[l][static_cast<std::size_t>(e)], 1e-12);
+  }
+  // top_k 0 takes the file's own k.
+  EXPECT_EQ(load_moe_trace(kMixtral / "roleplay.json", 8).top_k, 2);
+  const auto role = load_moe_trace(kMixtral / "roleplay.json", 8);
+  EXPECT_EQ(role.token(0, 0)[0], 5);  // the file starts {"0": [[5, 1], [3, 6], ...
+  EXPECT_EQ(role.token(0, 0)[1], 1);
+  EXPECT_EQ(role.token(0, 1)[1], 6);
+}
+
+class BadMoeTrace : public ::testing::Test {
+ protected:
+  // The first issue's message; every issue is at the file's path and names the file.
+  std::string error(const std::string& text, int experts = 4, int top_k = 0) {
+    const auto file = dir_.path() / "bad.json";
+    { std::ofstream(file) << text; }
+    try {
+      (void)load_moe_trace(file, experts, top_k);
+    } catch (const ConfigError& e) {
+      for (const auto& i : e.issues()) {
+        EXPECT_EQ(i.path, file.string());
+        EXPECT_FALSE(i.allowed.empty()) << i.message;
+      }
+      EXPECT_TRUE(contains(e.what(), "bad.json")) << e.what();
+      return e.issues().at(0).message;
+    }
+    ADD_FAILURE() << "expected a ConfigError for " << text;
+    return {};
+  }
+  testing::TempDir dir_{"io-moe-trace"};
+};
+
+TEST_F(BadMoeTrace, NamesTheFileLayerAndToken) {
+  // Wrong k: token 1 of layer "1" selects 3 experts where the others select 2.
+  auto m = error(R"({"0": [[0, 1], [2, 3]], "1": [[0, 1], [1, 2, 3]]})");
+  EXPECT_TRUE(contains(m, "at /1/1: token selects 3 experts; the trace's tokens select 2")) << m;
+  // The model's k given: every token must match it.
+  m = error(R"({"0": [[0, 1]]})", 4, 3);
+  EXPECT_TRUE(contains(m, "at /0/0: token selects 2 experts; the trace's tokens select 3")) << m;
+  m = error(R"({"0": [[0, 1]], "1": [[0, 9]]})");
+  EXPECT_TRUE(contains(m, "at /1/0/1: expert id out of range")) << m;
+  m = error(R"({"0": [[0, 1]], "1": []})");
+  EXPECT_TRUE(contains(m, "at /1: expected a non-empty array of per-token")) << m;
+  m = error(R"({"0": [[0, 1]], "2": [[0, 1]]})");
+  EXPECT_TRUE(contains(m, "layer 1 is missing")) << m;
+  m = error(R"({"0": [[2, 2]]})");
+  EXPECT_TRUE(contains(m, "at /0/0/1: expert selected twice")) << m;
+  m = error(R"({})");
+  EXPECT_TRUE(contains(m, "has no layers")) << m;
+  m = error(R"({"0": [[0]]})", 0);
+  EXPECT_TRUE(contains(m, "experts out of range")) << m;
+  m = error(R"({"0": [[0]]})", 4, 5);
+  EXPECT_TRUE(contains(m, "top_k out of range")) << m;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "sections.hpp"
+#include "stackscope/io/moe_trace.hpp"
 #include "stackscope/perf/limits.hpp"
 
 namespace stackscope::io {
@@ -47,14 +48,22 @@ std::string line_column(std::string_view text, std::size_t position) {
 // expert ids. Anything else is reported once and its subtree skipped.
 class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  TraceReader(int experts, std::string_view text, std::string where, Issues& issues)
+  // keep_ids: also keep every token's ids (load_moe_trace), every token selecting `top_k`
+  // experts (0 = as many as the first token). Issues are at `path`.
+  TraceReader(int experts, std::string_view text, std::string where, Issues& issues,
+              bool keep_ids = false, int top_k = 0, std::string path = kTracePath)
       : experts_(experts),
         text_(text),
         where_(std::move(where)),
         issues_(issues),
-        expert_range_("integer in [0, " + std::to_string(experts - 1) + "]") {}
+        expert_range_("integer in [0, " + std::to_string(experts - 1) + "]"),
+        keep_ids_(keep_ids),
+        top_k_(static_cast<std::size_t>(std::max(0, top_k))),
+        path_(std::move(path)) {}
 
   std::map<int, std::vector<double>> rows;
+  std::map<int, std::vector<std::uint16_t>> ids;  // keep_ids: per layer, token-major
+  std::size_t top_k() const { return top_k_; }
 
   bool null() override { return scalar("null", "null"); }
   bool boolean(bool v) override { return scalar("boolean", v ? "true" : "false"); }
@@ -100,6 +109,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
       token_ = 0;
       counts_.assign(static_cast<std::size_t>(experts_), 0.0);
       seen_.assign(static_cast<std::size_t>(experts_), 0);
+      layer_ids_.clear();
       return true;
     }
     if (depth_ == 2) {
@@ -113,8 +123,16 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
   bool end_array() override {
     if (skip_ > 0) return leave_skipped();
     if (depth_ == 3) {
-      if (element_ == 0)
+      if (element_ == 0) {
         bad(pointer(2), "expected a non-empty array of expert ids", "[]", "[e0, e1, ...]");
+      } else if (keep_ids_ && top_k_ == 0) {
+        top_k_ = element_;
+      } else if (keep_ids_ && element_ != top_k_) {
+        bad(pointer(2),
+            "token selects " + std::to_string(element_) + " experts; the trace's tokens select " +
+                std::to_string(top_k_),
+            std::to_string(element_), std::to_string(top_k_) + " expert ids per token");
+      }
       depth_ = 2;
       return true;
     }
@@ -127,6 +145,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
       // Frequency = fraction of tokens that selected the expert, so a row sums to top_k.
       for (auto& c : counts_) c /= static_cast<double>(token_);
       rows[*layer_] = std::move(counts_);
+      if (keep_ids_) ids[*layer_] = std::move(layer_ids_);
     }
     return true;
   }
@@ -136,7 +155,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
     std::string detail = ex.what();
     if (auto colon = detail.find(": "); colon != std::string::npos) detail.erase(0, colon + 2);
     issues_.push_back(
-        {kTracePath,
+        {path_,
          "JSON syntax error in " + where_ + " at " + line_column(text_, position) + ": " + detail,
          "", "valid JSON (RFC 8259)"});
     return false;
@@ -145,7 +164,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
  private:
   void bad(const std::string& at, std::string message, std::string value, std::string allowed) {
     if (issues_.size() < kMaxIssues)
-      issues_.push_back({kTracePath, where_ + " at " + (at.empty() ? "/" : at) + ": " + message,
+      issues_.push_back({path_, where_ + " at " + (at.empty() ? "/" : at) + ": " + message,
                          std::move(value), std::move(allowed)});
   }
 
@@ -225,6 +244,7 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
     }
     last = token_;
     counts_[static_cast<std::size_t>(e)] += 1.0;
+    if (keep_ids_) layer_ids_.push_back(static_cast<std::uint16_t>(e));
     return true;
   }
 
@@ -242,7 +262,29 @@ class TraceReader final : public nlohmann::json_sax<nlohmann::json> {
   std::size_t element_ = 0;
   std::vector<double> counts_;
   std::vector<std::size_t> seen_;
+  bool keep_ids_ = false;
+  std::size_t top_k_ = 0;
+  std::string path_;
+  std::vector<std::uint16_t> layer_ids_;
 };
+
+// The layers of `reader` must be numbered 0..L-1 so row i is MoE layer i.
+void check_layers(const TraceReader& reader, const std::string& path, const std::string& file,
+                  Issues& issues) {
+  if (issues.empty() && reader.rows.empty())
+    issues.push_back(
+        {path, "routing trace '" + file + "' has no layers", "{}", "at least one layer"});
+  int expected = 0;
+  for (const auto& [layer, row] : reader.rows) {
+    if (!issues.empty()) break;
+    if (layer != expected) {
+      issues.push_back(
+          {path, "routing trace '" + file + "': layer " + std::to_string(expected) + " is missing",
+           "", "layers numbered 0.." + std::to_string(reader.rows.size() - 1) + " without gaps"});
+    }
+    ++expected;
+  }
+}
 
 }  // namespace
 
@@ -265,27 +307,38 @@ void load_routing_trace(workload::Routing& routing, int experts,
   Issues issues;
   TraceReader reader(experts, text, "routing trace '" + file.string() + "'", issues);
   nlohmann::json::sax_parse(text, &reader);
-  if (issues.empty() && reader.rows.empty())
-    issues.push_back({kTracePath, "routing trace '" + file.string() + "' has no layers", "{}",
-                      "at least one layer"});
-  // Layers must be 0..L-1 so row i is MoE layer i.
-  int expected = 0;
-  for (const auto& [layer, row] : reader.rows) {
-    if (!issues.empty()) break;
-    if (layer != expected) {
-      issues.push_back(
-          {kTracePath,
-           "routing trace '" + file.string() + "': layer " + std::to_string(expected) +
-               " is missing",
-           "", "layers numbered 0.." + std::to_string(reader.rows.size() - 1) + " without gaps"});
-    }
-    ++expected;
-  }
+  check_layers(reader, kTracePath, file.string(), issues);
   if (!issues.empty()) throw ConfigError(std::move(issues));
 
   routing.expert_frequency.clear();
   routing.expert_frequency.reserve(reader.rows.size());
   for (auto& [layer, row] : reader.rows) routing.expert_frequency.push_back(std::move(row));
+}
+
+moe::RoutingTrace load_moe_trace(const std::filesystem::path& file, int experts, int top_k) {
+  const std::string where = "routing trace '" + file.string() + "'";
+  if (experts < 1 || experts > 65'536)
+    throw ConfigError({{file.string(), "experts out of range for " + where, std::to_string(experts),
+                        "integer in [1, 65536]"}});
+  if (top_k < 0 || top_k > experts)
+    throw ConfigError({{file.string(), "top_k out of range for " + where, std::to_string(top_k),
+                        "0 (as the trace) or an integer in [1, " + std::to_string(experts) + "]"}});
+  const std::string text = detail::read_text_file(file, file.string(), limits::kMaxTraceFileBytes);
+  Issues issues;
+  TraceReader reader(experts, text, where, issues, /*keep_ids=*/true, top_k, file.string());
+  nlohmann::json::sax_parse(text, &reader);
+  check_layers(reader, file.string(), file.string(), issues);
+  if (!issues.empty()) throw ConfigError(std::move(issues));
+  moe::RoutingTrace t;
+  t.experts = experts;
+  t.top_k = static_cast<int>(reader.top_k());
+  // Appended, not "'" + s + "'": GCC 12's bogus -Wrestrict (GCC bug 105329).
+  t.source = "'";
+  t.source += file.string();
+  t.source += '\'';
+  for (auto& [layer, row] : reader.ids) t.layers.push_back(std::move(row));
+  moe::check(t);  // the reader checked each of these; a failure here is a reader bug
+  return t;
 }
 
 }  // namespace stackscope::io
