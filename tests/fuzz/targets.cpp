@@ -13,8 +13,10 @@
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/hotspot.hpp"
+#include "stackscope/io/moe_trace.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
+#include "stackscope/moe/stats.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/search/space.hpp"
@@ -100,13 +102,29 @@ Outcome hotspot_config(std::string_view input) {
 }
 
 // A routing trace (reference/moe-traces format) for Mixtral's 8 experts, read from a file as
-// load_routing_trace does for a project's routing.trace.
+// load_routing_trace does for a project's routing.trace, and token by token as
+// io::load_moe_trace reads it for placements: what that accepts must pass moe::check (it throws
+// std::invalid_argument otherwise, which escapes as a crash) and agree with the frequencies.
 Outcome routing_trace(std::string_view input) {
   const auto file = scratch_dir() / "trace.json";
   write_file(file, input);
   workload::Routing routing;
   routing.trace = file.string();
-  return refused_on_config_error([&] { io::load_routing_trace(routing, 8, {}); });
+  const Outcome frequencies =
+      refused_on_config_error([&] { io::load_routing_trace(routing, 8, {}); });
+  moe::RoutingTrace tokens;
+  const Outcome ids = refused_on_config_error([&] { tokens = io::load_moe_trace(file, 8); });
+  if (ids == Outcome::accepted) {
+    if (frequencies != Outcome::accepted) std::abort();  // one file, two verdicts
+    for (std::size_t l = 0; l < tokens.layers.size(); ++l) {
+      const auto s = moe::layer_stats(tokens, l);
+      for (std::size_t e = 0; e < 8; ++e)
+        if (std::abs(s.frequency[e] - routing.expert_frequency.at(l).at(e)) > 1e-9) std::abort();
+    }
+  }
+  // The outcome is the frequency reader's: it accepts tokens of varying k (a seed has them),
+  // which the token reader refuses.
+  return frequencies;
 }
 
 // A serving request trace (Azure or plain CSV, serving::parse_trace). What it accepts must hold
