@@ -468,10 +468,6 @@ void ServingForm::setLengthTexts(const QString& input, const QString& output) {
   output_->setText(output);
 }
 
-void ServingForm::setGroupsText(const QString& text) {
-  groups_->setText(text);
-}
-
 QString ServingForm::pendingError() const {
   return pending_.empty() ? QString() : pending_.begin()->second;
 }

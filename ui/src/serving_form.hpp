@@ -82,8 +82,6 @@ class ServingForm : public QWidget {
   void setDesignPlan(int tp, int pp, int ep, int cp);
   // Types the length texts into their fields (recorded when they parse, as typed ones).
   void setLengthTexts(const QString& input, const QString& output);
-  // Types the instance-group text ("2:tp=2+1:tp=4"; empty = none) into its field.
-  void setGroupsText(const QString& text);
   // Why the form holds a value the spec does not ("input length: ..."), else empty.
   QString pendingError() const;
   // Marks the fields of `issues` (serving::validate() paths under /serving; a path below a
