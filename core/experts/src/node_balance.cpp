@@ -2,9 +2,13 @@
 // HD-MoE node balance as a MILP (node_balance.hpp).
 #include "stackscope/experts/node_balance.hpp"
 
+#include "stackscope/experts/strategies.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace stackscope::experts {
 namespace {
@@ -43,8 +47,72 @@ void check(const NodeBalanceInput& in) {
          std::to_string(in.nodes) + " nodes");
   for (const double c : in.comm_s)
     if (!(c >= 0) || !std::isfinite(c)) fail("comm_s must be finite and >= 0");
+  if (!(in.weight_read_s >= 0) || !std::isfinite(in.weight_read_s))
+    fail("weight_read_s must be finite and >= 0");
   if (!(in.expert_bytes > 0) || !std::isfinite(in.expert_bytes)) fail("expert_bytes must be > 0");
   if (!(in.capacity_bytes > 0)) fail("capacity_bytes must be > 0");
+}
+
+
+// The surrogate's terms of any placement: per node the roofline compute (FLOPs side and weight
+// side) and the traffic; each copy's share counts 1 / copies of the expert's load and presence.
+// comp and comm are the maxima over nodes (the MILP's T_comp and T_comm at that placement).
+struct Terms {
+  std::vector<double> presence;  // [i * N + c]: share of expert i's copies with a part on c
+  std::vector<double> fraction;  // [i * N + c]: Σ over copies of fraction / copies (P[i,c])
+  double comp = 0, comm = 0;
+};
+
+Terms terms(const Placement& placement, const NodeBalanceInput& in) {
+  const int N = in.nodes;
+  const auto E = in.loads.size();
+  if (placement.experts.size() != E)
+    throw std::invalid_argument("node balance surrogate: the placement has " +
+                                std::to_string(placement.experts.size()) + " experts, the loads " +
+                                std::to_string(E));
+  const auto n = static_cast<std::size_t>(N);
+  Terms t;
+  t.presence.assign(E * n, 0.0);
+  t.fraction.assign(E * n, 0.0);
+  std::vector<double> flops(n, 0.0), weights(n, 0.0), comm(n, 0.0);
+  for (std::size_t i = 0; i < E; ++i) {
+    const auto& copies = placement.experts[i].copies;
+    const double per_copy = copies.empty() ? 0.0 : 1.0 / static_cast<double>(copies.size());
+    for (const auto& c : copies)
+      for (const auto& sh : c.shares) {
+        if (sh.node < 0 || sh.node >= N) continue;
+        const auto node = static_cast<std::size_t>(sh.node);
+        flops[node] += in.tokens * in.compute_s * in.loads[i] * sh.fraction * per_copy;
+        // Each copy's share is stored (and read) in full, whatever share of the tokens it gets.
+        weights[node] += in.weight_read_s * sh.fraction;
+        t.presence[i * n + node] += per_copy;
+        t.fraction[i * n + node] += sh.fraction * per_copy;
+      }
+  }
+  const double set_tokens = total_tokens(in.sets);
+  const double away = N > 1 ? 1.0 - 1.0 / N : 0.0;
+  for (const auto& g : in.sets) {
+    const double fg = static_cast<double>(g.tokens) / set_tokens;
+    for (std::size_t c = 0; c < n; ++c) {
+      double y = 0;
+      for (const auto i : g.experts) y = std::max(y, t.presence[i * n + c]);
+      comm[c] += in.tokens * in.comm_s[c] * away * fg * y;
+    }
+  }
+  for (std::size_t c = 0; c < n; ++c) {
+    t.comp = std::max({t.comp, flops[c], weights[c]});
+    t.comm = std::max(t.comm, comm[c]);
+  }
+  return t;
+}
+
+// Bytes per node of a placement (every copy's shares in full).
+bool fits(const Placement& placement, const NodeBalanceInput& in) {
+  if (!std::isfinite(in.capacity_bytes)) return true;
+  const auto bytes = node_weight_bytes(placement, in.nodes, in.expert_bytes);
+  for (const double b : bytes)
+    if (b > in.capacity_bytes * (1 + 1e-12)) return false;
+  return true;
 }
 
 }  // namespace
@@ -93,6 +161,14 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
           {P(i, c), -in.tokens * in.compute_s * in.loads[static_cast<std::size_t>(i)]});
     comp.lo = 0;
     p.add(std::move(comp));
+    if (in.weight_read_s > 0) {
+      lp::Row read;
+      read.name = "weight reads of node " + std::to_string(c);
+      read.terms.push_back({tcomp, 1});
+      for (int i = 0; i < E; ++i) read.terms.push_back({P(i, c), -in.weight_read_s});
+      read.lo = 0;
+      p.add(std::move(read));
+    }
     comm.name = "traffic of node " + std::to_string(c);
     comm.terms.push_back({tcomm, 1});
     for (int g = 0; g < G; ++g) {
@@ -111,32 +187,37 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
     }
   }
 
-  // EP warm start: expert i whole on node i mod N.
+  // Warm start: the best of EP, TP and the interval split under the surrogate (header).
+  std::vector<std::pair<std::string, Placement>> starts;
+  starts.emplace_back("ep", ep_placement(E, N));
+  starts.emplace_back("tp", tp_placement(E, N));
+  starts.emplace_back("interval", interval_placement(in.loads, N));
   lp::Options opt = in.solver;
-  opt.warm_start.assign(p.variables.size(), 0.0);
-  std::vector<double> node_comp(static_cast<std::size_t>(N), 0.0), node_comm(node_comp.size(), 0.0);
-  for (int i = 0; i < E; ++i) {
-    const int c = i % N;
-    opt.warm_start[static_cast<std::size_t>(P(i, c))] = 1;
-    opt.warm_start[static_cast<std::size_t>(Z(i, c))] = 1;
-    node_comp[static_cast<std::size_t>(c)] +=
-        in.tokens * in.compute_s * in.loads[static_cast<std::size_t>(i)];
+  std::string start_name;
+  double start_objective = lp::kInf;
+  for (const auto& [name, placement] : starts) {
+    if (!fits(placement, in)) continue;
+    const auto t = terms(placement, in);
+    if (!(t.comp + 2 * t.comm < start_objective)) continue;
+    start_objective = t.comp + 2 * t.comm;
+    start_name = name;
+    opt.warm_start.assign(p.variables.size(), 0.0);
+    for (int i = 0; i < E; ++i)
+      for (int c = 0; c < N; ++c) {
+        const auto k = static_cast<std::size_t>(i * N + c);
+        opt.warm_start[static_cast<std::size_t>(P(i, c))] = t.fraction[k];
+        opt.warm_start[static_cast<std::size_t>(Z(i, c))] = t.presence[k] > 0 ? 1.0 : 0.0;
+      }
+    for (int g = 0; g < G; ++g)
+      for (int c = 0; c < N; ++c) {
+        double y = 0;
+        for (const auto i : in.sets[static_cast<std::size_t>(g)].experts)
+          y = std::max(y, t.presence[static_cast<std::size_t>(i * N + c)] > 0 ? 1.0 : 0.0);
+        opt.warm_start[static_cast<std::size_t>(Y(g, c))] = y;
+      }
+    opt.warm_start[static_cast<std::size_t>(tcomp)] = t.comp;
+    opt.warm_start[static_cast<std::size_t>(tcomm)] = t.comm;
   }
-  for (int g = 0; g < G; ++g) {
-    const double fg = static_cast<double>(in.sets[static_cast<std::size_t>(g)].tokens) / set_tokens;
-    for (int c = 0; c < N; ++c) {
-      bool present = false;
-      for (const auto i : in.sets[static_cast<std::size_t>(g)].experts) present |= i % N == c;
-      if (!present) continue;
-      opt.warm_start[static_cast<std::size_t>(Y(g, c))] = 1;
-      node_comm[static_cast<std::size_t>(c)] +=
-          in.tokens * in.comm_s[static_cast<std::size_t>(c)] * away * fg;
-    }
-  }
-  opt.warm_start[static_cast<std::size_t>(tcomp)] =
-      *std::max_element(node_comp.begin(), node_comp.end());
-  opt.warm_start[static_cast<std::size_t>(tcomm)] =
-      *std::max_element(node_comm.begin(), node_comm.end());
 
   NodeBalanceResult out;
   out.solution = lp::solve(p, opt);
@@ -168,42 +249,53 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
   out.t_comp_s = s.x[static_cast<std::size_t>(tcomp)];
   out.t_comm_s = s.x[static_cast<std::size_t>(tcomm)];
   out.objective_s = s.objective;
+  out.warm_start = start_name;
+  out.warm_start_objective_s = start_name.empty() ? 0.0 : start_objective;
   return out;
 }
 
 double surrogate(const Placement& placement, const NodeBalanceInput& in) {
   check(in);
-  const int N = in.nodes;
-  if (placement.experts.size() != in.loads.size())
-    throw std::invalid_argument("node balance surrogate: the placement has " +
-                                std::to_string(placement.experts.size()) + " experts, the loads " +
-                                std::to_string(in.loads.size()));
-  const double set_tokens = total_tokens(in.sets);
-  const double away = N > 1 ? 1.0 - 1.0 / N : 0.0;
-  std::vector<double> comp(static_cast<std::size_t>(N), 0.0), comm(comp.size(), 0.0);
-  // presence[i][c]: the share of expert i's copies that hold a part on node c.
-  std::vector<std::vector<double>> presence(in.loads.size(), std::vector<double>(comp.size(), 0.0));
-  for (std::size_t i = 0; i < in.loads.size(); ++i) {
-    const auto& copies = placement.experts[i].copies;
-    for (const auto& c : copies)
-      for (const auto& sh : c.shares) {
-        if (sh.node < 0 || sh.node >= N) continue;
-        comp[static_cast<std::size_t>(sh.node)] += in.tokens * in.compute_s * in.loads[i] *
-                                                   sh.fraction / static_cast<double>(copies.size());
-        presence[i][static_cast<std::size_t>(sh.node)] += 1.0 / static_cast<double>(copies.size());
+  const auto t = terms(placement, in);
+  return t.comp + 2 * t.comm;
+}
+
+Placement interval_placement(const std::vector<double>& loads, int nodes) {
+  if (loads.empty()) throw std::invalid_argument("interval placement: no experts");
+  if (nodes < 1)
+    throw std::invalid_argument("interval placement: nodes " + std::to_string(nodes) +
+                                " (allowed: >= 1)");
+  double total = 0;
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    if (!std::isfinite(loads[i]) || loads[i] < 0)
+      throw std::invalid_argument("interval placement: load of expert " + std::to_string(i) +
+                                  " must be finite and >= 0");
+    total += loads[i];
+  }
+  const double n = nodes;
+  Placement out;
+  out.experts.resize(loads.size());
+  double at = 0;  // start of the next interval, in node lengths
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    const double len = total > 0 ? n * loads[i] / total : n / static_cast<double>(loads.size());
+    const double a = at, b = std::min(n, at + len);
+    at = b;
+    Copy copy;
+    if (!(b - a > 1e-12)) {
+      copy.shares.push_back({std::clamp(static_cast<int>(std::floor(a)), 0, nodes - 1), 1.0});
+    } else {
+      for (int c = std::clamp(static_cast<int>(std::floor(a)), 0, nodes - 1); c < nodes; ++c) {
+        const double lo = std::max(a, static_cast<double>(c)), hi = std::min(b, c + 1.0);
+        if (hi - lo > 1e-12 * n) copy.shares.push_back({c, (hi - lo) / (b - a)});
+        if (c + 1.0 >= b) break;
       }
-  }
-  for (const auto& g : in.sets) {
-    const double fg = static_cast<double>(g.tokens) / set_tokens;
-    for (int c = 0; c < N; ++c) {
-      double y = 0;
-      for (const auto i : g.experts) y = std::max(y, presence[i][static_cast<std::size_t>(c)]);
-      comm[static_cast<std::size_t>(c)] +=
-          in.tokens * in.comm_s[static_cast<std::size_t>(c)] * away * fg * y;
+      double sum = 0;
+      for (const auto& sh : copy.shares) sum += sh.fraction;
+      for (auto& sh : copy.shares) sh.fraction /= sum;
     }
+    out.experts[i].copies.push_back(std::move(copy));
   }
-  return *std::max_element(comp.begin(), comp.end()) +
-         2 * *std::max_element(comm.begin(), comm.end());
+  return out;
 }
 
 }  // namespace stackscope::experts

@@ -95,6 +95,60 @@ TEST(NodeBalance, HonoursMemoryCapacity) {
   }
 }
 
+// The roofline's memory side: two experts always selected together (k = 2), each one second to
+// read whole (weight_read_s = 1), compute negligible (10 tokens x 0.001 s x 0.5). Whatever the
+// placement, the two nodes read two experts' weights, so the busier reads >= 1 s: T_comp = 1
+// at best, reached by EP (0 | 1) and TP alike, with T_comm = 10 x 0.1 x 1/2 = 0.5 (each node is
+// in the one set): 2. Both on node 0 reads 2 s: 2 + 2 x 0.5 = 3. Without the memory side the
+// optimum would be 0.005 + 1 = 1.005.
+TEST(NodeBalance, ChargesTheWeightReadsOfTheRoofline) {
+  auto in = two_nodes({1, 1}, {set({0, 1}, 100)}, 0.001, 0.1);
+  in.loads = {0.5, 0.5};  // f_i as selections per token over k = 2 (Σ = 1 here, scaled alike)
+  in.weight_read_s = 1;
+  const auto r = node_balance(in);
+  EXPECT_EQ(r.solution.status, lp::Status::optimal);
+  EXPECT_NEAR(r.objective_s, 2, 1e-6);
+  EXPECT_NEAR(r.t_comp_s, 1, 1e-6);
+  EXPECT_NEAR(surrogate(ep_placement(2, 2), in), 2, 1e-9);
+  EXPECT_NEAR(surrogate(tp_placement(2, 2), in), 2, 1e-9);
+  Placement together;
+  together.experts = {ExpertPlacement{{Copy{{{0, 1.0}}}}}, ExpertPlacement{{Copy{{{0, 1.0}}}}}};
+  EXPECT_NEAR(surrogate(together, in), 3, 1e-9);
+  EXPECT_EQ(r.warm_start, "ep");  // EP and TP tie at 2; the first best is kept
+  EXPECT_NEAR(r.warm_start_objective_s, 2, 1e-9);
+  in.weight_read_s = 0;
+  EXPECT_NEAR(node_balance(in).objective_s, 1.005, 1e-6);
+}
+
+// The interval split (worked by hand): loads 3 : 1 on 4 nodes put expert 0 on [0, 3) (a third
+// on each of nodes 0..2) and expert 1 on [3, 4) (whole on node 3); loads 1 : 1 : 1 on 2 nodes
+// give [0, 2/3) whole on node 0, [2/3, 4/3) half on each, [4/3, 2) whole on node 1. Every node
+// carries the mean load.
+TEST(NodeBalance, IntervalSplitBalancesLoadByHand) {
+  const auto a = interval_placement({3, 1}, 4);
+  ASSERT_EQ(a.experts[0].copies.at(0).shares.size(), 3u);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(a.experts[0].copies[0].shares[c].node, c);
+    EXPECT_NEAR(a.experts[0].copies[0].shares[c].fraction, 1.0 / 3, 1e-12);
+  }
+  ASSERT_EQ(a.experts[1].copies.at(0).shares.size(), 1u);
+  EXPECT_EQ(a.experts[1].copies[0].shares[0].node, 3);
+  const std::vector<double> three = {1, 1, 1};
+  const auto b = interval_placement(three, 2);
+  ASSERT_EQ(b.experts[1].copies.at(0).shares.size(), 2u);
+  EXPECT_NEAR(b.experts[1].copies[0].shares[0].fraction, 0.5, 1e-12);
+  EXPECT_EQ(b.experts[0].copies[0].shares.at(0).node, 0);
+  EXPECT_EQ(b.experts[2].copies[0].shares.at(0).node, 1);
+  for (const double l : expected_node_load(b, three, 2)) EXPECT_NEAR(l, 1.5, 1e-12);
+  EXPECT_TRUE(validate(b, 3, 2, 1, lp::kInf).empty());
+  const auto z = interval_placement({0, 2, 0}, 2);  // zero loads sit whole where they start
+  EXPECT_EQ(z.experts[0].copies[0].shares.at(0).node, 0);
+  EXPECT_EQ(z.experts[2].copies[0].shares.at(0).node, 1);
+  EXPECT_THROW((void)interval_placement({}, 2), std::invalid_argument);
+  EXPECT_THROW((void)interval_placement({1, -1}, 2), std::invalid_argument);
+  EXPECT_THROW((void)interval_placement({1}, 0), std::invalid_argument);
+}
+
 TEST(NodeBalance, BadInputNamesTheField) {
   auto in = two_nodes({1, 0}, {set({0}, 100)}, 1, 0.1);
   in.comm_s = {0.1};
@@ -109,6 +163,9 @@ TEST(NodeBalance, BadInputNamesTheField) {
   in = two_nodes({1, 0}, {}, 1, 0.1);
   EXPECT_THROW((void)node_balance(in), std::invalid_argument);
   in = two_nodes({1, 0}, {set({0}, 100)}, 0, 0.1);
+  EXPECT_THROW((void)node_balance(in), std::invalid_argument);
+  in = two_nodes({1, 0}, {set({0}, 100)}, 1, 0.1);
+  in.weight_read_s = -1;
   EXPECT_THROW((void)node_balance(in), std::invalid_argument);
 }
 

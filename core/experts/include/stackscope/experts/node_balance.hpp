@@ -11,6 +11,11 @@
 //              Y[g,c] in [0, 1]   node c takes part in set g's traffic,     Y[g,c] >= Z[i,c], i in
 //              g T_comp, T_comm >= 0
 //   per node   T_comp >= B · compute_s · Σ_i f_i P[i,c]                (its share of the FLOPs)
+//              T_comp >= weight_read_s · Σ_i P[i,c]                     (its weights read once:
+//                                                                        the roofline's memory
+//                                                                        side, Williams et al.
+//                                                                        CACM 2009, as in
+//                                                                        simulate_layer)
 //              T_comm >= B · comm_s[c] · (1 - 1/N) · Σ_g f_g Y[g,c]    (hidden states in; the
 //                                                                        tokens already homed on
 //                                                                        c, 1/N, need none)
@@ -39,9 +44,12 @@ struct NodeBalanceInput {
   double compute_s = 0;  // one token through one whole expert on one node, s (2·3·h·I / FLOP/s)
   // Per node: one hidden state into that node, s (hidden × activation bytes / its ingress B/s).
   std::vector<double> comm_s;
+  // One whole expert's weights read from one node's memory, s (3·h·I·weight bytes / mem B/s);
+  // 0 leaves the memory side of the roofline out.
+  double weight_read_s = 0;
   double expert_bytes = 1;
   double capacity_bytes = lp::kInf;  // per node
-  lp::Options solver;                // time limit, gap; its warm_start is set to EP
+  lp::Options solver;                // time limit, gap; its warm_start is set here (above)
 };
 
 struct NodeBalanceResult {
@@ -50,7 +58,18 @@ struct NodeBalanceResult {
   double t_comp_s = 0, t_comm_s = 0;  // the surrogate's terms at the solution
   double objective_s = 0;             // t_comp + 2 t_comm
   int split_experts = 0;              // experts on more than one node
+  std::string warm_start;             // "ep", "tp" or "interval": the incumbent GLPK started from
+  double warm_start_objective_s = 0;  // the surrogate at that start
 };
+
+// The interval split: the experts, in id order, laid end to end on a line of N node-lengths,
+// expert i taking N · f_i / Σ f of it; node c holds of expert i the share of [c, c+1) that
+// falls in expert i's interval. Every node gets exactly Σ f / N of the expected load (perfect
+// compute balance) and each expert spans about N f_i / Σ f + 1 consecutive nodes, so a token
+// reaches few nodes. An expert of load 0 sits whole on the node where its interval starts. Our
+// construction (the fractional counterpart of HD-MoE's grouped TP); throws
+// std::invalid_argument for no experts, nodes < 1 or loads not finite and >= 0.
+Placement interval_placement(const std::vector<double>& loads, int nodes);
 
 // Throws std::invalid_argument for inconsistent input (no experts, nodes < 1, loads or sets
 // out of range, a comm_s of the wrong size, non-positive times or bytes), and when the MILP
@@ -58,8 +77,8 @@ struct NodeBalanceResult {
 // its time limit (the message names the limit).
 NodeBalanceResult node_balance(const NodeBalanceInput& input);
 
-// The surrogate's t_comp + 2 t_comm of any single-copy placement under `input` (the MILP's
-// objective at that placement, Y = OR of Z). For placements with several copies, each copy's
+// The surrogate's t_comp + 2 t_comm (t_comp with both roofline sides) of any single-copy
+// placement under `input` (the MILP's objective at that placement, Y = OR of Z). For placements with several copies, each copy's
 // share counts 1 / copies of the expert's load and presence. For reporting its error against
 // simulate_layer().
 double surrogate(const Placement& placement, const NodeBalanceInput& input);
