@@ -15,5 +15,6 @@ Command make_search_command();
 Command make_merge_command();
 Command make_reproduce_command();
 Command make_serve_command();
+Command make_moe_command();
 
 }  // namespace stackscope::cli

@@ -127,6 +127,15 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
   const auto Y = [E, N](int g, int c) { return 2 * E * N + g * N + c; };
   const int tcomp = 2 * E * N + G * N, tcomm = tcomp + 1;
 
+  // Times enter the MILP in units of TP's surrogate time (any positive reference would do), so
+  // its coefficients are near 1 whatever the hardware: raw seconds (1e-7 .. 1e-3) next to the
+  // 0/1 presence variables leave GLPK's simplex numerically fragile. Memory rows count experts.
+  double unit = 1;
+  {
+    const auto t = terms(tp_placement(E, N), in);
+    if (t.comp + 2 * t.comm > 0) unit = t.comp + 2 * t.comm;
+  }
+
   lp::Problem p;
   for (int i = 0; i < E; ++i)
     for (int c = 0; c < N; ++c) p.add(lp::Variable{0, 1, 0, lp::VarKind::continuous, {}});
@@ -158,14 +167,14 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
     comp.terms.push_back({tcomp, 1});
     for (int i = 0; i < E; ++i)
       comp.terms.push_back(
-          {P(i, c), -in.tokens * in.compute_s * in.loads[static_cast<std::size_t>(i)]});
+          {P(i, c), -in.tokens * in.compute_s * in.loads[static_cast<std::size_t>(i)] / unit});
     comp.lo = 0;
     p.add(std::move(comp));
     if (in.weight_read_s > 0) {
       lp::Row read;
       read.name = "weight reads of node " + std::to_string(c);
       read.terms.push_back({tcomp, 1});
-      for (int i = 0; i < E; ++i) read.terms.push_back({P(i, c), -in.weight_read_s});
+      for (int i = 0; i < E; ++i) read.terms.push_back({P(i, c), -in.weight_read_s / unit});
       read.lo = 0;
       p.add(std::move(read));
     }
@@ -175,23 +184,24 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
       const double fg =
           static_cast<double>(in.sets[static_cast<std::size_t>(g)].tokens) / set_tokens;
       comm.terms.push_back(
-          {Y(g, c), -in.tokens * in.comm_s[static_cast<std::size_t>(c)] * away * fg});
+          {Y(g, c), -in.tokens * in.comm_s[static_cast<std::size_t>(c)] * away * fg / unit});
     }
     comm.lo = 0;
     p.add(std::move(comm));
     if (std::isfinite(in.capacity_bytes)) {
       mem.name = "memory of node " + std::to_string(c);
-      for (int i = 0; i < E; ++i) mem.terms.push_back({P(i, c), in.expert_bytes});
-      mem.hi = in.capacity_bytes;
+      for (int i = 0; i < E; ++i) mem.terms.push_back({P(i, c), 1.0});
+      mem.hi = in.capacity_bytes / in.expert_bytes;  // in experts
       p.add(std::move(mem));
     }
   }
 
-  // Warm start: the best of EP, TP and the interval split under the surrogate (header).
+  // Warm start: the best of EP, TP, the interval split and the balanced hybrid under the surrogate (header).
   std::vector<std::pair<std::string, Placement>> starts;
   starts.emplace_back("ep", ep_placement(E, N));
   starts.emplace_back("tp", tp_placement(E, N));
   starts.emplace_back("interval", interval_placement(in.loads, N));
+  starts.emplace_back("balanced", balanced_placement(in.loads, N));
   lp::Options opt = in.solver;
   std::string start_name;
   double start_objective = lp::kInf;
@@ -215,22 +225,45 @@ NodeBalanceResult node_balance(const NodeBalanceInput& in) {
           y = std::max(y, t.presence[static_cast<std::size_t>(i * N + c)] > 0 ? 1.0 : 0.0);
         opt.warm_start[static_cast<std::size_t>(Y(g, c))] = y;
       }
-    opt.warm_start[static_cast<std::size_t>(tcomp)] = t.comp;
-    opt.warm_start[static_cast<std::size_t>(tcomm)] = t.comm;
+    opt.warm_start[static_cast<std::size_t>(tcomp)] = t.comp / unit;
+    opt.warm_start[static_cast<std::size_t>(tcomm)] = t.comm / unit;
   }
 
   NodeBalanceResult out;
   out.solution = lp::solve(p, opt);
   const auto& s = out.solution;
+  const auto to_seconds = [&](lp::Solution& sol) {
+    if (std::isfinite(sol.bound)) sol.bound *= unit;
+    if (sol.x.empty()) return;
+    sol.objective *= unit;
+    sol.x[static_cast<std::size_t>(tcomp)] *= unit;
+    sol.x[static_cast<std::size_t>(tcomm)] *= unit;
+  };
+  to_seconds(out.solution);
   if (s.status == lp::Status::infeasible)
     throw std::invalid_argument("node balance: no placement fits the nodes' memory (" +
                                 std::to_string(E) + " experts of " +
                                 std::to_string(in.expert_bytes) + " B on " + std::to_string(N) +
                                 " nodes of " + std::to_string(in.capacity_bytes) + " B)");
+  // GLPK may stop without an incumbent (its time limit ran out in the relaxation or before its
+  // first heuristic call) or with one worse than the start: the start is then the answer, and
+  // the status and gap say what was proven.
+  if ((s.x.empty() || !(s.objective <= start_objective)) && !start_name.empty()) {
+    // 0 bounds T_comp + 2 T_comm from below whatever GLPK proved.
+    const double bound = std::isfinite(s.bound) ? std::max(s.bound, 0.0) : 0.0;
+    out.solution.x = opt.warm_start;
+    out.solution.x[static_cast<std::size_t>(tcomp)] *= unit;
+    out.solution.x[static_cast<std::size_t>(tcomm)] *= unit;
+    out.solution.objective = start_objective;
+    out.solution.bound = bound;
+    out.solution.gap = (start_objective - bound) / std::max(start_objective, 1e-30);
+    if (out.solution.status == lp::Status::no_solution) out.solution.status = lp::Status::feasible;
+    out.from_warm_start = true;
+  }
   if (s.x.empty())
     throw std::invalid_argument("node balance: GLPK found no placement within the time limit of " +
                                 std::to_string(in.solver.time_limit_s) + " s (" +
-                                lp::to_string(s.status) + ")");
+                                lp::to_string(s.status) + ") and no start fits the memory");
   out.placement.experts.resize(static_cast<std::size_t>(E));
   for (int i = 0; i < E; ++i) {
     Copy copy;

@@ -144,10 +144,31 @@ Placement balanced_placement(std::span<const double> loads, int nodes) {
   const int experts = static_cast<int>(loads.size());
   check_counts(experts, nodes);
   check_loads(loads);
-  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
-  const double mean = total / nodes;
   Placement p;
   p.experts.resize(static_cast<std::size_t>(experts));
+  if (experts < nodes) {
+    // Fewer experts than nodes: TP groups. Every expert gets one node, then each spare node
+    // goes to the expert of the highest load per node (D'Hondt's divisor method, which
+    // minimises the largest load per seat; Balinski & Young, "Fair Representation", 1982; ties
+    // to the lower id). Groups are consecutive node blocks in expert order, each expert split
+    // evenly over its block.
+    std::vector<int> seats(static_cast<std::size_t>(experts), 1);
+    for (int spare = nodes - experts; spare > 0; --spare) {
+      std::size_t best = 0;
+      for (std::size_t e = 1; e < seats.size(); ++e)
+        if (loads[e] / seats[e] > loads[best] / seats[best]) best = e;
+      ++seats[best];
+    }
+    int next = 0;
+    for (std::size_t e = 0; e < seats.size(); ++e) {
+      Copy c;
+      for (int k = 0; k < seats[e]; ++k) c.shares.push_back({next++, 1.0 / seats[e]});
+      p.experts[e].copies.push_back(std::move(c));
+    }
+    return p;
+  }
+  const double total = std::accumulate(loads.begin(), loads.end(), 0.0);
+  const double mean = total / nodes;
   std::vector<double> node_load(static_cast<std::size_t>(nodes), 0.0);
   std::vector<std::size_t> whole;
   for (std::size_t e = 0; e < loads.size(); ++e) {

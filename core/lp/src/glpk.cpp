@@ -192,6 +192,9 @@ Solution solve(const Problem& p, const Options& o) {
   glp_init_smcp(&sm);
   sm.msg_lev = GLP_MSG_OFF;
   sm.tm_lim = ms_left();
+  // Scaled first, as glpsol does by default (GLPK reference manual, glp_scale_prob): rows whose
+  // coefficients span many orders of magnitude otherwise make the simplex fail (GLP_EFAIL).
+  glp_scale_prob(g, GLP_SF_AUTO);
   const int rc = glp_simplex(g, &sm);
   if (rc != 0 && rc != GLP_ETMLIM)
     throw std::runtime_error("lp: GLPK's simplex failed (glp_simplex code " + std::to_string(rc) +

@@ -98,6 +98,27 @@ TEST(Strategies, BalancedHybridSplitsTheHotAndPacksTheRest) {
   for (double l : expected_node_load(p, loads, 4)) EXPECT_NEAR(l, 4.0, 1e-12);
 }
 
+// Fewer experts than nodes: loads 3 : 1 on 4 nodes. Each expert a node, then D'Hondt: expert 0
+// (3 per node) takes node 2 (1.5 per node), then again (1.5 > 1): blocks {0, 1, 2} and {3};
+// equal loads 1 : 1 on 4 nodes give two blocks of two (the tp 2 x ep 2 hybrid).
+TEST(Strategies, BalancedHybridGroupsExpertsWhenFewerThanNodes) {
+  const std::vector<double> loads = {3, 1};
+  const auto p = balanced_placement(loads, 4);
+  ASSERT_EQ(p.experts[0].copies.at(0).shares.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(p.experts[0].copies[0].shares[k].node, k);
+    EXPECT_NEAR(p.experts[0].copies[0].shares[k].fraction, 1.0 / 3, 1e-15);
+  }
+  ASSERT_EQ(p.experts[1].copies.at(0).shares.size(), 1u);
+  EXPECT_EQ(p.experts[1].copies[0].shares[0].node, 3);
+  for (const double l : expected_node_load(p, loads, 4)) EXPECT_NEAR(l, 1.0, 1e-15);
+  const std::vector<double> even = {1, 1};
+  const auto q = balanced_placement(even, 4);
+  EXPECT_EQ(q.experts[0].copies[0].shares.size(), 2u);
+  EXPECT_EQ(q.experts[1].copies[0].shares.at(0).node, 2);
+  EXPECT_TRUE(validate(q, 2, 4, 1, 1e30).empty());
+}
+
 // score(): each strategy's result is exactly simulate_layer()'s on the same batch, and on a
 // skewed layer (Zipf 1.2 over 16 experts, 128 tokens, a 4 x 2 mesh) the placements that balance
 // compute (EPLB with 8 redundant slots, the balanced hybrid) beat EP's busiest node.

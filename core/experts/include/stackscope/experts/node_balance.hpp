@@ -3,8 +3,8 @@
 // HD-MoE's node balance (arXiv 2509.09420 §IV-C; issue 15 deliverable 3), with the
 // communication term its reviewers asked for: a node takes part in a top-k set's traffic if it
 // holds any part of any expert of the set (an OR over the set, Eq. 2's text), not once per
-// expert (Eq. 8's sum). A MILP solved by GLPK (core/lp) under a time limit from an EP warm
-// start:
+// expert (Eq. 8's sum). A MILP solved by GLPK (core/lp) under a time limit from a warm
+// start (below):
 //
 //   variables  P[i,c] in [0, 1]   share of expert i's columns on node c,   Σ_c P[i,c] = 1
 //              Z[i,c] in {0, 1}   node c holds part of expert i,            P[i,c] <= Z[i,c]
@@ -58,8 +58,11 @@ struct NodeBalanceResult {
   double t_comp_s = 0, t_comm_s = 0;  // the surrogate's terms at the solution
   double objective_s = 0;             // t_comp + 2 t_comm
   int split_experts = 0;              // experts on more than one node
-  std::string warm_start;             // "ep", "tp" or "interval": the incumbent GLPK started from
+  std::string warm_start;  // "ep", "tp", "interval" or "balanced": GLPK's first incumbent
   double warm_start_objective_s = 0;  // the surrogate at that start
+  // GLPK stopped without a placement (time limit) or with a worse one than its start: the
+  // result is the start, its gap against the best bound GLPK proved (0 at worst).
+  bool from_warm_start = false;
 };
 
 // The interval split: the experts, in id order, laid end to end on a line of N node-lengths,
@@ -74,7 +77,7 @@ Placement interval_placement(const std::vector<double>& loads, int nodes);
 // Throws std::invalid_argument for inconsistent input (no experts, nodes < 1, loads or sets
 // out of range, a comm_s of the wrong size, non-positive times or bytes), and when the MILP
 // is infeasible (the experts do not fit the nodes' memory) or the solver found no solution in
-// its time limit (the message names the limit).
+// its time limit and no start fits the memory (the message names the limit).
 NodeBalanceResult node_balance(const NodeBalanceInput& input);
 
 // The surrogate's t_comp + 2 t_comm (t_comp with both roofline sides) of any single-copy

@@ -38,6 +38,10 @@ Placement eplb_placement(std::span<const double> loads, int nodes, int redundant
 // mean node load (Σ loads / N) is split over all nodes (TP); the others stay whole and are
 // assigned longest-processing-time first (heaviest first onto the least-loaded node, ties to
 // the lower node; Graham, SIAM J. Appl. Math. 1969) on top of the split experts' share.
+// With fewer experts than nodes (Mixtral's 8 on 32) that rule would split every expert over
+// every node, i.e. TP; instead each expert gets a block of consecutive nodes sized to its load
+// (D'Hondt's divisor method) and is split evenly over it: TP within a group, EP across groups,
+// like the tp 4 x ep 8 plan of the mixtral-hdmoe project.
 Placement balanced_placement(std::span<const double> loads, int nodes);
 
 // Expected load per node of a placement (Σ over shares of load / copies × fraction): the

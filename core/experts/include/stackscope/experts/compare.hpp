@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The placement comparison of issue 15 (deliverables 3, 6; MODEL.md §10): every strategy is
+// fitted on one set of routing traces and scored, by simulate_layer() alone, on batches of
+// another (or the same) set, layer by layer, on one mesh. What `stackscope-cli moe --compare`
+// prints and the Experts view shows.
+//
+// Per evaluated MoE layer l:
+//  * fit: the layer's statistics over the fit traces (moe::layer_stats of their tokens joined)
+//    give the expected loads f_i and the top-k sets; each strategy builds its placement from
+//    them (TP and EP ignore them). HD-MoE solves node_balance() with the mesh's own costs
+//    (compute_s = 2·3·h·I / FLOP/s, weight_read_s = 3·h·I·weight bytes / memory B/s, comm_s per
+//    node = h·activation bytes / (its links × link B/s)). Its placement is the MILP's unless
+//    one of the MILP's warm-start candidates (EP, TP, interval split, balanced hybrid)
+//    simulates faster on the fit batches (`batches` batches of the joined fit tokens; never the
+//    eval batches); HdSolve::chosen says which, so a MILP that did not close in its time limit
+//    cannot make HD-MoE worse than its own starting points.
+//  * eval: `batches` consecutive batches of `batch` tokens from the start of each eval trace's
+//    layer l (token t's home t mod N, as batch_from_trace) are simulated; the layer's time is
+//    the mean over them.
+// The MoE time of the model is the mean evaluated layer time × its MoE layers; the end-to-end
+// time between tokens adds non_moe_s per MoE layer (attention and shared experts, identical for
+// every strategy; non_moe_time()). Speedups are ratios of end-to-end times, as HD-MoE reports
+// them (reference/hdmoe-setup.md), and of MoE times.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stackscope/experts/mesh_sim.hpp"
+#include "stackscope/experts/placement.hpp"
+#include "stackscope/lp/lp.hpp"
+#include "stackscope/moe/trace.hpp"
+#include "stackscope/workload/model.hpp"
+
+namespace stackscope::experts {
+
+enum class Strategy { tp, ep, eplb, balanced, hd };
+
+// "tp", "ep", "eplb", "balanced", "hd".
+std::string_view to_string(Strategy strategy);
+std::optional<Strategy> parse_strategy(std::string_view text);
+// Every strategy, in the order above.
+std::vector<Strategy> all_strategies();
+
+struct CompareConfig {
+  MeshConfig mesh;
+  int batch = 64;               // tokens per batch, B (1..65536)
+  int batches = 4;              // eval batches per layer and eval trace (1..1024)
+  std::vector<int> layers;      // trace layers evaluated; empty: every layer
+  std::vector<Strategy> strategies;  // empty: all_strategies()
+  double weight_bytes = 2;      // per expert weight (BF16)
+  double capacity_bytes = lp::kInf;  // per node, for every strategy
+  // EPLB: redundant slots (-1: the fewest >= 1 that make E + R a multiple of N) and groups
+  // (1 = global policy, > 1 hierarchical).
+  int eplb_redundant = -1;
+  int eplb_groups = 1;
+  CopyChoice eplb_choice = CopyChoice::least_loaded;
+  // HD-MoE node balance: GLPK's limits per layer and how many of the most frequent top-k sets
+  // enter the MILP (the rest of the tokens still count in f_i; 1..100000).
+  double hd_time_limit_s = 5;
+  double hd_mip_gap = 1e-3;
+  int hd_max_sets = 256;
+  // Non-MoE time per MoE layer, s; < 0: non_moe_time(model, mesh, batch, context).
+  double non_moe_s = -1;
+  int context = 1024;  // tokens of context for the attention (hdmoe-setup.md)
+};
+
+struct LayerOutcome {
+  int layer = 0;
+  double time_s = 0;         // mean simulated layer time over the eval batches
+  double imbalance = 1;      // mean over batches of max / mean node compute
+  double link_utilisation = 0;  // mean over batches of the busiest link's busy / layer time
+  double link_bytes = 0;     // mean bytes × hops
+  double surrogate_s = 0;    // node_balance's surrogate of this placement, fitted statistics
+};
+
+struct StrategyOutcome {
+  Strategy strategy = Strategy::tp;
+  std::vector<LayerOutcome> layers;     // as CompareConfig::layers
+  std::vector<Placement> placements;    // per evaluated layer
+  LayerResult first;                    // the first layer's first batch, for views
+  double moe_s = 0;          // mean layer time × MoE layers
+  double end_to_end_s = 0;   // moe_s + non-MoE time of the MoE layers
+  double imbalance = 1;      // mean over layers
+  double link_utilisation = 0;
+  // Mean over layers and batches of |surrogate - simulated| / simulated (the surrogate's error
+  // on the eval traces; the placement's statistics come from the fit traces).
+  double surrogate_error = 0;
+};
+
+struct HdSolve {
+  int layer = 0;
+  lp::Status status = lp::Status::feasible;
+  double gap = 0, seconds = 0;
+  double objective_s = 0;
+  std::string warm_start;
+  double warm_start_objective_s = 0;
+  int split_experts = 0;
+  std::string chosen;  // "milp" or the warm-start candidate that simulated faster (above)
+  double milp_fit_s = 0, chosen_fit_s = 0;  // mean simulated time on the fit batches
+  int sets = 0;  // top-k sets in the MILP
+  double set_coverage = 0;  // fraction of the fit tokens whose set is in the MILP
+};
+
+struct CompareResult {
+  int experts = 0, top_k = 0, moe_layers = 0;
+  std::vector<int> layers;
+  double non_moe_s = 0;  // per MoE layer
+  int eplb_redundant = 0;
+  std::vector<StrategyOutcome> strategies;
+  std::vector<HdSolve> hd;  // per evaluated layer when HD-MoE was run
+
+  const StrategyOutcome* find(Strategy s) const;
+  // end_to_end(of) / end_to_end(over): > 1 means `over` is slower. nullopt if either is absent.
+  std::optional<double> speedup(Strategy of, Strategy over) const;
+  std::optional<double> moe_speedup(Strategy of, Strategy over) const;
+};
+
+// Attention (and shared experts) of one layer for `batch` tokens at `context` tokens of KV,
+// split ideally over the mesh's nodes: the roofline max(FLOPs / (N F), bytes / (N M)) with
+// FLOPs = 2 · attention weights · B + 4 · B · context · heads · head_dim (QKᵀ and PV) +
+// 2 · shared-expert weights · B and bytes = (attention + shared-expert weights +
+// B · 2 · kv_heads · head_dim · context) × weight bytes (Williams et al., CACM 2009). No
+// communication: it is the same for every placement and only dilutes their differences.
+// Throws std::invalid_argument for a model without MoE or non-positive batch or context.
+double non_moe_time(const workload::Model& model, const MeshConfig& mesh, int batch, int context,
+                    double weight_bytes = 2);
+
+// Fits on `fit` and scores on `eval` (both non-empty, each trace of the model's experts and
+// top_k and at least as many layers as evaluated). Throws std::invalid_argument naming the
+// field and its allowed range, or the trace, for bad input; what node_balance() throws when a
+// placement cannot fit memory.
+CompareResult compare(const workload::Model& model, const CompareConfig& config,
+                      const std::vector<moe::RoutingTrace>& fit,
+                      const std::vector<moe::RoutingTrace>& eval);
+
+// Tokens [from, to) of every layer of a trace (for fitting on one half, scoring on the other).
+// Throws std::invalid_argument unless from < to <= the fewest tokens of any layer.
+moe::RoutingTrace token_range(const moe::RoutingTrace& trace, std::size_t from, std::size_t to);
+
+}  // namespace stackscope::experts
