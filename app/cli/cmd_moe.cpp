@@ -34,7 +34,9 @@ std::vector<OptionSpec> moe_options() {
       {"--trace", "FILE|DIR", "routing trace (reference/moe-traces format), or a folder of them"},
       {"--skew", "zipf:S|dirichlet:A|uniform",
        "synthetic routing instead of a trace (seeded; fitted on one draw, scored on another)"},
-      {"--fit-on", "TRACES", "comma-separated traces to fit on (names in --trace DIR or files)"},
+      {"--fit-on", "TRACES",
+       "comma-separated traces to fit on: names in --trace DIR or files, NAME:first or "
+       "NAME:second for half of its tokens"},
       {"--eval-on", "TRACES", "comma-separated traces to score on (default: as --fit-on)"},
       {"--mesh", "XxY", "mesh of nodes (default: the system's mesh2d level, e.g. 8x4)"},
       {"--node-tflops", "F", "compute per node, TFLOP/s (default: the device's BF16 peak)"},
@@ -85,6 +87,28 @@ moe::RoutingTrace load_trace(const fs::path& p, int experts, int top_k) {
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("moe: ") + e.what());
   }
+}
+
+// NAME, NAME:first or NAME:second (that half of every layer's tokens), as load_trace.
+moe::RoutingTrace load_named(const std::string& item, const std::optional<fs::path>& dir,
+                             int experts, int top_k) {
+  std::string name = item, half;
+  if (const auto colon = item.rfind(':'); colon != std::string::npos) {
+    half = item.substr(colon + 1);
+    name = item.substr(0, colon);
+    if (half != "first" && half != "second")
+      throw CliError("moe: trace '" + item + "': unknown part '" + half +
+                     "' (allowed: NAME, NAME:first, NAME:second)");
+  }
+  auto t = load_trace(trace_path(name, dir), experts, top_k);
+  if (half.empty()) return t;
+  std::size_t fewest = t.tokens(0);
+  for (std::size_t l = 0; l < t.layers.size(); ++l) fewest = std::min(fewest, t.tokens(l));
+  if (fewest < 2) throw CliError("moe: trace '" + name + "' has fewer than 2 tokens in a layer");
+  auto part = half == "first" ? experts::token_range(t, 0, fewest / 2)
+                              : experts::token_range(t, fewest / 2, fewest);
+  part.source = t.source + ":" + half;
+  return part;
 }
 
 workload::Routing parse_skew(const std::string& s) {
@@ -223,9 +247,9 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   if (!files.empty() || a.has("--fit-on")) {
     const int E = model.moe.experts, K = model.moe.top_k;
     if (auto v = a.get("--fit-on")) {
-      for (const auto& n : split_list(*v)) fit.push_back(load_trace(trace_path(n, dir), E, K));
+      for (const auto& n : split_list(*v)) fit.push_back(load_named(n, dir, E, K));
       const auto ev = a.get("--eval-on");
-      for (const auto& n : split_list(ev ? *ev : *v)) eval.push_back(load_trace(trace_path(n, dir), E, K));
+      for (const auto& n : split_list(ev ? *ev : *v)) eval.push_back(load_named(n, dir, E, K));
       if (fit.empty()) throw CliError("--fit-on: no trace named");
       if (eval.empty()) throw CliError("--eval-on: no trace named");
       for (const auto& t : fit) fit_text += (fit_text.empty() ? "" : ", ") + t.source;
