@@ -48,10 +48,12 @@ std::vector<OptionSpec> moe_options() {
       {"--strategy", "S", "tp | ep | eplb | balanced | hd (default hd)"},
       {"--compare", "", "run every strategy; print speedups over TP, EP and balanced"},
       {"--hd-time-limit", "S", "GLPK time limit per layer for HD-MoE's node balance (default 2)"},
+      {"--link-iterations", "N",
+       "HD-MoE link balance: annealing swaps over the node -> mesh mapping (default 200; 0 off)"},
       {"--eplb-redundant", "R", "EPLB redundant slots (default: fewest making E + R a multiple of N)"},
       {"--eplb-groups", "G", "EPLB groups: 1 = global (default), > 1 hierarchical"},
       {"--context", "N", "context tokens for the non-MoE (attention) time (default 1024)"},
-      {"--seed", "N", "seed of synthetic routing (default: the project's)"},
+      {"--seed", "N", "seed of synthetic routing and of link balance (default: the project's)"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -204,6 +206,9 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   if (auto v = a.get("--batches")) cfg.batches = static_cast<int>(parse_int("--batches", *v, 1, 1024));
   if (auto v = a.get("--hd-time-limit")) cfg.hd_time_limit_s = parse_double("--hd-time-limit", *v, 1e-3, 3600);
   else cfg.hd_time_limit_s = 2;
+  if (auto v = a.get("--link-iterations"))
+    cfg.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 1'000'000));
+  if (auto v = a.get("--seed")) cfg.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
   if (auto v = a.get("--eplb-redundant"))
     cfg.eplb_redundant = static_cast<int>(parse_int("--eplb-redundant", *v, 0, 1 << 16));
   if (auto v = a.get("--eplb-groups")) cfg.eplb_groups = static_cast<int>(parse_int("--eplb-groups", *v, 1, 4096));
@@ -344,6 +349,7 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
                     {"gap", std::isfinite(h.gap) ? nlohmann::ordered_json(h.gap) : nlohmann::ordered_json()},
                     {"seconds", h.seconds}, {"warm_start", h.warm_start}, {"chosen", h.chosen},
                     {"milp_fit_s", h.milp_fit_s}, {"chosen_fit_s", h.chosen_fit_s},
+                    {"linked_fit_s", h.linked_fit_s}, {"link_accepted", h.link_accepted},
                     {"split_experts", h.split_experts}, {"sets", h.sets},
                     {"set_coverage", h.set_coverage}});
     ctx.out << j.dump(2) << "\n";
@@ -392,13 +398,15 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   if (!r.hd.empty()) {
     out << "\nHD-MoE node balance (GLPK MILP, " << readable(cfg.hd_time_limit_s)
         << " s limit per layer):\n";
-    Table h({"layer", "status", "gap", "s", "start", "chosen", "split experts", "sets (tokens)"},
-            "llrrllrr");
+    Table h({"layer", "status", "gap", "s", "start", "chosen", "split experts", "sets (tokens)",
+             "fit us", "linked us"},
+            "llrrllrrrr");
     for (const auto& x : r.hd)
       h.row({std::to_string(x.layer), std::string(lp::to_string(x.status)),
              std::isfinite(x.gap) ? pct(x.gap) : "-", fixed(x.seconds, 2), x.warm_start, x.chosen,
              std::to_string(x.split_experts),
-             std::to_string(x.sets) + " (" + pct(x.set_coverage) + ")"});
+             std::to_string(x.sets) + " (" + pct(x.set_coverage) + ")", us(x.chosen_fit_s),
+             us(x.linked_fit_s)});
     out << h.str();
   }
   return kExitOk;

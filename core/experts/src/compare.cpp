@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "stackscope/experts/link_balance.hpp"
 #include "stackscope/experts/node_balance.hpp"
 #include "stackscope/experts/strategies.hpp"
 #include "stackscope/moe/stats.hpp"
@@ -161,6 +162,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   check_range("hd_time_limit_s", cfg.hd_time_limit_s, 1e-3, 1e5);
   check_range("hd_mip_gap", cfg.hd_mip_gap, 0, 1);
   check_range("hd_max_sets", cfg.hd_max_sets, 1, 100000);
+  check_range("link_iterations", cfg.link_iterations, 0, 1e7);
   check_range("context", cfg.context, 1, 1 << 24);
   if (!(cfg.capacity_bytes > 0)) fail("capacity_bytes must be > 0");
   if (fit.empty()) fail("no fit traces");
@@ -290,6 +292,22 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
             }
           }
           solve.chosen_fit_s = best / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
+          solve.linked_fit_s = solve.chosen_fit_s;
+          if (cfg.link_iterations > 0 && fit_batches > 0) {
+            LinkBalanceInput lb;
+            lb.mesh = cfg.mesh;
+            lb.placement = p;
+            for (std::size_t b = 0; b < fit_batches; ++b)
+              lb.batches.push_back(batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
+                                            static_cast<std::size_t>(cfg.batch), N, model,
+                                            cfg.weight_bytes));
+            lb.iterations = cfg.link_iterations;
+            lb.seed = cfg.seed + static_cast<std::uint64_t>(layer);
+            const auto linked = link_balance(lb);
+            p = linked.placement;
+            solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
+            solve.link_accepted = linked.accepted;
+          }
           out.hd.push_back(solve);
           break;
         }

@@ -14,7 +14,8 @@
 //    one of the MILP's warm-start candidates (EP, TP, interval split, balanced hybrid)
 //    simulates faster on the fit batches (`batches` batches of the joined fit tokens; never the
 //    eval batches); HdSolve::chosen says which, so a MILP that did not close in its time limit
-//    cannot make HD-MoE worse than its own starting points.
+//    cannot make HD-MoE worse than its own starting points. Then link balance permutes its
+//    logical nodes over the mesh (link_iterations, seed), again on the fit batches only.
 //  * eval: `batches` consecutive batches of `batch` tokens from the start of each eval trace's
 //    layer l (token t's home t mod N, as batch_from_trace) are simulated; the layer's time is
 //    the mean over them.
@@ -63,6 +64,11 @@ struct CompareConfig {
   double hd_time_limit_s = 5;
   double hd_mip_gap = 1e-3;
   int hd_max_sets = 256;
+  // HD-MoE's link balance after the node balance (link_balance.hpp): simulated-annealing swap
+  // proposals over the node -> mesh permutation, scored by simulate_layer on the fit batches;
+  // 0 leaves the placement on the identity mapping.
+  int link_iterations = 200;
+  std::uint64_t seed = 1;
   // Non-MoE time per MoE layer, s; < 0: non_moe_time(model, mesh, batch, context).
   double non_moe_s = -1;
   int context = 1024;  // tokens of context for the attention (hdmoe-setup.md)
@@ -101,6 +107,8 @@ struct HdSolve {
   int split_experts = 0;
   std::string chosen;  // "milp" or the warm-start candidate that simulated faster (above)
   double milp_fit_s = 0, chosen_fit_s = 0;  // mean simulated time on the fit batches
+  double linked_fit_s = 0;  // the same after link balance (= chosen_fit_s without it)
+  int link_accepted = 0;    // annealing moves accepted
   int sets = 0;  // top-k sets in the MILP
   double set_coverage = 0;  // fraction of the fit tokens whose set is in the MILP
 };
