@@ -45,7 +45,8 @@ std::vector<OptionSpec> moe_options() {
       {"--batch", "N", "tokens per batch (default: the project's batch)"},
       {"--batches", "N", "batches scored per layer and trace (default 4)"},
       {"--layers", "LIST", "MoE layers scored: 0,4,8 or every:K (default every:4)"},
-      {"--strategy", "S", "tp | ep | eplb | balanced | hd (default hd)"},
+      {"--strategy", "S", "tp | ep | eplb | balanced | hd | hd-dynamic | shadow (default hd)"},
+      {"--predicted-experts", "N", "hd-dynamic: hottest predicted experts pre-broadcast (default 1)"},
       {"--compare", "", "run every strategy; print speedups over TP, EP and balanced"},
       {"--hd-time-limit", "S", "GLPK time limit per layer for HD-MoE's node balance (default 2)"},
       {"--link-iterations", "N",
@@ -206,6 +207,8 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   if (auto v = a.get("--batches")) cfg.batches = static_cast<int>(parse_int("--batches", *v, 1, 1024));
   if (auto v = a.get("--hd-time-limit")) cfg.hd_time_limit_s = parse_double("--hd-time-limit", *v, 1e-3, 3600);
   else cfg.hd_time_limit_s = 2;
+  if (auto v = a.get("--predicted-experts"))
+    cfg.predicted_experts = static_cast<int>(parse_int("--predicted-experts", *v, 1, 65536));
   if (auto v = a.get("--link-iterations"))
     cfg.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 1'000'000));
   if (auto v = a.get("--seed")) cfg.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
@@ -218,7 +221,9 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
     throw CliError("moe: --compare runs every strategy; --strategy picks one (give one of them)");
   if (auto v = a.get("--strategy")) {
     const auto s = experts::parse_strategy(*v);
-    if (!s) throw CliError("--strategy: unknown strategy '" + *v + "' (allowed: tp, ep, eplb, balanced, hd)");
+    if (!s)
+      throw CliError("--strategy: unknown strategy '" + *v +
+                     "' (allowed: tp, ep, eplb, balanced, hd, hd-dynamic, shadow)");
     cfg.strategies = {*s};
   } else if (!a.has("--compare")) {
     cfg.strategies = {experts::Strategy::hd};
@@ -336,7 +341,8 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
       for (const auto& l : o.layers)
         ls.push_back({{"layer", l.layer}, {"time_s", l.time_s}, {"imbalance", l.imbalance},
                       {"busiest_link_utilisation", l.link_utilisation}, {"link_bytes", l.link_bytes},
-                      {"surrogate_s", l.surrogate_s}});
+                      {"surrogate_s", l.surrogate_s}, {"broadcast_bytes", l.broadcast_bytes},
+                      {"exposed_broadcast_s", l.exposed_broadcast_s}, {"shadowed", l.shadowed}});
       nlohmann::ordered_json sp = nlohmann::ordered_json::object();
       for (const auto b : over)
         if (const auto x = r.speedup(o.strategy, b)) sp[std::string(experts::to_string(b))] = *x;

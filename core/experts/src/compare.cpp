@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
+#include "stackscope/experts/dynamic.hpp"
 #include "stackscope/experts/link_balance.hpp"
 #include "stackscope/experts/node_balance.hpp"
 #include "stackscope/experts/strategies.hpp"
+#include "stackscope/moe/predictor.hpp"
 #include "stackscope/moe/stats.hpp"
 
 namespace stackscope::experts {
@@ -79,6 +84,8 @@ std::string_view to_string(Strategy s) {
     case Strategy::eplb: return "eplb";
     case Strategy::balanced: return "balanced";
     case Strategy::hd: return "hd";
+    case Strategy::hd_dynamic: return "hd-dynamic";
+    case Strategy::shadow: return "shadow";
   }
   return "?";
 }
@@ -90,7 +97,8 @@ std::optional<Strategy> parse_strategy(std::string_view text) {
 }
 
 std::vector<Strategy> all_strategies() {
-  return {Strategy::tp, Strategy::ep, Strategy::eplb, Strategy::balanced, Strategy::hd};
+  return {Strategy::tp, Strategy::ep, Strategy::eplb, Strategy::balanced, Strategy::hd,
+          Strategy::hd_dynamic, Strategy::shadow};
 }
 
 const StrategyOutcome* CompareResult::find(Strategy s) const {
@@ -163,6 +171,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   check_range("hd_mip_gap", cfg.hd_mip_gap, 0, 1);
   check_range("hd_max_sets", cfg.hd_max_sets, 1, 100000);
   check_range("link_iterations", cfg.link_iterations, 0, 1e7);
+  check_range("predicted_experts", cfg.predicted_experts, 1, 65536);
   check_range("context", cfg.context, 1, 1 << 24);
   if (!(cfg.capacity_bytes > 0)) fail("capacity_bytes must be > 0");
   if (fit.empty()) fail("no fit traces");
@@ -215,6 +224,28 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   }
 
   const auto links = in_links(cfg.mesh);
+  // HD-MoE's next-layer predictor, fitted on the fit traces only (moe/predictor.hpp).
+  std::unique_ptr<moe::NextLayerPredictor> predictor;
+  if (std::find(strategies.begin(), strategies.end(), Strategy::hd_dynamic) != strategies.end())
+    predictor = std::make_unique<moe::NextLayerPredictor>(fit);
+  const auto B = static_cast<std::size_t>(cfg.batch);
+  // The experts predicted hottest for tokens [from, from + B) of `layer`, from their experts at
+  // layer - 1 (Σ over the batch of each token's scores), hottest first, ties to the lower id.
+  const auto predict = [&](const moe::RoutingTrace& t, int layer, std::size_t from) {
+    std::vector<double> load(static_cast<std::size_t>(E), 0.0), sc(load.size());
+    const auto prev = static_cast<std::size_t>(layer - 1);
+    for (std::size_t k = 0; k < B; ++k) {
+      predictor->scores(prev, t.token(prev, from + k), sc.data());
+      for (std::size_t e = 0; e < load.size(); ++e) load[e] += sc[e];
+    }
+    std::vector<int> order(load.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      return load[static_cast<std::size_t>(x)] > load[static_cast<std::size_t>(y)];
+    });
+    order.resize(static_cast<std::size_t>(std::min(cfg.predicted_experts, E)));
+    return order;
+  };
   for (const int layer : out.layers) {
     const auto joined = join_layer(fit, layer);
     const auto stats = moe::layer_stats(joined, 0);
@@ -241,6 +272,76 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
     nb.solver.time_limit_s = cfg.hd_time_limit_s;
     nb.solver.mip_gap = cfg.hd_mip_gap;
 
+    // HD-MoE's static placement (node balance, polish, link balance), built once per layer for
+    // hd, hd-dynamic and shadow.
+    std::optional<Placement> hd_cache;
+    const auto hd_placement = [&]() -> Placement {
+      if (hd_cache) return *hd_cache;
+      Placement p;
+
+      const auto r = node_balance(nb);
+      p = r.placement;
+      HdSolve solve;
+      solve.layer = layer;
+      solve.status = r.solution.status;
+      solve.gap = r.solution.gap;
+      solve.seconds = r.solution.seconds;
+      solve.objective_s = r.objective_s;
+      solve.warm_start = r.warm_start;
+      solve.warm_start_objective_s = r.warm_start_objective_s;
+      solve.split_experts = r.split_experts;
+      solve.sets = static_cast<int>(nb.sets.size());
+      solve.set_coverage =
+          stats.tokens > 0 ? static_cast<double>(covered) / static_cast<double>(stats.tokens) : 0;
+      // Polish (compare.hpp): the MILP's placement or a warm-start candidate, whichever
+      // simulates fastest on the fit batches.
+      std::vector<std::pair<std::string, Placement>> cands;
+      cands.emplace_back("milp", r.placement);
+      cands.emplace_back("ep", ep_placement(E, N));
+      cands.emplace_back("tp", tp_placement(E, N));
+      cands.emplace_back("interval", interval_placement(stats.frequency, N));
+      cands.emplace_back("balanced", balanced_placement(stats.frequency, N));
+      const std::size_t fit_batches = std::min<std::size_t>(
+          static_cast<std::size_t>(cfg.batches), joined.tokens(0) / static_cast<std::size_t>(cfg.batch));
+      double best = lp::kInf;
+      for (auto& [name, cand] : cands) {
+        if (!validate(cand, E, N, expert_bytes, cfg.capacity_bytes).empty()) continue;
+        double t = 0;
+        for (std::size_t b = 0; b < fit_batches; ++b)
+          t += simulate_layer(cfg.mesh, cand,
+                              batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
+                                       static_cast<std::size_t>(cfg.batch), N, model,
+                                       cfg.weight_bytes))
+                   .time_s;
+        if (name == "milp") solve.milp_fit_s = t / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
+        if (t < best) {
+          best = t;
+          solve.chosen = name;
+          p = cand;
+        }
+      }
+      solve.chosen_fit_s = best / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
+      solve.linked_fit_s = solve.chosen_fit_s;
+      if (cfg.link_iterations > 0 && fit_batches > 0) {
+        LinkBalanceInput lb;
+        lb.mesh = cfg.mesh;
+        lb.placement = p;
+        for (std::size_t b = 0; b < fit_batches; ++b)
+          lb.batches.push_back(batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
+                                        static_cast<std::size_t>(cfg.batch), N, model,
+                                        cfg.weight_bytes));
+        lb.iterations = cfg.link_iterations;
+        lb.seed = cfg.seed + static_cast<std::uint64_t>(layer);
+        const auto linked = link_balance(lb);
+        p = linked.placement;
+        solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
+        solve.link_accepted = linked.accepted;
+      }
+      out.hd.push_back(solve);
+      hd_cache = p;
+      return p;
+    };
+
     std::vector<std::pair<std::string, Placement>> placements;
     for (const auto s : strategies) {
       Placement p;
@@ -249,68 +350,9 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
         case Strategy::ep: p = ep_placement(E, N); break;
         case Strategy::eplb: p = eplb_placement(stats.frequency, N, R, cfg.eplb_groups); break;
         case Strategy::balanced: p = balanced_placement(stats.frequency, N); break;
-        case Strategy::hd: {
-          const auto r = node_balance(nb);
-          p = r.placement;
-          HdSolve solve;
-          solve.layer = layer;
-          solve.status = r.solution.status;
-          solve.gap = r.solution.gap;
-          solve.seconds = r.solution.seconds;
-          solve.objective_s = r.objective_s;
-          solve.warm_start = r.warm_start;
-          solve.warm_start_objective_s = r.warm_start_objective_s;
-          solve.split_experts = r.split_experts;
-          solve.sets = static_cast<int>(nb.sets.size());
-          solve.set_coverage =
-              stats.tokens > 0 ? static_cast<double>(covered) / static_cast<double>(stats.tokens) : 0;
-          // Polish (compare.hpp): the MILP's placement or a warm-start candidate, whichever
-          // simulates fastest on the fit batches.
-          std::vector<std::pair<std::string, Placement>> cands;
-          cands.emplace_back("milp", r.placement);
-          cands.emplace_back("ep", ep_placement(E, N));
-          cands.emplace_back("tp", tp_placement(E, N));
-          cands.emplace_back("interval", interval_placement(stats.frequency, N));
-          cands.emplace_back("balanced", balanced_placement(stats.frequency, N));
-          const std::size_t fit_batches = std::min<std::size_t>(
-              static_cast<std::size_t>(cfg.batches), joined.tokens(0) / static_cast<std::size_t>(cfg.batch));
-          double best = lp::kInf;
-          for (auto& [name, cand] : cands) {
-            if (!validate(cand, E, N, expert_bytes, cfg.capacity_bytes).empty()) continue;
-            double t = 0;
-            for (std::size_t b = 0; b < fit_batches; ++b)
-              t += simulate_layer(cfg.mesh, cand,
-                                  batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
-                                           static_cast<std::size_t>(cfg.batch), N, model,
-                                           cfg.weight_bytes))
-                       .time_s;
-            if (name == "milp") solve.milp_fit_s = t / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
-            if (t < best) {
-              best = t;
-              solve.chosen = name;
-              p = cand;
-            }
-          }
-          solve.chosen_fit_s = best / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
-          solve.linked_fit_s = solve.chosen_fit_s;
-          if (cfg.link_iterations > 0 && fit_batches > 0) {
-            LinkBalanceInput lb;
-            lb.mesh = cfg.mesh;
-            lb.placement = p;
-            for (std::size_t b = 0; b < fit_batches; ++b)
-              lb.batches.push_back(batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
-                                            static_cast<std::size_t>(cfg.batch), N, model,
-                                            cfg.weight_bytes));
-            lb.iterations = cfg.link_iterations;
-            lb.seed = cfg.seed + static_cast<std::uint64_t>(layer);
-            const auto linked = link_balance(lb);
-            p = linked.placement;
-            solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
-            solve.link_accepted = linked.accepted;
-          }
-          out.hd.push_back(solve);
-          break;
-        }
+        case Strategy::hd:
+        case Strategy::hd_dynamic:
+        case Strategy::shadow: p = hd_placement(); break;
       }
       placements.emplace_back(std::string(to_string(s)), std::move(p));
     }
@@ -335,7 +377,38 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
         for (std::size_t b = 0; b < n; ++b) {
           const auto batch = batch_of(t, layer, b * static_cast<std::size_t>(cfg.batch),
                                       static_cast<std::size_t>(cfg.batch), N, model, cfg.weight_bytes);
-          auto r = simulate_layer(cfg.mesh, placement, batch, choice);
+          LayerResult r;
+          double exposed = 0;  // broadcast time not hidden under the non-MoE time
+          const bool predictable = predictor && layer > 0 &&
+                                   static_cast<std::size_t>(layer - 1) < predictor->layer_pairs();
+          if (strategies[si] == Strategy::hd_dynamic && predictable) {
+            PreBroadcastInput in;
+            in.mesh = cfg.mesh;
+            in.placement = placement;
+            in.batch = batch;
+            in.predicted = predict(t, layer, b * B);
+            in.overlap_s = out.non_moe_s;
+            in.capacity_bytes_per_node = cfg.capacity_bytes;
+            auto d = pre_broadcast(in);
+            exposed = d.total_s - d.layer.time_s;
+            lo.broadcast_bytes += d.broadcast_bytes;
+            r = std::move(d.layer);
+          } else if (strategies[si] == Strategy::shadow) {
+            ShadowInput in;
+            in.mesh = cfg.mesh;
+            in.placement = placement;
+            in.batch = batch;
+            in.capacity_bytes_per_node = cfg.capacity_bytes;
+            auto d = shadow(in);
+            exposed = d.total_s - d.layer.time_s;
+            lo.broadcast_bytes += d.broadcast_bytes;
+            lo.shadowed += static_cast<double>(d.experts.size());
+            r = std::move(d.layer);
+          } else {
+            r = simulate_layer(cfg.mesh, placement, batch, choice);
+          }
+          lo.exposed_broadcast_s += exposed;
+          r.time_s += exposed;  // the layer ends when both its work and its broadcasts are done
           lo.time_s += r.time_s;
           lo.imbalance += r.load_imbalance;
           lo.link_utilisation += busiest_link(r);
@@ -349,6 +422,9 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       lo.imbalance /= runs;
       lo.link_utilisation /= runs;
       lo.link_bytes /= runs;
+      lo.broadcast_bytes /= runs;
+      lo.exposed_broadcast_s /= runs;
+      lo.shadowed /= runs;
       o.surrogate_error += err / runs;
       o.layers.push_back(lo);
       o.placements.push_back(placement);

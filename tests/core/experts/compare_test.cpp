@@ -4,11 +4,14 @@
 // attention time by hand, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
 #include "stackscope/experts/compare.hpp"
+#include "stackscope/experts/dynamic.hpp"
+#include "stackscope/moe/predictor.hpp"
 #include "stackscope/moe/trace.hpp"
 
 namespace stackscope::experts {
@@ -52,7 +55,8 @@ CompareConfig four_by_four() {
 // placement on the eval batches, recomputed here independently.
 TEST(Compare, EveryStrategyIsScoredBySimulateLayer) {
   const auto model = small_moe(16, 2);
-  const auto cfg = four_by_four();
+  auto cfg = four_by_four();
+  cfg.non_moe_s = 50e-6;  // room for a pre-broadcast chunk
   const std::vector<moe::RoutingTrace> fit = {skewed(16, 2, 1)}, eval = {skewed(16, 2, 2)};
   const auto r = compare(model, cfg, fit, eval);
   ASSERT_EQ(r.strategies.size(), all_strategies().size());
@@ -69,9 +73,33 @@ TEST(Compare, EveryStrategyIsScoredBySimulateLayer) {
         const auto& ids = eval[0].layers[l];
         batch.expert_ids.assign(ids.begin() + b * cfg.batch * 2, ids.begin() + (b + 1) * cfg.batch * 2);
         for (int tok = 0; tok < cfg.batch; ++tok) batch.home.push_back(tok % 16);
-        t += simulate_layer(cfg.mesh, o.placements[l], batch,
-                            o.strategy == Strategy::eplb ? cfg.eplb_choice : CopyChoice::round_robin)
-                 .time_s;
+        if (o.strategy == Strategy::shadow) {
+          ShadowInput in;
+          in.mesh = cfg.mesh;
+          in.placement = o.placements[l];
+          in.batch = batch;
+          t += shadow(in).total_s;  // simulate_layer of the shadowed layer + exposed broadcast
+        } else if (o.strategy == Strategy::hd_dynamic && l == 1) {
+          // The predictor fitted on the fit trace, the batch's layer-0 routing summed.
+          const moe::NextLayerPredictor predictor(fit);
+          std::vector<double> load(16, 0.0), sc(16);
+          for (int tok = 0; tok < cfg.batch; ++tok) {
+            predictor.scores(0, eval[0].token(0, static_cast<std::size_t>(b * cfg.batch + tok)),
+                             sc.data());
+            for (int e = 0; e < 16; ++e) load[e] += sc[e];
+          }
+          PreBroadcastInput in;
+          in.mesh = cfg.mesh;
+          in.placement = o.placements[l];
+          in.batch = batch;
+          in.predicted = {static_cast<int>(std::max_element(load.begin(), load.end()) - load.begin())};
+          in.overlap_s = r.non_moe_s;
+          t += pre_broadcast(in).total_s;
+        } else {
+          t += simulate_layer(cfg.mesh, o.placements[l], batch,
+                              o.strategy == Strategy::eplb ? cfg.eplb_choice : CopyChoice::round_robin)
+                   .time_s;
+        }
       }
       EXPECT_NEAR(o.layers[l].time_s, t / cfg.batches, 1e-15) << to_string(o.strategy);
     }
@@ -79,7 +107,14 @@ TEST(Compare, EveryStrategyIsScoredBySimulateLayer) {
     EXPECT_NEAR(o.end_to_end_s, o.moe_s + 4 * r.non_moe_s, 1e-15);
     EXPECT_GT(o.first.time_s, 0);
   }
-  ASSERT_EQ(r.hd.size(), 2u);
+  // Pre-broadcast happens at layer 1 (layer 0 has no predecessor) and never slows a layer.
+  const auto* dyn = r.find(Strategy::hd_dynamic);
+  const auto* hd = r.find(Strategy::hd);
+  EXPECT_EQ(dyn->layers[0].broadcast_bytes, 0);
+  EXPECT_GT(dyn->layers[1].broadcast_bytes, 0);
+  EXPECT_LE(dyn->layers[1].time_s, hd->layers[1].time_s * (1 + 1e-12));
+  EXPECT_NEAR(dyn->layers[0].time_s, hd->layers[0].time_s, 1e-15);
+  ASSERT_EQ(r.hd.size(), 2u);  // one node balance per layer, shared by hd, hd-dynamic, shadow
   for (const auto& s : r.hd) {
     EXPECT_FALSE(s.chosen.empty());
     EXPECT_LE(s.chosen_fit_s, s.milp_fit_s);
@@ -132,6 +167,8 @@ TEST(Compare, NonMoeTimeByHand) {
 TEST(Compare, StrategyNamesRoundTrip) {
   for (const auto s : all_strategies()) EXPECT_EQ(parse_strategy(to_string(s)), s);
   EXPECT_FALSE(parse_strategy("hd-moe").has_value());
+  EXPECT_EQ(parse_strategy("hd-dynamic"), Strategy::hd_dynamic);
+  EXPECT_EQ(all_strategies().size(), 7u);
 }
 
 TEST(Compare, TokenRangeAndBadInput) {

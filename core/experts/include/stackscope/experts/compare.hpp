@@ -38,9 +38,16 @@
 
 namespace stackscope::experts {
 
-enum class Strategy { tp, ep, eplb, balanced, hd };
+// hd_dynamic: HD-MoE's static placement plus its pre-broadcast (dynamic.hpp): per eval batch,
+// the `predicted_experts` experts the next-layer predictor (fitted on the fit traces) expects
+// hottest from the batch's own routing at the layer before get a chunk broadcast under the
+// non-MoE time, tokens water-filled to the least-loaded holders; layer 0 has no predecessor and
+// runs static. shadow: the same static placement with FasterMoE's shadowing of the batch's
+// hottest experts instead (He et al., PPoPP 2022), the whole-expert broadcast never hidden.
+// Both are scored by simulate_layer plus the broadcast time not hidden (added to the layer).
+enum class Strategy { tp, ep, eplb, balanced, hd, hd_dynamic, shadow };
 
-// "tp", "ep", "eplb", "balanced", "hd".
+// "tp", "ep", "eplb", "balanced", "hd", "hd-dynamic", "shadow".
 std::string_view to_string(Strategy strategy);
 std::optional<Strategy> parse_strategy(std::string_view text);
 // Every strategy, in the order above.
@@ -69,6 +76,7 @@ struct CompareConfig {
   // 0 leaves the placement on the identity mapping.
   int link_iterations = 200;
   std::uint64_t seed = 1;
+  int predicted_experts = 1;  // hd-dynamic: experts pre-broadcast per layer (HD-MoE: the hottest)
   // Non-MoE time per MoE layer, s; < 0: non_moe_time(model, mesh, batch, context).
   double non_moe_s = -1;
   int context = 1024;  // tokens of context for the attention (hdmoe-setup.md)
@@ -81,6 +89,9 @@ struct LayerOutcome {
   double link_utilisation = 0;  // mean over batches of the busiest link's busy / layer time
   double link_bytes = 0;     // mean bytes × hops
   double surrogate_s = 0;    // node_balance's surrogate of this placement, fitted statistics
+  double broadcast_bytes = 0;      // hd-dynamic / shadow: mean bytes broadcast (weights)
+  double exposed_broadcast_s = 0;  // mean broadcast time not hidden (included in time_s)
+  double shadowed = 0;             // shadow: mean experts shadowed per batch
 };
 
 struct StrategyOutcome {
