@@ -9,7 +9,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "stackscope --screenshots exited '${rc}'\n${out}\n${err}")
 endif()
 foreach(view main-window main-window-dark summary editor breakdown breakdown-ms breakdown-power
-             breakdown-area breakdown-ops throughput thermal links links-moe compare search serving search-form editor-model editor-parallel
+             breakdown-area breakdown-ops throughput thermal links links-moe compare search serving experts search-form editor-model editor-parallel
              editor-stack editor-compute editor-mesh editor-system editor-power editor-stack-3d
              editor-power-3d editor-runtime editor-runtime-3d editor-model-moe thermal-dark links-dark compare-dark search-dark
              serving-dark maximised detached compare-empty search-empty throughput-empty)

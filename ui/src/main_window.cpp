@@ -44,6 +44,7 @@
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/experts_view.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/result_pane.hpp"
@@ -239,6 +240,7 @@ void MainWindow::evaluateNow() {
     links_->clear();
     linksStale_ = false;
     serving_->clearDesign();
+    experts_->clearDesign();
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
@@ -249,6 +251,7 @@ void MainWindow::evaluateNow() {
     chart_->showResult(*result_);
     plot_->showDesign(design_, result_->batch);
     serving_->setDesign(design_);
+    experts_->setDesign(design_);  // runs while its tab is shown
     thermalStale_ = true;
     linksStale_ = true;
     refreshLazyViews();
@@ -733,6 +736,26 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     serving_->waitForIdle();
   };
   if (result_ && !grabTab(QStringLiteral("serving"), serving_, runServing)) return {};
+  // Expert placement on a mesh: the mixtral-hdmoe project (HD-MoE's 8 × 4 mesh), a few layers
+  // and a short GLPK limit, in a view of its own at the size of a maximised result view.
+  try {
+    const perf::Design moe = presets_->project("mixtral-hdmoe");
+    ExpertsView view(this);  // a child window: it keeps the window's style sheet
+    view.setWindowFlags(Qt::Window);
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(1100, 820);
+    ExpertsView::Settings s;
+    s.batches = 1;
+    s.time_limit_s = 0.5;
+    s.layer_stride = 8;
+    view.setSettings(s);
+    view.show();
+    view.setDesign(moe);
+    view.waitForIdle();
+    if (!grab(QStringLiteral("experts"), &view)) return {};
+  } catch (const std::exception&) {
+    // no such preset: the list just lacks that picture
+  }
   // The search-space form (a window of its own, opened from the Search tab) on the space the
   // Search tab shows.
   if (auto* edit = search_->findChild<QAbstractButton*>(QStringLiteral("searchEditSpace"))) {

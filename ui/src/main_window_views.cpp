@@ -15,6 +15,7 @@
 #include "stackscope/ui/breakdown_chart.hpp"
 #include "stackscope/ui/compare_view.hpp"
 #include "stackscope/ui/design_editor.hpp"
+#include "stackscope/ui/experts_view.hpp"
 #include "stackscope/ui/device_panel.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/main_window.hpp"
@@ -146,11 +147,15 @@ void MainWindow::buildUi() {
   addView(pane("search", tr("Search"), search_), tr("&Search"));
   serving_ = new ServingView();
   addView(pane("serving", tr("Serving"), serving_), tr("Se&rving"));
+  experts_ = new ExpertsView();
+  addView(pane("experts", tr("Experts"), experts_), tr("E&xperts"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
   views_->setTabToolTip(5, tr("Replay a request stream (benchmark, Poisson or a trace) on "
                               "instances of the design: TTFT/TPOT CDFs, goodput, KV use"));
+  views_->setTabToolTip(6, tr("MoE expert placement on the design's 2D mesh: every strategy "
+                              "(TP, EP, EPLB, balanced, HD-MoE) scored by one simulator"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
     // An undoable edit: Ctrl+Z returns to the design before the click.
     design_ = d;

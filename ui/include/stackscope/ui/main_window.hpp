@@ -26,6 +26,7 @@ class DesignEditor;
 class DevicePanel;
 class SummaryPanel;
 class CompareView;
+class ExpertsView;
 class LinkView;
 class ResultArea;
 class SearchPanel;
@@ -124,6 +125,7 @@ class MainWindow : public QMainWindow {
   ThermalView* thermal_ = nullptr;
   SearchPanel* search_ = nullptr;
   ServingView* serving_ = nullptr;
+  ExpertsView* experts_ = nullptr;
   LinkView* links_ = nullptr;
   CompareView* compare_ = nullptr;
   ResultArea* area_ = nullptr;

@@ -1,0 +1,1130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/ui/experts_view.hpp"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMap>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrent>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "stackscope/common/precision.hpp"
+#include "stackscope/hw/derived.hpp"
+#include "stackscope/io/moe_trace.hpp"
+#include "stackscope/memory/dram.hpp"
+#include "stackscope/moe/trace.hpp"
+#include "stackscope/ui/format.hpp"
+#include "stackscope/ui/plot_export.hpp"
+#include "stackscope/ui/plot_hint.hpp"
+#include "stackscope/ui/theme.hpp"
+
+namespace stackscope::ui {
+
+using experts::Strategy;
+
+namespace {
+
+constexpr int kDebounceMs = 300;
+constexpr int kColumns = 10;  // speedups over TP, EP, balanced (end-to-end, MoE), times
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString strategyName(Strategy s) {
+  switch (s) {
+    case Strategy::tp: return QStringLiteral("TP");
+    case Strategy::ep: return QStringLiteral("EP");
+    case Strategy::eplb: return QStringLiteral("EPLB");
+    case Strategy::balanced: return QStringLiteral("balanced");
+    case Strategy::hd: return QStringLiteral("HD-MoE");
+    case Strategy::hd_dynamic: return QStringLiteral("HD-MoE dynamic");
+    case Strategy::shadow: return QStringLiteral("shadow");
+  }
+  return {};
+}
+
+QString strategyTip(Strategy s) {
+  switch (s) {
+    case Strategy::tp: return ExpertsView::tr("Every expert split over every node (1/N each)");
+    case Strategy::ep: return ExpertsView::tr("Each expert whole on one node");
+    case Strategy::eplb:
+      return ExpertsView::tr("DeepSeek's EPLB: hot experts replicated into redundant slots");
+    case Strategy::balanced:
+      return ExpertsView::tr("Compute-balanced hybrid: experts split so node compute is even");
+    case Strategy::hd:
+      return ExpertsView::tr("HD-MoE: GLPK node balance (compute + communication), then link "
+                             "balance of the node → mesh mapping");
+    case Strategy::hd_dynamic:
+      return ExpertsView::tr("HD-MoE's placement plus the pre-broadcast of the experts predicted "
+                             "hottest, hidden under the non-MoE time");
+    case Strategy::shadow:
+      return ExpertsView::tr("HD-MoE's placement with FasterMoE's shadowing of the batch's "
+                             "hottest experts (broadcast not hidden)");
+  }
+  return {};
+}
+
+// For the legend of a plot a third of the view wide.
+QString shortName(Strategy s) {
+  switch (s) {
+    case Strategy::balanced: return QStringLiteral("bal.");
+    case Strategy::hd: return QStringLiteral("HD");
+    case Strategy::hd_dynamic: return QStringLiteral("HD dyn.");
+    default: return strategyName(s);
+  }
+}
+
+// One colour per strategy, fixed across the plots.
+QColor strategyColour(Strategy s) {
+  switch (s) {
+    case Strategy::tp: return QColor(0x8c, 0x8c, 0x8c);
+    case Strategy::ep: return QColor(0xdd, 0x84, 0x52);
+    case Strategy::eplb: return QColor(0xc4, 0x4e, 0x52);
+    case Strategy::balanced: return QColor(0x55, 0xa8, 0x68);
+    case Strategy::hd: return QColor(0x4c, 0x72, 0xb0);
+    case Strategy::hd_dynamic: return QColor(0x81, 0x72, 0xb3);
+    case Strategy::shadow: return QColor(0x93, 0x78, 0x60);
+  }
+  return Qt::gray;
+}
+
+QString notApplicable() {
+  return ExpertsView::tr(
+      "The Experts view places MoE experts on a 2D mesh: pick an MoE model (e.g. Mixtral-8x7B) "
+      "and a mesh system (e.g. hdmoe-mesh-4x8), or open the mixtral-hdmoe project");
+}
+
+QString us(double s) {
+  return readable(s * 1e6);
+}
+
+QCustomPlot* makePlot(QWidget* parent, const QString& name) {
+  auto* plot = new QCustomPlot(parent);
+  plot->setObjectName(name);
+  plot->setMinimumSize(280, 260);
+  plot->plotLayout()->insertRow(0);
+  auto* t = new QCPTextElement(
+      plot, QString(), QFont(parent->font().family(), parent->font().pointSize(), QFont::Bold));
+  plot->plotLayout()->addElement(0, 0, t);
+  theme::stylePlot(plot);
+  attachExportMenu(plot, name);
+  return plot;
+}
+
+void setTitle(QCustomPlot* plot, const QString& text) {
+  if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0))) t->setText(text);
+}
+
+// Integer ticks about every `n / 12` (1, 2, 4, 8, ...), so the labels never run together.
+QSharedPointer<QCPAxisTickerFixed> integerTicker(int n) {
+  auto t = QSharedPointer<QCPAxisTickerFixed>::create();
+  double step = 1;
+  while (n / step > 12) step *= 2;
+  t->setTickStep(step);
+  t->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+  return t;
+}
+
+QCPColorGradient shareGradient() {
+  QCPColorGradient g;
+  const bool dark = theme::isDark();
+  // Steep at the low end: a TP share (1/N) must read as "some", not as empty.
+  g.setColorStopAt(0, dark ? QColor(0x2a, 0x2f, 0x36) : QColor(0xf2, 0xf4, 0xf7));
+  g.setColorStopAt(0.02, dark ? QColor(0x33, 0x45, 0x60) : QColor(0xd3, 0xe0, 0xf2));
+  g.setColorStopAt(0.15, dark ? QColor(0x3f, 0x63, 0x9c) : QColor(0x8d, 0xae, 0xdf));
+  g.setColorStopAt(0.4, dark ? QColor(0x6a, 0x93, 0xd6) : QColor(0x3f, 0x6f, 0xb8));
+  g.setColorStopAt(1, dark ? QColor(0xc4, 0xdb, 0xff) : QColor(0x14, 0x30, 0x6b));
+  return g;
+}
+
+}  // namespace
+
+// The mesh of nodes with every directed link coloured and sized by busy time / layer time.
+class ExpertMeshCanvas : public QWidget {
+ public:
+  explicit ExpertMeshCanvas(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setMinimumSize(280, 220);
+  }
+  bool ok = false;
+  experts::MeshConfig mesh;
+  experts::LayerResult layer;
+  QString legend;
+
+  double util(const experts::LinkStats& l) const {
+    return layer.time_s > 0 ? l.busy_s / layer.time_s : 0.0;
+  }
+  QRectF area() const { return QRectF(rect()).adjusted(16, 10, -16, -52); }
+  double pitch() const {
+    const QRectF a = area();
+    return std::min(a.width() / std::max(1, mesh.x), a.height() / std::max(1, mesh.y));
+  }
+  QPointF centre(int node) const {
+    const QRectF a = area();
+    const double p = pitch();
+    const double ox = a.left() + 0.5 * (a.width() - p * mesh.x);
+    const double oy = a.top() + 0.5 * (a.height() - p * mesh.y);
+    return {ox + (node % mesh.x + 0.5) * p, oy + (node / mesh.x + 0.5) * p};
+  }
+  double half() const { return std::clamp(0.24 * pitch(), 5.0, 20.0); }
+  // The drawn segment of a directed link: beside the line between the nodes, on the right of
+  // its direction, so both directions show.
+  std::pair<QPointF, QPointF> segment(const experts::LinkStats& l) const {
+    const QPointF a = centre(l.from), b = centre(l.to);
+    QPointF d = b - a;
+    const double len = std::hypot(d.x(), d.y());
+    if (len <= 0) return {a, b};
+    d /= len;
+    const QPointF n(-d.y(), d.x());
+    const double off = std::clamp(0.12 * pitch(), 2.5, 9.0), h = half() + 2;
+    return {a + n * off + d * h, b + n * off - d * h};
+  }
+  int nearest(QPointF m) const {
+    double best = 0.09 * pitch() * pitch();
+    int hit = -1;
+    for (std::size_t i = 0; i < layer.links.size(); ++i) {
+      const auto [a, b] = segment(layer.links[i]);
+      const QPointF q = 0.5 * (a + b);
+      const double dd = (q.x() - m.x()) * (q.x() - m.x()) + (q.y() - m.y()) * (q.y() - m.y());
+      if (dd < best) {
+        best = dd;
+        hit = static_cast<int>(i);
+      }
+    }
+    return hit;
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    if (!ok) return;
+    const double hs = half();
+    for (const auto& l : layer.links) {
+      const double u = util(l);
+      const auto [a, b] = segment(l);
+      QPen pen(utilisationColor(u), 1.2 + 4.0 * std::clamp(u, 0.0, 1.0));
+      pen.setCapStyle(Qt::FlatCap);
+      p.setPen(pen);
+      p.drawLine(a, b);
+      // An arrowhead at the receiving end.
+      QPointF d = b - a;
+      const double len = std::hypot(d.x(), d.y());
+      if (len > 8) {
+        d /= len;
+        const QPointF n(-d.y(), d.x());
+        const double s = std::clamp(0.08 * pitch(), 3.0, 6.0);
+        p.setPen(Qt::NoPen);
+        p.setBrush(utilisationColor(u));
+        p.drawPolygon(QPolygonF({b, b - d * 2 * s + n * s, b - d * 2 * s - n * s}));
+      }
+    }
+    p.setPen(QPen(theme::ink(), 1.0));
+    p.setBrush(palette().color(QPalette::Button));
+    QFont small = font();
+    small.setPointSizeF(std::max(7.0, std::min(small.pointSizeF(), 0.55 * hs)));
+    p.setFont(small);
+    for (int n = 0; n < mesh.nodes(); ++n) {
+      const QPointF c = centre(n);
+      const QRectF r(c.x() - hs, c.y() - hs, 2 * hs, 2 * hs);
+      p.setPen(QPen(theme::ink(), 1.0));
+      p.drawRect(r);
+      if (hs >= 9) {
+        p.setPen(palette().color(QPalette::ButtonText));
+        p.drawText(r, Qt::AlignCenter, QString::number(n));
+      }
+    }
+    p.setFont(font());
+    drawUtilisationKey(p, rect(), legend, palette().color(QPalette::Text));
+  }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    if (!ok) return;
+    const int i = nearest(e->position());
+    if (i < 0) {
+      QToolTip::hideText();
+      return;
+    }
+    const auto& l = layer.links[static_cast<std::size_t>(i)];
+    QToolTip::showText(
+        e->globalPosition().toPoint(),
+        ExpertsView::tr("<b>Node %1 → node %2</b><br>busy %3 µs of the layer's %4 µs (%5 %)<br>"
+                        "%6 kB in %7 chunks at %8 GB/s")
+            .arg(l.from)
+            .arg(l.to)
+            .arg(us(l.busy_s), us(layer.time_s), QString::number(100 * util(l), 'f', 1),
+                 readable(l.bytes / 1e3))
+            .arg(l.chunks)
+            .arg(readable(mesh.link_Bps / 1e9)),
+        this);
+  }
+};
+
+ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
+  setObjectName(QStringLiteral("expertsView"));
+  pool_.setMaxThreadCount(1);  // a stopped run ends before the next one starts
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(4, 4, 4, 4);
+
+  // ---- the run row first (a result pane adds its buttons at its end), then the settings ----
+  auto* head = new QHBoxLayout();
+  run_ = new QPushButton(tr("&Run"), this);
+  run_->setObjectName(QStringLiteral("expertsRun"));
+  run_->setToolTip(tr("Compare the placement strategies on the design (stackscope-cli moe "
+                      "--compare)"));
+  stop_ = new QPushButton(tr("S&top"), this);
+  stop_->setObjectName(QStringLiteral("expertsStop"));
+  stop_->setEnabled(false);
+  stop_->setToolTip(tr("Stop after the layer being compared; the layers done are shown"));
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("hint"));
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  status_->setSizePolicy(QSizePolicy::Ignored, status_->sizePolicy().verticalPolicy());
+  strategy_ = new QComboBox(this);
+  strategy_->setObjectName(QStringLiteral("expertsStrategy"));
+  for (const Strategy s : experts::all_strategies()) {
+    strategy_->addItem(strategyName(s), static_cast<int>(s));
+    strategy_->setItemData(strategy_->count() - 1, strategyTip(s), Qt::ToolTipRole);
+  }
+  strategy_->setCurrentIndex(strategy_->findData(static_cast<int>(Strategy::hd)));
+  strategy_->setToolTip(tr("The strategy whose placement and link loads are drawn"));
+  layer_ = new QComboBox(this);
+  layer_->setObjectName(QStringLiteral("expertsLayer"));
+  layer_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  layer_->setToolTip(tr("The evaluated MoE layer drawn (its placement and first eval batch)"));
+  auto* strategyLabel = new QLabel(tr("Strategy:"), this);
+  strategyLabel->setBuddy(strategy_);
+  auto* layerLabel = new QLabel(tr("Layer:"), this);
+  layerLabel->setBuddy(layer_);
+  head->addWidget(run_);
+  head->addWidget(stop_);
+  head->addWidget(status_, 1);
+  head->addWidget(strategyLabel);
+  head->addWidget(strategy_);
+  head->addWidget(layerLabel);
+  head->addWidget(layer_);
+  box->addLayout(head);
+
+  auto* form = new QHBoxLayout();
+  const auto field = [&](const QString& label, QWidget* w, const QString& tip) {
+    auto* l = new QLabel(label, this);
+    l->setBuddy(w);
+    w->setToolTip(tip);
+    form->addWidget(l);
+    form->addWidget(w);
+    form->addSpacing(8);
+  };
+  batch_ = new QSpinBox(this);
+  batch_->setObjectName(QStringLiteral("expertsBatch"));
+  batch_->setRange(0, 65536);
+  batch_->setSpecialValueText(tr("design's"));
+  batch_->setSuffix(tr(" tok"));
+  field(tr("Batch:"), batch_,
+        tr("Tokens per batch scored per layer; \"design's\" takes the workload's batch"));
+  batches_ = new QSpinBox(this);
+  batches_->setObjectName(QStringLiteral("expertsBatches"));
+  batches_->setRange(1, 1024);
+  field(tr("Batches:"), batches_, tr("Eval batches per layer; the layer time is their mean"));
+  limit_ = new QDoubleSpinBox(this);
+  limit_->setObjectName(QStringLiteral("expertsTimeLimit"));
+  limit_->setRange(0.01, 3600);
+  limit_->setDecimals(2);
+  limit_->setSingleStep(0.5);
+  limit_->setSuffix(tr(" s"));
+  field(tr("GLPK limit:"), limit_,
+        tr("Time limit per layer of HD-MoE's node-balance MILP (GLPK); a MILP that does not "
+           "close keeps its best solution, never worse than its warm starts"));
+  eplb_ = new QSpinBox(this);
+  eplb_->setObjectName(QStringLiteral("expertsEplbSlots"));
+  eplb_->setRange(-1, 65536);
+  eplb_->setSpecialValueText(tr("auto"));
+  field(tr("EPLB slots:"), eplb_,
+        tr("Redundant expert slots of EPLB; auto: the fewest >= 1 making experts + slots a "
+           "multiple of the nodes"));
+  stride_ = new QSpinBox(this);
+  stride_->setObjectName(QStringLiteral("expertsStride"));
+  stride_->setRange(1, 4096);
+  stride_->setPrefix(tr("every "));
+  field(tr("Layers:"), stride_,
+        tr("Evaluate every k-th MoE layer (0, k, 2k, ...); each costs one GLPK solve"));
+  form->addStretch(1);
+  box->addLayout(form);
+
+  info_ = new QLabel(this);
+  info_->setObjectName(QStringLiteral("expertsInfo"));
+  info_->setWordWrap(true);
+  info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  box->addWidget(info_);
+
+  // ---- results: placement and links on top, compute and the table below ----
+  results_ = new QWidget(this);
+  results_->setObjectName(QStringLiteral("expertsResults"));
+  auto* grid = new QGridLayout(results_);
+  grid->setContentsMargins(0, 0, 0, 0);
+  grid->setSpacing(8);
+
+  heat_ = makePlot(results_, QStringLiteral("experts-placement"));
+  heat_->axisRect()->setupFullAxesBox(true);
+  map_ = new QCPColorMap(heat_->xAxis, heat_->yAxis);
+  map_->setInterpolate(false);
+  scale_ = new QCPColorScale(heat_);
+  heat_->plotLayout()->addElement(1, 1, scale_);
+  scale_->setType(QCPAxis::atRight);
+  scale_->axis()->setLabel(tr("share of the expert's columns (copies summed)"));
+  scale_->setBarWidth(12);
+  map_->setColorScale(scale_);
+  auto* group = new QCPMarginGroup(heat_);
+  heat_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  heat_->xAxis->setLabel(tr("mesh node (id = y · X + x)"));
+  heat_->yAxis->setLabel(tr("routed expert"));
+  heat_->yAxis->setRangeReversed(true);  // expert 0 at the top, as a table reads
+  for (QCPAxis* a : {heat_->xAxis, heat_->yAxis}) a->grid()->setVisible(false);
+  theme::stylePlot(heat_);
+  grid->addWidget(heat_, 0, 0);
+  compute_ = makePlot(results_, QStringLiteral("experts-compute"));
+  compute_->xAxis->setLabel(tr("mesh node"));
+  compute_->yAxis->setLabel(tr("expert compute (µs)"));
+  grid->addWidget(compute_, 0, 1);
+
+  auto* meshBox = new QVBoxLayout();
+  meshBox->setSpacing(2);
+  meshTitle_ = new QLabel(results_);
+  meshTitle_->setObjectName(QStringLiteral("sectionTitle"));
+  meshTitle_->setWordWrap(true);
+  meshTitle_->setAlignment(Qt::AlignHCenter);
+  meshBox->addWidget(meshTitle_);
+  mesh_ = new ExpertMeshCanvas(results_);
+  mesh_->setObjectName(QStringLiteral("expertsMesh"));
+  attachExportMenu(mesh_, QStringLiteral("experts-links"));
+  meshBox->addWidget(mesh_, 1);
+  grid->addLayout(meshBox, 0, 2);
+
+  auto* tableBox = new QVBoxLayout();
+  tableBox->setSpacing(4);
+  auto* tableTitle = new QLabel(tr("Speedups of the end-to-end time between tokens and of the "
+                                   "MoE layers alone; times per strategy"),
+                                results_);
+  tableTitle->setObjectName(QStringLiteral("sectionTitle"));
+  tableTitle->setWordWrap(true);
+  tableBox->addWidget(tableTitle);
+  const auto strategies = experts::all_strategies();
+  table_ = new QTableWidget(static_cast<int>(strategies.size()), kColumns, results_);
+  table_->setObjectName(QStringLiteral("expertsSpeedups"));
+  table_->setHorizontalHeaderLabels({tr("over TP"), tr("over EP"), tr("over balanced"),
+                                     tr("MoE over TP"), tr("MoE over EP"), tr("MoE over bal."),
+                                     tr("µs / token"), tr("MoE µs / layer"), tr("imbalance"),
+                                     tr("busiest link")});
+  for (int c = 0; c < 3; ++c) {
+    table_->horizontalHeaderItem(c)->setToolTip(
+        tr("Speedup of the end-to-end time between tokens (MoE layers + non-MoE time)"));
+    table_->horizontalHeaderItem(c + 3)->setToolTip(tr("Speedup of the MoE layers alone"));
+  }
+  QStringList rows;
+  for (const Strategy s : strategies) rows << strategyName(s);
+  table_->setVerticalHeaderLabels(rows);
+  table_->horizontalHeaderItem(6)->setToolTip(
+      tr("End-to-end time between tokens: MoE layers plus the non-MoE (attention) time, µs"));
+  table_->horizontalHeaderItem(7)->setToolTip(tr("Mean simulated MoE layer time, µs"));
+  table_->horizontalHeaderItem(8)->setToolTip(tr("Max / mean node compute, mean over layers"));
+  table_->horizontalHeaderItem(9)->setToolTip(
+      tr("The busiest directed link's busy time / layer time, mean over layers and batches"));
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setWordWrap(false);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->horizontalHeader()->setMinimumSectionSize(48);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setToolTip(tr("Click a row to draw that strategy"));
+  tableBox->addWidget(table_);
+  solve_ = new QLabel(results_);
+  solve_->setObjectName(QStringLiteral("hint"));
+  solve_->setWordWrap(true);
+  solve_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  solve_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  tableBox->addWidget(solve_);
+  grid->addLayout(tableBox, 1, 0, 1, 3);
+  for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
+  grid->setRowStretch(0, 1);
+  box->addWidget(results_, 1);
+
+  {
+    // Form values from the defaults, before the signals are connected.
+    batch_->setValue(settings_.batch);
+    batches_->setValue(settings_.batches);
+    limit_->setValue(settings_.time_limit_s);
+    eplb_->setValue(settings_.eplb_redundant);
+    stride_->setValue(settings_.layer_stride);
+  }
+
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(kDebounceMs);
+  connect(&debounce_, &QTimer::timeout, this, [this] { run(); });
+  progress_.setInterval(100);
+  connect(&progress_, &QTimer::timeout, this, [this] {
+    if (!running_ || !layersDone_) return;
+    status_->setText(tr("Running… %1 of %2 layers compared (GLPK up to %3 s per layer)")
+                         .arg(layersDone_->load())
+                         .arg(layersPlanned_)
+                         .arg(readable(settings_.time_limit_s)));
+  });
+  connect(run_, &QPushButton::clicked, this, [this] { run(); });
+  connect(stop_, &QPushButton::clicked, this, &ExpertsView::stop);
+  connect(&watcher_, &QFutureWatcher<std::shared_ptr<const Outcome>>::finished, this,
+          &ExpertsView::onFinished);
+  connect(strategy_, &QComboBox::currentIndexChanged, this, [this] { showSelection(); });
+  connect(layer_, &QComboBox::currentIndexChanged, this, [this] { showSelection(); });
+  connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) {
+    if (!shown_ || row < 0 || static_cast<std::size_t>(row) >= shown_->result.strategies.size())
+      return;
+    setStrategy(shown_->result.strategies[static_cast<std::size_t>(row)].strategy);
+  });
+  for (QSpinBox* s : {batch_, batches_, eplb_, stride_})
+    connect(s, &QSpinBox::valueChanged, this, [this] { readForm(); });
+  connect(limit_, &QDoubleSpinBox::valueChanged, this, [this] { readForm(); });
+  showOutcome();
+}
+
+ExpertsView::~ExpertsView() {
+  stopSource_.request_stop();
+  pool_.waitForDone();
+}
+
+QWidget* ExpertsView::meshCanvas() const {
+  return mesh_;
+}
+
+std::optional<experts::MeshConfig> ExpertsView::meshOf(const perf::Design& d, QString* why) {
+  const hw::NetworkLevel* level = nullptr;
+  for (const auto& l : d.system.levels)
+    if (l.topology == hw::Topology::mesh2d) {
+      level = &l;
+      break;
+    }
+  if (!level) {
+    if (why) *why = tr("the system %1 has no mesh2d level").arg(qs(d.system.id));
+    return std::nullopt;
+  }
+  experts::MeshConfig m;
+  m.x = level->dims_x;
+  m.y = level->dims_y;
+  if (m.x < 1 || m.y < 1) {
+    // 0 = squarest (hardware.hpp): the largest divisor of the size up to its square root.
+    m.y = 1;
+    for (int k = 1; k * k <= level->size; ++k)
+      if (level->size % k == 0) m.y = k;
+    m.x = std::max(1, level->size / m.y);
+  }
+  m.link_Bps = level->link_GBps * 1e9;
+  m.alpha_s = level->latency_us * 1e-6;
+  m.node_flops = hw::matrix_peak_flops(d.hardware.compute, Precision::bf16);
+  m.mem_Bps = memory::effective_bandwidth(d.hardware.memory, d.hardware.compute, {}).peak_Bps;
+  if (!(m.node_flops > 0) || !(m.mem_Bps > 0) || !(m.link_Bps > 0)) {
+    if (why) *why = tr("the device gives no BF16 compute, memory or link rate");
+    return std::nullopt;
+  }
+  return m;
+}
+
+std::optional<ExpertsView::Job> ExpertsView::snapshot(const perf::Design& d,
+                                                      const Settings& s, QString* why) {
+  const auto fail = [&](const QString& reason) {
+    if (why) *why = notApplicable() + tr(" (here %1).").arg(reason);
+    return std::optional<Job>();
+  };
+  if (d.model.moe.experts < 1)
+    return fail(tr("the model %1 has no routed experts").arg(qs(d.model.name)));
+  QString meshWhy;
+  const auto mesh = meshOf(d, &meshWhy);
+  if (!mesh) return fail(meshWhy);
+  Job j;
+  j.model = d.model;
+  j.routing = d.workload.routing;
+  j.config.mesh = *mesh;
+  j.config.batch = std::clamp(s.batch > 0 ? s.batch : d.workload.batch, 1, 65536);
+  j.config.batches = std::clamp(s.batches, 1, 1024);
+  j.config.hd_time_limit_s = std::max(1e-3, s.time_limit_s);
+  j.config.eplb_redundant = s.eplb_redundant;
+  j.config.capacity_bytes = hw::memory_capacity_bytes(d.hardware.memory);
+  if (!(j.config.capacity_bytes > 0)) j.config.capacity_bytes = lp::kInf;
+  j.layer_stride = std::max(1, s.layer_stride);
+  return j;
+}
+
+ExpertsView::Outcome ExpertsView::execute(const Job& job) {
+  Outcome o;
+  QElapsedTimer timer;
+  timer.start();
+  o.mesh = job.config.mesh;
+  o.batch = job.config.batch;
+  o.batches = job.config.batches;
+  try {
+    const auto& model = job.model;
+    const int E = model.moe.experts, K = model.moe.top_k;
+    const int moeLayers = model.layers - model.moe.first_dense_layers;
+    std::vector<moe::RoutingTrace> fit, eval;
+    const auto& r = job.routing;
+    if (r.kind == workload::RoutingKind::trace && !r.trace.empty()) {
+      // As `stackscope-cli moe --trace FILE`: fitted on its first half of tokens, scored on
+      // the second.
+      auto t = io::load_moe_trace(r.trace, E, K);
+      t.source = std::filesystem::path(r.trace).stem().string();
+      std::size_t fewest = t.tokens(0);
+      for (std::size_t l = 0; l < t.layers.size(); ++l) fewest = std::min(fewest, t.tokens(l));
+      if (fewest < 2)
+        throw std::invalid_argument("trace " + r.trace + " has fewer than 2 tokens in a layer");
+      fit.push_back(experts::token_range(t, 0, fewest / 2));
+      eval.push_back(experts::token_range(t, fewest / 2, fewest));
+      o.fit = tr("%1 (first half of its tokens)").arg(qs(t.source));
+      o.eval = tr("its second half");
+    } else {
+      // As the CLI: fitted on one seeded draw, scored on the next.
+      const std::size_t tokens =
+          static_cast<std::size_t>(job.config.batch) * static_cast<std::size_t>(job.config.batches);
+      const std::size_t fitTokens = std::max<std::size_t>(tokens, 4096);
+      fit.push_back(moe::synthetic_trace(r, E, K, moeLayers, fitTokens, r.seed));
+      eval.push_back(moe::synthetic_trace(r, E, K, moeLayers, tokens, r.seed + 1));
+      o.fit = tr("%1 (%2 tokens)").arg(qs(fit.front().source)).arg(fitTokens);
+      o.eval = qs(eval.front().source);
+    }
+    std::size_t traceLayers = SIZE_MAX;
+    for (const auto* v : {&fit, &eval})
+      for (const auto& t : *v) traceLayers = std::min(traceLayers, t.layers.size());
+    std::vector<int> layers;
+    for (std::size_t l = 0; l < traceLayers; l += static_cast<std::size_t>(job.layer_stride))
+      layers.push_back(static_cast<int>(l));
+    o.layers_planned = static_cast<int>(layers.size());
+
+    // One layer per call (each layer's outcome depends on that layer alone, compare.hpp), so a
+    // stop takes effect between layers and every layer keeps its first batch for the views.
+    std::vector<experts::CompareResult> parts;
+    experts::CompareConfig cfg = job.config;
+    for (const int l : layers) {
+      if (job.stop.stop_requested()) {
+        o.stopped = true;
+        break;
+      }
+      cfg.layers = {l};
+      parts.push_back(experts::compare(model, cfg, fit, eval));
+      if (job.layers_done) ++*job.layers_done;
+    }
+    if (parts.empty()) {
+      o.error = tr("Stopped before the first layer");
+      o.wall_s = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+      return o;
+    }
+    // Merged as compare() merges its layers: mean layer time × MoE layers, plus the non-MoE
+    // time per MoE layer; imbalance, busiest link and surrogate error as means over layers.
+    auto& m = o.result;
+    m = parts.front();
+    m.layers.clear();
+    m.hd.clear();
+    for (auto& s : m.strategies) {
+      s.layers.clear();
+      s.placements.clear();
+    }
+    std::vector<double> surrogate(m.strategies.size(), 0.0);
+    for (const auto& p : parts) {
+      m.layers.insert(m.layers.end(), p.layers.begin(), p.layers.end());
+      m.hd.insert(m.hd.end(), p.hd.begin(), p.hd.end());
+      std::vector<experts::LayerResult> first;
+      for (std::size_t s = 0; s < m.strategies.size(); ++s) {
+        auto& ms = m.strategies[s];
+        const auto& ps = p.strategies[s];
+        ms.layers.insert(ms.layers.end(), ps.layers.begin(), ps.layers.end());
+        ms.placements.insert(ms.placements.end(), ps.placements.begin(), ps.placements.end());
+        surrogate[s] += ps.surrogate_error;
+        first.push_back(ps.first);
+      }
+      o.firsts.push_back(std::move(first));
+    }
+    for (std::size_t s = 0; s < m.strategies.size(); ++s) {
+      auto& ms = m.strategies[s];
+      double t = 0, imb = 0, util = 0;
+      for (const auto& l : ms.layers) {
+        t += l.time_s;
+        imb += l.imbalance;
+        util += l.link_utilisation;
+      }
+      const double n = static_cast<double>(ms.layers.size());
+      ms.moe_s = t / n * m.moe_layers;
+      ms.end_to_end_s = ms.moe_s + m.non_moe_s * m.moe_layers;
+      ms.imbalance = imb / n;
+      ms.link_utilisation = util / n;
+      ms.surrogate_error = surrogate[s] / n;
+    }
+  } catch (const std::exception& e) {
+    o.error = QString::fromLocal8Bit(e.what());
+  }
+  o.wall_s = static_cast<double>(timer.nsecsElapsed()) * 1e-9;
+  return o;
+}
+
+void ExpertsView::readForm() {
+  Settings s;
+  s.batch = batch_->value();
+  s.batches = batches_->value();
+  s.time_limit_s = limit_->value();
+  s.eplb_redundant = eplb_->value();
+  s.layer_stride = stride_->value();
+  if (s == settings_) return;
+  settings_ = s;
+  schedule();
+}
+
+void ExpertsView::setSettings(const Settings& s) {
+  {
+    const QSignalBlocker b1(batch_), b2(batches_), b3(limit_), b4(eplb_), b5(stride_);
+    batch_->setValue(s.batch);
+    batches_->setValue(s.batches);
+    limit_->setValue(s.time_limit_s);
+    eplb_->setValue(s.eplb_redundant);
+    stride_->setValue(s.layer_stride);
+  }
+  readForm();
+}
+
+void ExpertsView::setStrategy(Strategy s) {
+  const int i = strategy_->findData(static_cast<int>(s));
+  if (i >= 0) strategy_->setCurrentIndex(i);
+}
+
+Strategy ExpertsView::strategy() const {
+  return static_cast<Strategy>(strategy_->currentData().toInt());
+}
+
+void ExpertsView::setLayerIndex(int index) {
+  if (index >= 0 && index < layer_->count()) layer_->setCurrentIndex(index);
+}
+
+int ExpertsView::layerIndex() const {
+  return std::max(0, layer_->currentIndex());
+}
+
+QString ExpertsView::hint() const {
+  return hint_;
+}
+
+QString ExpertsView::status() const {
+  return status_->text();
+}
+
+void ExpertsView::schedule() {
+  if (!design_) return;
+  if (isVisible()) {
+    stale_ = false;
+    debounce_.start();
+  } else {
+    stale_ = true;
+  }
+}
+
+void ExpertsView::showEvent(QShowEvent* e) {
+  QWidget::showEvent(e);
+  if (stale_ && design_) {
+    stale_ = false;
+    debounce_.start();
+  }
+}
+
+void ExpertsView::changeEvent(QEvent* e) {
+  QWidget::changeEvent(e);
+  if (e->type() == QEvent::PaletteChange && heat_ != nullptr) {
+    theme::stylePlot(heat_);
+    theme::stylePlot(compute_);
+    showSelection();
+  }
+}
+
+void ExpertsView::setDesign(const perf::Design& design) {
+  design_ = design;
+  updateHint();
+  schedule();
+}
+
+void ExpertsView::clearDesign() {
+  design_.reset();
+  debounce_.stop();
+  stopSource_.request_stop();
+  stale_ = false;
+  updateHint();
+}
+
+void ExpertsView::updateHint() {
+  QString why;
+  if (!design_)
+    hint_ = tr("No valid design: fix the fields marked in red on the left to compare expert "
+               "placements");
+  else if (!snapshot(*design_, settings_, &why))
+    hint_ = why;
+  else if (!shown_)
+    hint_ = running_ ? tr("Comparing the placement strategies…")
+                     : tr("Press Run (or show this tab) to compare the placement strategies");
+  else
+    hint_.clear();
+  if (!hint_.isEmpty()) {
+    showHint(results_, hint_);
+    info_->setText(QString());
+  } else {
+    hideHint(results_);
+  }
+  run_->setEnabled(design_ && snapshot(*design_, settings_, nullptr).has_value());
+}
+
+bool ExpertsView::run() {
+  debounce_.stop();
+  stale_ = false;
+  QString why;
+  auto job = design_ ? snapshot(*design_, settings_, &why) : std::nullopt;
+  if (!job) {
+    updateHint();
+    return false;
+  }
+  stopSource_.request_stop();  // a run in flight ends after its layer; its result is dropped
+  stopSource_ = std::stop_source();
+  job->stop = stopSource_.get_token();
+  layersDone_ = std::make_shared<std::atomic<int>>(0);
+  job->layers_done = layersDone_;
+  // The layers the worker will plan (its traces have the model's MoE layers, or the file's).
+  const int moeLayers = job->model.layers - job->model.moe.first_dense_layers;
+  layersPlanned_ = std::max(1, (moeLayers + job->layer_stride - 1) / job->layer_stride);
+  running_ = true;
+  stop_->setEnabled(true);
+  status_->setText(tr("Running… comparing %1 layers").arg(layersPlanned_));
+  progress_.start();
+  updateHint();
+  // A newer run waits for the older one's current layer (one thread); only values cross.
+  watcher_.setFuture(QtConcurrent::run(
+      &pool_, [j = std::move(*job)] { return std::make_shared<const Outcome>(execute(j)); }));
+  return true;
+}
+
+void ExpertsView::stop() {
+  debounce_.stop();
+  stopSource_.request_stop();
+  stop_->setEnabled(false);
+  if (running_) status_->setText(tr("Stopping after the current layer…"));
+}
+
+void ExpertsView::waitForIdle() {
+  if (debounce_.isActive() || (stale_ && design_)) run();
+  watcher_.waitForFinished();
+  QCoreApplication::processEvents();
+  if (running_ && watcher_.isFinished()) onFinished();
+}
+
+void ExpertsView::onFinished() {
+  if (!running_ || !watcher_.isFinished() || watcher_.future().resultCount() == 0) return;
+  std::shared_ptr<const Outcome> o = watcher_.result();
+  running_ = false;
+  progress_.stop();
+  stop_->setEnabled(false);
+  if (!o->error.isEmpty()) {
+    status_->setText(tr("Run failed: %1").arg(o->error));
+    status_->setToolTip(o->error);
+    updateHint();
+    emit finished();
+    return;
+  }
+  status_->setToolTip(QString());
+  shown_ = std::move(o);
+  showOutcome();
+  emit finished();
+}
+
+void ExpertsView::showOutcome() {
+  updateHint();
+  if (!shown_) {
+    setTitle(heat_, tr("Placement: experts × nodes"));
+    setTitle(compute_, tr("Compute per node"));
+    map_->data()->clear();
+    compute_->clearPlottables();
+    heat_->replot();
+    compute_->replot();
+    mesh_->ok = false;
+    mesh_->update();
+    meshTitle_->setText(tr("<b>Link utilisation on the mesh</b>"));
+    for (int r = 0; r < table_->rowCount(); ++r)
+      for (int c = 0; c < table_->columnCount(); ++c)
+        table_->setItem(r, c, new QTableWidgetItem(QStringLiteral("–")));
+    solve_->clear();
+    return;
+  }
+  const auto& o = *shown_;
+  const auto& r = o.result;
+  {
+    const QSignalBlocker b(layer_);
+    const int was = layer_->currentIndex();
+    layer_->clear();
+    for (const int l : r.layers) layer_->addItem(QString::number(l), l);
+    layer_->setCurrentIndex(std::clamp(was, 0, layer_->count() - 1));
+  }
+  QStringList layers;
+  for (const int l : r.layers) layers << QString::number(l);
+  info_->setText(
+      tr("<b>%1</b>: %2 experts, top-%3, %4 MoE layers on a %5 × %6 mesh of %7 TFLOPS, %8 GB/s "
+         "memory per node, %9 GB/s links<br>Batch %10 tokens, %11 eval batch(es) per layer · layers %12 · "
+         "fitted on %13, scored on %14 · non-MoE time %15 µs per layer")
+          .arg(qs(design_ ? design_->model.name : std::string()).toHtmlEscaped())
+          .arg(r.experts)
+          .arg(r.top_k)
+          .arg(r.moe_layers)
+          .arg(o.mesh.x)
+          .arg(o.mesh.y)
+          .arg(readable(o.mesh.node_flops / 1e12), readable(o.mesh.mem_Bps / 1e9),
+               readable(o.mesh.link_Bps / 1e9))
+          .arg(o.batch)
+          .arg(o.batches)
+          .arg(layers.join(QStringLiteral(", ")), o.fit.toHtmlEscaped(), o.eval.toHtmlEscaped(),
+               us(r.non_moe_s)));
+  fillTable();
+  // HD-MoE's solves in one line: statuses, the largest gap, what was kept.
+  if (!r.hd.empty()) {
+    int optimal = 0;
+    double gap = 0, secs = 0;
+    QMap<QString, int> chosen;
+    for (const auto& h : r.hd) {
+      optimal += h.status == lp::Status::optimal;
+      if (std::isfinite(h.gap)) gap = std::max(gap, h.gap);
+      secs += h.seconds;
+      ++chosen[qs(h.chosen)];
+    }
+    QStringList kept;
+    for (auto it = chosen.begin(); it != chosen.end(); ++it)
+      kept << QStringLiteral("%1 × %2").arg(it.key()).arg(it.value());
+    solve_->setText(tr("HD-MoE node balance (GLPK MILP, %1 s limit): %2 of %3 layers proven "
+                       "optimal, largest gap %4 %, %5 s in all; placement kept: %6. EPLB: %7 "
+                       "redundant slots.")
+                        .arg(readable(settings_.time_limit_s))
+                        .arg(optimal)
+                        .arg(r.hd.size())
+                        .arg(QString::number(100 * gap, 'f', 1))
+                        .arg(QString::number(secs, 'f', 1))
+                        .arg(kept.join(QStringLiteral(", ")))
+                        .arg(r.eplb_redundant));
+  } else {
+    solve_->setText(tr("EPLB: %1 redundant slots.").arg(r.eplb_redundant));
+  }
+  const QString wall = readable(o.wall_s) + tr(" s");
+  status_->setText(o.stopped ? tr("Stopped after %1 of %2 layers (%3 of wall time): partial")
+                                   .arg(r.layers.size())
+                                   .arg(o.layers_planned)
+                                   .arg(wall)
+                             : tr("Compared %1 strategies on %2 layers in %3 of wall time")
+                                   .arg(r.strategies.size())
+                                   .arg(r.layers.size())
+                                   .arg(wall));
+  showSelection();
+}
+
+void ExpertsView::fillTable() {
+  const auto& r = shown_->result;
+  table_->setRowCount(static_cast<int>(r.strategies.size()));
+  const Strategy over[] = {Strategy::tp, Strategy::ep, Strategy::balanced};
+  const auto cell = [&](int row, int col, const QString& text, const QString& tip = {}) {
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (!tip.isEmpty()) item->setToolTip(tip);
+    table_->setItem(row, col, item);
+  };
+  for (std::size_t i = 0; i < r.strategies.size(); ++i) {
+    const auto& s = r.strategies[i];
+    const int row = static_cast<int>(i);
+    auto* head = new QTableWidgetItem(strategyName(s.strategy));
+    head->setToolTip(strategyTip(s.strategy));
+    table_->setVerticalHeaderItem(row, head);
+    for (int c = 0; c < 3; ++c) {
+      const auto e2e = r.speedup(s.strategy, over[c]), moe = r.moe_speedup(s.strategy, over[c]);
+      const auto x = [](const std::optional<double>& v) {
+        return v ? QString::number(*v, 'f', 2) + QStringLiteral(" ×") : QStringLiteral("–");
+      };
+      cell(row, c, x(e2e),
+           tr("%1 over %2, end-to-end time between tokens")
+               .arg(strategyName(s.strategy), strategyName(over[c])));
+      cell(row, c + 3, x(moe),
+           tr("%1 over %2, MoE layers alone").arg(strategyName(s.strategy), strategyName(over[c])));
+    }
+    cell(row, 6, us(s.end_to_end_s));
+    cell(row, 7, us(r.moe_layers > 0 ? s.moe_s / r.moe_layers : 0.0));
+    cell(row, 8, QString::number(s.imbalance, 'f', 2));
+    cell(row, 9, QString::number(100 * s.link_utilisation, 'f', 1) + QStringLiteral(" %"));
+  }
+  table_->resizeRowsToContents();
+  int h = table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
+  for (int row = 0; row < table_->rowCount(); ++row) h += table_->rowHeight(row);
+  table_->setFixedHeight(h);
+}
+
+void ExpertsView::showSelection() {
+  if (!shown_) return;
+  const auto& r = shown_->result;
+  const Strategy s = strategy();
+  for (std::size_t i = 0; i < r.strategies.size(); ++i)
+    if (r.strategies[i].strategy == s) {
+      const QSignalBlocker b(table_);
+      table_->selectRow(static_cast<int>(i));
+    }
+  drawHeatMap();
+  drawCompute();
+  // The links of the selected strategy at the selected layer's first eval batch.
+  const auto li = static_cast<std::size_t>(layerIndex());
+  mesh_->ok = false;
+  for (std::size_t i = 0; i < r.strategies.size(); ++i)
+    if (r.strategies[i].strategy == s && li < shown_->firsts.size()) {
+      mesh_->mesh = shown_->mesh;
+      mesh_->layer = shown_->firsts[li][i];
+      mesh_->ok = true;
+    }
+  if (mesh_->ok) {
+    double busiest = 0;
+    for (const auto& l : mesh_->layer.links) busiest = std::max(busiest, mesh_->util(l));
+    meshTitle_->setText(tr("<b>Links: %1, layer %2</b><br>first eval batch, busiest %3 %")
+                            .arg(strategyName(s))
+                            .arg(r.layers[li])
+                            .arg(QString::number(100 * busiest, 'f', 1)));
+    mesh_->legend = tr("busy / layer time (%1 µs), per direction").arg(us(mesh_->layer.time_s));
+  }
+  mesh_->update();
+}
+
+void ExpertsView::drawHeatMap() {
+  const auto& r = shown_->result;
+  const auto li = static_cast<std::size_t>(layerIndex());
+  const experts::StrategyOutcome* o = r.find(strategy());
+  const int N = shown_->mesh.nodes(), E = r.experts;
+  if (!o || li >= o->placements.size() || N < 1 || E < 1) {
+    map_->data()->clear();
+    heat_->replot();
+    return;
+  }
+  const auto& p = o->placements[li];
+  map_->data()->setSize(N, E);
+  map_->data()->setRange(QCPRange(0, N - 1), QCPRange(0, E - 1));
+  std::vector<double> cells(static_cast<std::size_t>(N) * static_cast<std::size_t>(E), 0.0);
+  double spread = 0;  // nodes per expert, summed
+  for (std::size_t e = 0; e < p.experts.size() && e < static_cast<std::size_t>(E); ++e)
+    for (const auto& c : p.experts[e].copies)
+      for (const auto& sh : c.shares)
+        if (sh.node >= 0 && sh.node < N) {
+          cells[e * static_cast<std::size_t>(N) + static_cast<std::size_t>(sh.node)] +=
+              sh.fraction;
+        }
+  for (std::size_t e = 0; e < p.experts.size() && e < static_cast<std::size_t>(E); ++e) {
+    int nodes = 0;
+    for (int n = 0; n < N; ++n)
+      nodes += cells[e * static_cast<std::size_t>(N) + static_cast<std::size_t>(n)] > 0;
+    spread += nodes;
+  }
+  double hi = 1;
+  for (int e = 0; e < E; ++e)
+    for (int n = 0; n < N; ++n) {
+      const double v = cells[static_cast<std::size_t>(e) * static_cast<std::size_t>(N) +
+                             static_cast<std::size_t>(n)];
+      hi = std::max(hi, v);
+      map_->data()->setCell(n, e, v);
+    }
+  map_->setGradient(shareGradient());
+  map_->setDataRange(QCPRange(0, hi));
+  heat_->xAxis->setTicker(integerTicker(N));
+  heat_->yAxis->setTicker(integerTicker(E));
+  heat_->xAxis->setRange(-0.5, N - 0.5);
+  heat_->yAxis->setRange(-0.5, E - 0.5);
+  setTitle(heat_, tr("Placement: %1, layer %2\n%3 nodes per expert on average")
+                      .arg(strategyName(strategy()))
+                      .arg(r.layers[li])
+                      .arg(readable(spread / E)));
+  theme::stylePlot(heat_);
+  heat_->replot();
+}
+
+void ExpertsView::drawCompute() {
+  const auto& r = shown_->result;
+  const auto li = static_cast<std::size_t>(layerIndex());
+  compute_->clearPlottables();
+  if (li >= shown_->firsts.size()) {
+    compute_->replot();
+    return;
+  }
+  const Strategy sel = strategy();
+  const int N = shown_->mesh.nodes();
+  double top = 0;
+  QVector<double> x(N);
+  for (int n = 0; n < N; ++n) x[n] = n;
+  // The selected strategy as bars, the others as lines over them, in the table's order.
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < r.strategies.size(); ++i) {
+      const Strategy s = r.strategies[i].strategy;
+      if ((s == sel) != (pass == 0)) continue;
+      const auto& nodes = shown_->firsts[li][i].nodes;
+      QVector<double> y(N, 0.0);
+      for (int n = 0; n < N && static_cast<std::size_t>(n) < nodes.size(); ++n) {
+        y[n] = nodes[static_cast<std::size_t>(n)].compute_s * 1e6;
+        top = std::max(top, y[n]);
+      }
+      if (pass == 0) {
+        auto* bars = new QCPBars(compute_->xAxis, compute_->yAxis);
+        bars->setData(x, y, true);
+        bars->setWidth(0.7);
+        QColor fill = strategyColour(s);
+        fill.setAlpha(190);
+        bars->setBrush(fill);
+        bars->setPen(QPen(strategyColour(s).darker(120), 0.8));
+        bars->setName(shortName(s) + tr(" (bars)"));
+        bars->setWidthType(QCPBars::wtPlotCoords);
+      } else {
+        // Steps centred on the nodes: one level per node, no slope between neighbours.
+        auto* g = compute_->addGraph();
+        g->setData(x, y, true);
+        g->setLineStyle(QCPGraph::lsStepCenter);
+        g->setPen(QPen(strategyColour(s), 1.8));
+        g->setName(shortName(s));
+      }
+    }
+  compute_->xAxis->setTicker(integerTicker(N));
+  compute_->xAxis->setRange(-0.6, N - 0.4);
+  compute_->yAxis->setRange(0, top > 0 ? top * 1.12 : 1);
+  compute_->xAxis->setLabel(tr("mesh node (id = y · X + x)"));
+  compute_->yAxis->setLabel(tr("expert compute (µs)"));
+  setTitle(compute_, tr("Compute per node: layer %1\nfirst eval batch of %2 tokens")
+                         .arg(r.layers[li])
+                         .arg(shown_->batch));
+  // The legend in a row of its own under the axes, so it never covers the bars.
+  if (compute_->plotLayout()->rowCount() < 3) {
+    compute_->axisRect()->insetLayout()->take(compute_->legend);
+    compute_->plotLayout()->addElement(2, 0, compute_->legend);
+    compute_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    compute_->legend->setWrap(4);
+    QFont small = font();
+    small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+    compute_->legend->setFont(small);
+    compute_->legend->setIconSize(18, 10);
+    compute_->legend->setBorderPen(Qt::NoPen);
+    compute_->legend->setMargins(QMargins(4, 0, 4, 2));
+    compute_->plotLayout()->setRowStretchFactor(2, 0.001);
+  }
+  compute_->legend->setVisible(true);
+  theme::stylePlot(compute_);
+  compute_->replot();
+}
+
+}  // namespace stackscope::ui
