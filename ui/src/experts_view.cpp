@@ -402,6 +402,22 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   compute_ = makePlot(results_, QStringLiteral("experts-compute"));
   compute_->xAxis->setLabel(tr("mesh node"));
   compute_->yAxis->setLabel(tr("expert compute (µs)"));
+  {
+    // The legend in rows of its own under the axes, so it never covers the bars; set before
+    // any item is added (the wrap applies as items are placed).
+    compute_->axisRect()->insetLayout()->take(compute_->legend);
+    compute_->plotLayout()->addElement(2, 0, compute_->legend);
+    compute_->legend->setWrap(4);
+    compute_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    compute_->legend->setBorderPen(Qt::NoPen);
+    compute_->legend->setMargins(QMargins(4, 0, 4, 2));
+    compute_->plotLayout()->setRowStretchFactor(2, 0.001);
+    QFont small = font();
+    small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
+    compute_->legend->setFont(small);
+    compute_->legend->setIconSize(18, 10);
+    compute_->legend->setVisible(false);
+  }
   grid->addWidget(compute_, 0, 1);
 
   auto* meshBox = new QVBoxLayout();
@@ -1108,20 +1124,6 @@ void ExpertsView::drawCompute() {
   setTitle(compute_, tr("Compute per node: layer %1\nfirst eval batch of %2 tokens")
                          .arg(r.layers[li])
                          .arg(shown_->batch));
-  // The legend in a row of its own under the axes, so it never covers the bars.
-  if (compute_->plotLayout()->rowCount() < 3) {
-    compute_->axisRect()->insetLayout()->take(compute_->legend);
-    compute_->plotLayout()->addElement(2, 0, compute_->legend);
-    compute_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    compute_->legend->setWrap(4);
-    QFont small = font();
-    small.setPointSizeF(std::max(7.0, small.pointSizeF() - 1));
-    compute_->legend->setFont(small);
-    compute_->legend->setIconSize(18, 10);
-    compute_->legend->setBorderPen(Qt::NoPen);
-    compute_->legend->setMargins(QMargins(4, 0, 4, 2));
-    compute_->plotLayout()->setRowStretchFactor(2, 0.001);
-  }
   compute_->legend->setVisible(true);
   theme::stylePlot(compute_);
   compute_->replot();
