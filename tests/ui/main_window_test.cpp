@@ -650,16 +650,18 @@ class MainWindowTest : public QObject {
     const QStringList files = w.saveScreenshots(dir.path(), &error);
     QVERIFY2(!files.isEmpty(), qPrintable(error));
     // 14 views (the breakdown by operator class and the Serving tab's benchmark too), the MoE
-    // expert placement of the link view and the search-space form, the 8 editor pages (and the
-    // Memory, Power and Runtime pages of a 3D-stacked preset and the Model page of an MoE preset,
-    // the default design having neither), the window and the five self-drawn views in the dark
-    // palette; the window with the throughput curve maximised, the thermal view detached, and
-    // three empty plots showing their hints (Compare, Search, an invalid design's curve).
-    QCOMPARE(files.size(), 39);
+    // expert placement of the link view and of the Experts view, the search-space form, the 8
+    // editor pages (and the Memory, Power and Runtime pages of a 3D-stacked preset and the Model
+    // page of an MoE preset, the default design having neither), the window and the five
+    // self-drawn views in the dark palette; the window with the throughput curve maximised, the
+    // thermal view detached, and three empty plots showing their hints (Compare, Search, an
+    // invalid design's curve).
+    QCOMPARE(files.size(), 40);
     for (const char* name : {"maximised.png", "detached.png", "compare-empty.png",
                              "search-empty.png", "throughput-empty.png"})
       QVERIFY2(files.contains(QDir(dir.path()).filePath(QString::fromLatin1(name))), name);
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("serving.png"))));
+    QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("experts.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("breakdown-ops.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("search-form.png"))));
     QVERIFY(files.contains(QDir(dir.path()).filePath(QStringLiteral("editor-power.png"))));

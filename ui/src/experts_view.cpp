@@ -899,7 +899,8 @@ void ExpertsView::showOutcome() {
   for (const int l : r.layers) layers << QString::number(l);
   info_->setText(
       tr("<b>%1</b>: %2 experts, top-%3, %4 MoE layers on a %5 × %6 mesh of %7 TFLOPS, %8 GB/s "
-         "memory per node, %9 GB/s links<br>Batch %10 tokens, %11 eval batch(es) per layer · layers %12 · "
+         "memory per node, %9 GB/s links<br>Batch %10 tokens, %11 eval batch(es) per layer · "
+         "layers %12 · "
          "fitted on %13, scored on %14 · non-MoE time %15 µs per layer")
           .arg(qs(design_ ? design_->model.name : std::string()).toHtmlEscaped())
           .arg(r.experts)
