@@ -659,7 +659,6 @@ ExpertsView::Outcome ExpertsView::execute(const Job& job) {
       s.layers.clear();
       s.placements.clear();
     }
-    std::vector<double> surrogate(m.strategies.size(), 0.0);
     for (const auto& p : parts) {
       m.layers.insert(m.layers.end(), p.layers.begin(), p.layers.end());
       m.hd.insert(m.hd.end(), p.hd.begin(), p.hd.end());
@@ -669,26 +668,11 @@ ExpertsView::Outcome ExpertsView::execute(const Job& job) {
         const auto& ps = p.strategies[s];
         ms.layers.insert(ms.layers.end(), ps.layers.begin(), ps.layers.end());
         ms.placements.insert(ms.placements.end(), ps.placements.begin(), ps.placements.end());
-        surrogate[s] += ps.surrogate_error;
         first.push_back(ps.first);
       }
       o.firsts.push_back(std::move(first));
     }
-    for (std::size_t s = 0; s < m.strategies.size(); ++s) {
-      auto& ms = m.strategies[s];
-      double t = 0, imb = 0, util = 0;
-      for (const auto& l : ms.layers) {
-        t += l.time_s;
-        imb += l.imbalance;
-        util += l.link_utilisation;
-      }
-      const double n = static_cast<double>(ms.layers.size());
-      ms.moe_s = t / n * m.moe_layers;
-      ms.end_to_end_s = ms.moe_s + m.non_moe_s * m.moe_layers;
-      ms.imbalance = imb / n;
-      ms.link_utilisation = util / n;
-      ms.surrogate_error = surrogate[s] / n;
-    }
+    experts::summarise(m);
   } catch (const std::exception& e) {
     o.error = QString::fromLocal8Bit(e.what());
   }

@@ -425,26 +425,31 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       lo.broadcast_bytes /= runs;
       lo.exposed_broadcast_s /= runs;
       lo.shadowed /= runs;
-      o.surrogate_error += err / runs;
+      lo.surrogate_error = err / runs;
       o.layers.push_back(lo);
       o.placements.push_back(placement);
     }
   }
-  for (auto& o : out.strategies) {
-    double t = 0, imb = 0, util = 0;
+  summarise(out);
+  return out;
+}
+
+void summarise(CompareResult& r) {
+  for (auto& o : r.strategies) {
+    double t = 0, imb = 0, util = 0, err = 0;
     for (const auto& l : o.layers) {
       t += l.time_s;
       imb += l.imbalance;
       util += l.link_utilisation;
+      err += l.surrogate_error;
     }
-    const double n = static_cast<double>(o.layers.size());
-    o.moe_s = t / n * out.moe_layers;
-    o.end_to_end_s = o.moe_s + out.non_moe_s * out.moe_layers;
-    o.imbalance = imb / n;
+    const double n = static_cast<double>(std::max<std::size_t>(o.layers.size(), 1));
+    o.moe_s = t / n * r.moe_layers;
+    o.end_to_end_s = o.moe_s + r.non_moe_s * r.moe_layers;
+    o.imbalance = o.layers.empty() ? 1.0 : imb / n;
     o.link_utilisation = util / n;
-    o.surrogate_error /= n;
+    o.surrogate_error = err / n;
   }
-  return out;
 }
 
 }  // namespace stackscope::experts

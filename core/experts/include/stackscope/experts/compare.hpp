@@ -89,6 +89,7 @@ struct LayerOutcome {
   double link_utilisation = 0;  // mean over batches of the busiest link's busy / layer time
   double link_bytes = 0;     // mean bytes × hops
   double surrogate_s = 0;    // node_balance's surrogate of this placement, fitted statistics
+  double surrogate_error = 0;  // mean over batches of |surrogate_s - simulated| / simulated
   double broadcast_bytes = 0;      // hd-dynamic / shadow: mean bytes broadcast (weights)
   double exposed_broadcast_s = 0;  // mean broadcast time not hidden (included in time_s)
   double shadowed = 0;             // shadow: mean experts shadowed per batch
@@ -103,8 +104,8 @@ struct StrategyOutcome {
   double end_to_end_s = 0;   // moe_s + non-MoE time of the MoE layers
   double imbalance = 1;      // mean over layers
   double link_utilisation = 0;
-  // Mean over layers and batches of |surrogate - simulated| / simulated (the surrogate's error
-  // on the eval traces; the placement's statistics come from the fit traces).
+  // Mean over layers of LayerOutcome::surrogate_error (the surrogate's error on the eval
+  // traces; the placement's statistics come from the fit traces).
   double surrogate_error = 0;
 };
 
@@ -155,6 +156,11 @@ double non_moe_time(const workload::Model& model, const MeshConfig& mesh, int ba
 CompareResult compare(const workload::Model& model, const CompareConfig& config,
                       const std::vector<moe::RoutingTrace>& fit,
                       const std::vector<moe::RoutingTrace>& eval);
+
+// Recomputes every strategy's totals (moe_s, end_to_end_s, imbalance, link_utilisation,
+// surrogate_error) from its layers, moe_layers and non_moe_s, as compare() does; for callers
+// that join the results of several compare() runs over different layers.
+void summarise(CompareResult& result);
 
 // Tokens [from, to) of every layer of a trace (for fitting on one half, scoring on the other).
 // Throws std::invalid_argument unless from < to <= the fewest tokens of any layer.
