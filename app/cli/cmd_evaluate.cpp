@@ -95,6 +95,8 @@ std::string plan_text(const parallel::Plan& p) {
   if (p.redundant_experts_per_rank > 0)
     s += ", +" + std::to_string(p.redundant_experts_per_rank) + " redundant experts/rank";
   if (p.placement != parallel::Plan{}.placement) s += ", placement " + p.placement;
+  if (p.experts.strategy != parallel::ExpertStrategy::plan)
+    s += ", experts placed " + std::string(parallel::to_string(p.experts.strategy));
   switch (p.overlap) {
     case parallel::Overlap::off: break;
     case parallel::Overlap::fixed:

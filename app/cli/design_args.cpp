@@ -73,6 +73,12 @@ std::vector<OptionSpec> design_options() {
       {"--moe-tp", "N", "TP degree inside each expert"},
       {"--moe-ep", "N", "expert-parallel degree of MoE layers (default: stage devices / moe tp)"},
       {"--redundant-experts", "N", "extra expert slots per EP rank for replicas of hot experts"},
+      {"--expert-placement", "S",
+       "routed-expert placement: plan (the plan's layout), eplb, balanced; on a mesh system also "
+       "tp, ep, hd, hd-dynamic, shadow (scored by the mesh simulator)"},
+      {"--eplb-groups", "G", "EPLB groups of ranks (1 = global policy, > 1 hierarchical)"},
+      {"--hd-time-limit", "S", "GLPK time limit per MoE layer for hd placements, s"},
+      {"--link-iterations", "N", "link-balance annealing proposals for hd placements (0 = none)"},
       {"--overlap", "off|N|auto", "compute/communication overlap: off, N tiles, auto (best N)"},
       {"--batch", "N|auto", "requests per replica; auto = largest batch that fits memory"},
       {"--input-len", "N", "prompt tokens per request"},
@@ -132,6 +138,8 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
       if (!a.has("--moe-tp")) d.parallel.moe.tp = 0;
       if (!a.has("--moe-ep")) d.parallel.moe.ep = 0;
       if (!a.has("--redundant-experts")) d.parallel.redundant_experts_per_rank = 0;
+      if (!a.has("--expert-placement"))
+        d.parallel.experts.strategy = parallel::ExpertStrategy::plan;
     }
   }
   if (auto v = a.get("--runtime")) {
@@ -168,6 +176,20 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   if (auto v = a.get("--redundant-experts"))
     d.parallel.redundant_experts_per_rank =
         static_cast<int>(parse_int("--redundant-experts", *v, 0, kMaxDegree));
+  auto& ex = d.parallel.experts;
+  if (auto v = a.get("--expert-placement")) {
+    const auto st = parallel::parse_expert_strategy(*v);
+    if (!st)
+      throw CliError("--expert-placement: unknown strategy '" + *v +
+                     "' (allowed: plan, tp, ep, eplb, balanced, hd, hd-dynamic, shadow)");
+    ex.strategy = *st;
+  }
+  if (auto v = a.get("--eplb-groups"))
+    ex.eplb_groups = static_cast<int>(parse_int("--eplb-groups", *v, 1, kMaxDegree));
+  if (auto v = a.get("--hd-time-limit"))
+    ex.hd_time_limit_s = parse_double("--hd-time-limit", *v, 1e-3, 1e5);
+  if (auto v = a.get("--link-iterations"))
+    ex.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 10000000));
   if (a.has("--sp")) d.parallel.sequence_parallel = true;
   if (auto v = a.get("--placement")) d.parallel.placement = *v;  // validate() checks it
   if (auto v = a.get("--overlap")) apply_overlap(d.parallel, *v);

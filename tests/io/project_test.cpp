@@ -450,6 +450,7 @@ perf::Design unusual_design() {
   d.parallel.dense_ffn = {1, 0};
   d.parallel.moe = {1, 12};
   d.parallel.redundant_experts_per_rank = 1;
+  d.parallel.experts = {parallel::ExpertStrategy::hd_dynamic, 2, 0.375, 64, 7, 0xFFFFFFFFFFFFFFF0ull};
   d.parallel.overlap = parallel::Overlap::auto_tiles;
   d.parallel.overlap_tiles = 16;
   return d;
@@ -484,6 +485,8 @@ TEST(Serialise, ProjectToJsonRoundTripsExactly) {
   EXPECT_EQ(back.parallel.dense_ffn.tp, 1);
   EXPECT_EQ(back.parallel.moe.ep, 12);
   EXPECT_EQ(back.parallel.redundant_experts_per_rank, 1);
+  EXPECT_EQ(back.parallel.experts, d.parallel.experts);  // "strategy": "hd-dynamic", ...
+  EXPECT_NE(text.find("\"hd-dynamic\""), std::string::npos);
   EXPECT_EQ(back.parallel.overlap, parallel::Overlap::auto_tiles);
   EXPECT_EQ(back.parallel.overlap_tiles, 16);
 

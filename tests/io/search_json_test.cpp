@@ -122,6 +122,40 @@ TEST(SearchJson, ModelAndWorkloadAxes) {
   EXPECT_TRUE(has_path(lengths, "/search/hardware/0/values/0")) << lengths.size();
 }
 
+// The expert placement as search axes (issue 15, deliverable 5): strategy names or indices,
+// the redundant slots; decoded designs carry them; unknown names are reported at their element.
+TEST(SearchJson, ExpertPlacementAxes) {
+  const auto sp = parse_search_project(R"({"schema_version": 1, "name": "s",
+    "hardware": "hdmoe-node", "system": "hdmoe-mesh-4x8", "model": "mixtral-8x7b",
+    "workload": {"batch": 16, "input_len": 256, "output_len": 16},
+    "parallel": {"tp": 4, "ep": 8}, "search": {
+      "hardware": [{"knob": "experts.placement", "values": ["plan", "balanced", 5]},
+                   {"knob": "experts.redundant_per_rank", "values": [0, 2]}],
+      "parallel": {"tp": [4], "ep": [8]}}})",
+                                       presets());
+  ASSERT_EQ(sp.space.hardware[0].values, (std::vector<double>{0, 4, 5}));
+  const search::CompiledSpace cs(sp.space);
+  EXPECT_EQ(cs.hardware_points(), 6u);
+  EXPECT_EQ(search::axis_value_name(cs.space(), 0, 4.0), "balanced");
+  EXPECT_EQ(search::axis_value_name(cs.space(), 0, 5.0), "hd");
+  const perf::Design last = cs.hardware_design(cs.hardware_points() - 1);
+  EXPECT_EQ(last.parallel.experts.strategy, parallel::ExpertStrategy::hd);
+  EXPECT_EQ(last.parallel.redundant_experts_per_rank, 2);
+  const auto issues = issues_of(project_with(R"({
+      "hardware": [{"knob": "experts.placement", "values": ["plan", "hdmoe"]}]})"));
+  EXPECT_TRUE(has_path(issues, "/search/hardware/0/values/1")) << issues.size();
+  const auto nine = parse_search_project(project_with(R"({
+      "hardware": [{"knob": "experts.placement", "values": [9]}]})"),
+                                         presets());
+  std::vector<Issue> range;
+  try {
+    const search::CompiledSpace bad(nine.space);
+  } catch (const ConfigError& e) {
+    range = e.issues();
+  }
+  EXPECT_TRUE(has_path(range, "/search/hardware/0/values/0")) << range.size();
+}
+
 TEST(SearchJson, ReportsEachProblemWithItsPath) {
   const auto issues = issues_of(project_with(R"({
       "hardware": [{"knob": "memory.layers_total", "min": 8, "max": 4, "step": 1},

@@ -340,6 +340,44 @@ class EditorsTest : public QObject {
     QCOMPARE(w.document().undoStack()->count(), 5);  // cores, mesh, dp, overlap, kv
   }
 
+  // Expert placement (issue 15): the strategy and HD-MoE's solver limits are undoable edits of
+  // the design; the solver fields are live only for the HD-MoE strategies; the evaluation runs
+  // the chosen placement (balanced on the Mixtral mesh costs decode differently from the
+  // plan's TP 4 x EP 8).
+  void expertPlacementIsEditable() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openPreset(QStringLiteral("mixtral-hdmoe")));
+    QTRY_VERIFY_WITH_TIMEOUT(w.result().has_value(), 5000);
+    const double tpot0 = w.result()->metrics.tpot_s;
+    auto* strategy = field<QComboBox>(w, "expertStrategyCombo");
+    auto* limit = field<QDoubleSpinBox>(w, "hdTimeLimitSpin");
+    auto* groups = field<QSpinBox>(w, "eplbGroupsSpin");
+    QVERIFY(strategy->isEnabled());
+    QVERIFY(!limit->isEnabled());
+    strategy->setCurrentIndex(static_cast<int>(stackscope::parallel::ExpertStrategy::balanced));
+    QCOMPARE(w.document().design().parallel.experts.strategy,
+             stackscope::parallel::ExpertStrategy::balanced);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.tpot_s != tpot0, 10000);
+    strategy->setCurrentIndex(static_cast<int>(stackscope::parallel::ExpertStrategy::hd));
+    QVERIFY(limit->isEnabled());
+    QVERIFY(!groups->isEnabled());
+    limit->setValue(0.25);
+    QCOMPARE(w.document().design().parallel.experts.hd_time_limit_s, 0.25);
+    field<QSpinBox>(w, "linkIterationsSpin")->setValue(10);
+    QCOMPARE(w.document().design().parallel.experts.link_iterations, 10);
+    // Consecutive edits of one field merge into one step: strategy, limit, iterations.
+    QCOMPARE(w.document().undoStack()->count(), 3);
+    w.document().undoStack()->undo();
+    w.document().undoStack()->undo();
+    QCOMPARE(w.document().design().parallel.experts.hd_time_limit_s, 1.0);
+    QCOMPARE(w.document().design().parallel.experts.link_iterations, 100);
+    w.document().undoStack()->undo();
+    QCOMPARE(w.document().design().parallel.experts.strategy,
+             stackscope::parallel::ExpertStrategy::plan);
+    QCOMPARE(strategy->currentIndex(), 0);
+  }
+
   // System page: a level's link bandwidth and the level list are undoable edits.
   void systemLevelsAreEditable() {
     MainWindow w;

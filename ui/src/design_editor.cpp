@@ -135,6 +135,7 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
       cur_.parallel.ep = 1;
       cur_.parallel.moe = {};
       cur_.parallel.redundant_experts_per_rank = 0;
+      cur_.parallel.experts.strategy = parallel::ExpertStrategy::plan;
     }
     cur_.system.devices = parallel::devices(cur_.parallel);
     refreshAll();
@@ -443,8 +444,21 @@ void DesignEditor::refreshDerived() {
   modelInfo_->setToolTip(QString::fromStdString(m.source));
   const bool moe = m.moe.experts > 0;
   for (const char* path : {"/parallel/ep", "/parallel/moe/tp", "/parallel/moe/ep",
-                           "/parallel/redundant_experts_per_rank"})
+                           "/parallel/redundant_experts_per_rank", "/parallel/experts/strategy"})
     if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe);
+  {
+    using parallel::ExpertStrategy;
+    const auto s = p.experts.strategy;
+    const bool hd = s == ExpertStrategy::hd || s == ExpertStrategy::hd_dynamic ||
+                    s == ExpertStrategy::shadow;
+    const std::pair<const char*, bool> expert_fields[] = {
+        {"/parallel/experts/eplb_groups", s == ExpertStrategy::eplb},
+        {"/parallel/experts/hd_time_limit_s", hd},
+        {"/parallel/experts/hd_max_sets", hd},
+        {"/parallel/experts/link_iterations", hd}};
+    for (const auto& [path, on] : expert_fields)
+      if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe && on);
+  }
   refreshRouting();
   if (QWidget* w = fieldFor(QStringLiteral("/parallel/overlap_tiles")))
     w->setEnabled(p.overlap == parallel::Overlap::fixed);

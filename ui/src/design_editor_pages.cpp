@@ -294,6 +294,45 @@ QWidget* DesignEditor::buildParallelPage() {
              "(DeepSeek-V3 EPLB); a replicated expert's tokens split over its copies"),
           {}},
          [](perf::Design& d) { return &d.parallel.redundant_experts_per_rank; });
+  // The routed experts' placement (parallel::ExpertPlacement, perf/expert_placement.hpp); the
+  // Experts view compares the strategies side by side.
+  form->addRow(sectionLabel(tr("Expert placement (MoE)"), page));
+  addCombo(
+      form, tr("Strate&gy:"), "expertStrategyCombo", "/parallel/experts/strategy",
+      tr("Where the routed experts live: the plan's own MoE TP × EP layout; EPLB (redundant "
+         "slots packed to balance load) or the compute-balanced hybrid on any system; on a mesh "
+         "system (first network level a mesh of one stage's devices) also TP, EP, HD-MoE, "
+         "HD-MoE with pre-broadcast, or shadowing, every one scored by the mesh simulator"),
+      {tr("plan (MoE TP × EP)"), tr("TP (mesh)"), tr("EP (mesh)"), tr("EPLB"),
+       tr("compute-balanced"), tr("HD-MoE (mesh)"), tr("HD-MoE + pre-broadcast (mesh)"),
+       tr("shadowing (mesh)")},
+      [](perf::Design& d) { return static_cast<int>(d.parallel.experts.strategy); },
+      [](perf::Design& d, int i) {
+        d.parallel.experts.strategy = static_cast<parallel::ExpertStrategy>(i);
+      });
+  addInt(form, tr("EPLB groups:"),
+         {"eplbGroupsSpin", "/parallel/experts/eplb_groups", 1, 4096, QString(),
+          tr("EPLB: 1 = the global policy; more = hierarchical, experts packed group by group "
+             "onto equal groups of ranks (must divide the ranks and the experts)"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.experts.eplb_groups; });
+  addDouble(form, tr("HD-MoE time limit:"),
+            {"hdTimeLimitSpin", "/parallel/experts/hd_time_limit_s", 0.001, 100000, 3, tr(" s"),
+             tr("GLPK's time limit for HD-MoE's node-balance MILP, per MoE layer; the placement "
+                "is fitted once per design and layer")},
+            [](perf::Design& d) { return &d.parallel.experts.hd_time_limit_s; });
+  addInt(form, tr("HD-MoE top-k sets:"),
+         {"hdMaxSetsSpin", "/parallel/experts/hd_max_sets", 1, 100000, QString(),
+          tr("Most frequent top-k sets that enter the MILP's communication term (the rest of "
+             "the tokens still count in the expert loads)"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.experts.hd_max_sets; });
+  addInt(form, tr("Link-balance iterations:"),
+         {"linkIterationsSpin", "/parallel/experts/link_iterations", 0, 10000000, QString(),
+          tr("Simulated-annealing swap proposals of HD-MoE's node → mesh position mapping, each "
+             "scored by the mesh simulator (0 = identity mapping)"),
+          {}},
+         [](perf::Design& d) { return &d.parallel.experts.link_iterations; });
   form->addRow(sectionLabel(tr("Compute / communication overlap"), page));
   addCombo(
       form, tr("&Overlap:"), "overlapCombo", "/parallel/overlap",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The placement comparison (compare.hpp).
 #include "stackscope/experts/compare.hpp"
+#include "stackscope/experts/fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -156,6 +157,148 @@ moe::RoutingTrace token_range(const moe::RoutingTrace& trace, std::size_t from, 
   return out;
 }
 
+FitProblem fit_problem(const workload::Model& model, const CompareConfig& cfg,
+                       const moe::RoutingTrace& fit, int layer) {
+  const int N = cfg.mesh.nodes();
+  const double h = model.hidden, I = model.moe.expert_ffn_dim;
+  FitProblem out;
+  out.stats = moe::layer_stats(fit, static_cast<std::size_t>(layer));
+  NodeBalanceInput& nb = out.input;
+  nb.loads = out.stats.frequency;
+  std::size_t covered = 0;
+  for (std::size_t g = 0; g < out.stats.sets.size() && g < static_cast<std::size_t>(cfg.hd_max_sets); ++g) {
+    nb.sets.push_back(out.stats.sets[g]);
+    covered += out.stats.sets[g].tokens;
+  }
+  out.set_coverage = out.stats.tokens > 0
+                         ? static_cast<double>(covered) / static_cast<double>(out.stats.tokens)
+                         : 0;
+  const auto links = in_links(cfg.mesh);
+  nb.nodes = N;
+  nb.tokens = cfg.batch;
+  nb.compute_s = 2 * 3 * h * I / cfg.mesh.node_flops;
+  nb.expert_bytes = 3 * h * I * cfg.weight_bytes;
+  nb.weight_read_s = nb.expert_bytes / cfg.mesh.mem_Bps;
+  nb.comm_s.resize(static_cast<std::size_t>(N));
+  for (int c = 0; c < N; ++c) {
+    const int n = links[static_cast<std::size_t>(c)];
+    nb.comm_s[static_cast<std::size_t>(c)] =
+        n > 0 ? h * cfg.mesh.activation_bytes / (n * cfg.mesh.link_Bps) : 0.0;
+  }
+  nb.capacity_bytes = cfg.capacity_bytes;
+  nb.solver.time_limit_s = cfg.hd_time_limit_s;
+  nb.solver.mip_gap = cfg.hd_mip_gap;
+  return out;
+}
+
+Placement fit_placement(const workload::Model& model, const CompareConfig& cfg, Strategy s,
+                        const moe::RoutingTrace& fit, int layer, const FitProblem& problem,
+                        int eplb_redundant, HdSolve* solve_out) {
+  const int E = model.moe.experts, N = cfg.mesh.nodes();
+  const auto& freq = problem.stats.frequency;
+  switch (s) {
+    case Strategy::tp: return tp_placement(E, N);
+    case Strategy::ep: return ep_placement(E, N);
+    case Strategy::eplb: return eplb_placement(freq, N, eplb_redundant, cfg.eplb_groups);
+    case Strategy::balanced: return balanced_placement(freq, N);
+    case Strategy::hd:
+    case Strategy::hd_dynamic:
+    case Strategy::shadow: break;
+  }
+  const NodeBalanceInput& nb = problem.input;
+  const auto r = node_balance(nb);
+  Placement p = r.placement;
+  HdSolve solve;
+  solve.layer = layer;
+  solve.status = r.solution.status;
+  solve.gap = r.solution.gap;
+  solve.seconds = r.solution.seconds;
+  solve.objective_s = r.objective_s;
+  solve.warm_start = r.warm_start;
+  solve.warm_start_objective_s = r.warm_start_objective_s;
+  solve.split_experts = r.split_experts;
+  solve.sets = static_cast<int>(nb.sets.size());
+  solve.set_coverage = problem.set_coverage;
+  // Polish (compare.hpp): the MILP's placement or a warm-start candidate, whichever simulates
+  // fastest on the fit batches.
+  std::vector<std::pair<std::string, Placement>> cands;
+  cands.emplace_back("milp", r.placement);
+  cands.emplace_back("ep", ep_placement(E, N));
+  cands.emplace_back("tp", tp_placement(E, N));
+  cands.emplace_back("interval", interval_placement(freq, N));
+  cands.emplace_back("balanced", balanced_placement(freq, N));
+  const auto B = static_cast<std::size_t>(cfg.batch);
+  const std::size_t fit_batches =
+      std::min<std::size_t>(static_cast<std::size_t>(cfg.batches),
+                            fit.tokens(static_cast<std::size_t>(layer)) / B);
+  std::vector<LayerBatch> batches;
+  for (std::size_t b = 0; b < fit_batches; ++b)
+    batches.push_back(batch_of(fit, layer, b * B, B, N, model, cfg.weight_bytes));
+  const double runs = static_cast<double>(std::max<std::size_t>(fit_batches, 1));
+  double best = lp::kInf;
+  for (auto& [name, cand] : cands) {
+    if (!validate(cand, E, N, nb.expert_bytes, cfg.capacity_bytes).empty()) continue;
+    double t = 0;
+    for (const auto& batch : batches) t += simulate_layer(cfg.mesh, cand, batch).time_s;
+    if (name == "milp") solve.milp_fit_s = t / runs;
+    if (t < best) {
+      best = t;
+      solve.chosen = name;
+      p = cand;
+    }
+  }
+  solve.chosen_fit_s = best / runs;
+  solve.linked_fit_s = solve.chosen_fit_s;
+  if (cfg.link_iterations > 0 && fit_batches > 0) {
+    LinkBalanceInput lb;
+    lb.mesh = cfg.mesh;
+    lb.placement = p;
+    lb.batches = std::move(batches);
+    lb.iterations = cfg.link_iterations;
+    lb.seed = cfg.seed;
+    const auto linked = link_balance(lb);
+    p = linked.placement;
+    solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
+    solve.link_accepted = linked.accepted;
+  }
+  if (solve_out) *solve_out = solve;
+  return p;
+}
+
+BatchScore score_batch(const CompareConfig& cfg, Strategy s, const Placement& placement,
+                       const LayerBatch& batch, std::span<const int> predicted, double non_moe_s) {
+  BatchScore out;
+  if (s == Strategy::hd_dynamic && !predicted.empty()) {
+    PreBroadcastInput in;
+    in.mesh = cfg.mesh;
+    in.placement = placement;
+    in.batch = batch;
+    in.predicted.assign(predicted.begin(), predicted.end());
+    in.overlap_s = non_moe_s;
+    in.capacity_bytes_per_node = cfg.capacity_bytes;
+    auto d = pre_broadcast(in);
+    out.exposed_s = d.total_s - d.layer.time_s;
+    out.broadcast_bytes = d.broadcast_bytes;
+    out.layer = std::move(d.layer);
+  } else if (s == Strategy::shadow) {
+    ShadowInput in;
+    in.mesh = cfg.mesh;
+    in.placement = placement;
+    in.batch = batch;
+    in.capacity_bytes_per_node = cfg.capacity_bytes;
+    auto d = shadow(in);
+    out.exposed_s = d.total_s - d.layer.time_s;
+    out.broadcast_bytes = d.broadcast_bytes;
+    out.shadowed = static_cast<int>(d.experts.size());
+    out.layer = std::move(d.layer);
+  } else {
+    out.layer = simulate_layer(cfg.mesh, placement, batch,
+                               s == Strategy::eplb ? cfg.eplb_choice : CopyChoice::round_robin);
+  }
+  out.layer.time_s += out.exposed_s;  // the layer ends when its work and its broadcasts are done
+  return out;
+}
+
 CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
                       const std::vector<moe::RoutingTrace>& fit,
                       const std::vector<moe::RoutingTrace>& eval) {
@@ -214,8 +357,8 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   }
   out.eplb_redundant = R;
 
-  const double h = model.hidden, I = model.moe.expert_ffn_dim;
-  const double expert_bytes = 3 * h * I * cfg.weight_bytes;
+  const double expert_bytes =
+      3.0 * model.hidden * model.moe.expert_ffn_dim * cfg.weight_bytes;
   const auto strategies = cfg.strategies.empty() ? all_strategies() : cfg.strategies;
   for (const auto s : strategies) {
     StrategyOutcome o;
@@ -223,7 +366,6 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
     out.strategies.push_back(std::move(o));
   }
 
-  const auto links = in_links(cfg.mesh);
   // HD-MoE's next-layer predictor, fitted on the fit traces only (moe/predictor.hpp).
   std::unique_ptr<moe::NextLayerPredictor> predictor;
   if (std::find(strategies.begin(), strategies.end(), Strategy::hd_dynamic) != strategies.end())
@@ -248,111 +390,26 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   };
   for (const int layer : out.layers) {
     const auto joined = join_layer(fit, layer);
-    const auto stats = moe::layer_stats(joined, 0);
-
-    NodeBalanceInput nb;
-    nb.loads = stats.frequency;
-    std::size_t covered = 0;
-    for (std::size_t g = 0; g < stats.sets.size() && g < static_cast<std::size_t>(cfg.hd_max_sets); ++g) {
-      nb.sets.push_back(stats.sets[g]);
-      covered += stats.sets[g].tokens;
-    }
-    nb.nodes = N;
-    nb.tokens = cfg.batch;
-    nb.compute_s = 2 * 3 * h * I / cfg.mesh.node_flops;
-    nb.weight_read_s = expert_bytes / cfg.mesh.mem_Bps;
-    nb.comm_s.resize(static_cast<std::size_t>(N));
-    for (int c = 0; c < N; ++c)
-      nb.comm_s[static_cast<std::size_t>(c)] =
-          links[static_cast<std::size_t>(c)] > 0
-              ? h * cfg.mesh.activation_bytes / (links[static_cast<std::size_t>(c)] * cfg.mesh.link_Bps)
-              : 0.0;
-    nb.expert_bytes = expert_bytes;
-    nb.capacity_bytes = cfg.capacity_bytes;
-    nb.solver.time_limit_s = cfg.hd_time_limit_s;
-    nb.solver.mip_gap = cfg.hd_mip_gap;
-
-    // HD-MoE's static placement (node balance, polish, link balance), built once per layer for
-    // hd, hd-dynamic and shadow.
+    const FitProblem problem = fit_problem(model, cfg, joined, 0);
+    // HD-MoE's static placement, built once per layer for hd, hd-dynamic and shadow.
     std::optional<Placement> hd_cache;
-    const auto hd_placement = [&]() -> Placement {
-      if (hd_cache) return *hd_cache;
-      Placement p;
-
-      const auto r = node_balance(nb);
-      p = r.placement;
-      HdSolve solve;
-      solve.layer = layer;
-      solve.status = r.solution.status;
-      solve.gap = r.solution.gap;
-      solve.seconds = r.solution.seconds;
-      solve.objective_s = r.objective_s;
-      solve.warm_start = r.warm_start;
-      solve.warm_start_objective_s = r.warm_start_objective_s;
-      solve.split_experts = r.split_experts;
-      solve.sets = static_cast<int>(nb.sets.size());
-      solve.set_coverage =
-          stats.tokens > 0 ? static_cast<double>(covered) / static_cast<double>(stats.tokens) : 0;
-      // Polish (compare.hpp): the MILP's placement or a warm-start candidate, whichever
-      // simulates fastest on the fit batches.
-      std::vector<std::pair<std::string, Placement>> cands;
-      cands.emplace_back("milp", r.placement);
-      cands.emplace_back("ep", ep_placement(E, N));
-      cands.emplace_back("tp", tp_placement(E, N));
-      cands.emplace_back("interval", interval_placement(stats.frequency, N));
-      cands.emplace_back("balanced", balanced_placement(stats.frequency, N));
-      const std::size_t fit_batches = std::min<std::size_t>(
-          static_cast<std::size_t>(cfg.batches), joined.tokens(0) / static_cast<std::size_t>(cfg.batch));
-      double best = lp::kInf;
-      for (auto& [name, cand] : cands) {
-        if (!validate(cand, E, N, expert_bytes, cfg.capacity_bytes).empty()) continue;
-        double t = 0;
-        for (std::size_t b = 0; b < fit_batches; ++b)
-          t += simulate_layer(cfg.mesh, cand,
-                              batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
-                                       static_cast<std::size_t>(cfg.batch), N, model,
-                                       cfg.weight_bytes))
-                   .time_s;
-        if (name == "milp") solve.milp_fit_s = t / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
-        if (t < best) {
-          best = t;
-          solve.chosen = name;
-          p = cand;
-        }
-      }
-      solve.chosen_fit_s = best / static_cast<double>(std::max<std::size_t>(fit_batches, 1));
-      solve.linked_fit_s = solve.chosen_fit_s;
-      if (cfg.link_iterations > 0 && fit_batches > 0) {
-        LinkBalanceInput lb;
-        lb.mesh = cfg.mesh;
-        lb.placement = p;
-        for (std::size_t b = 0; b < fit_batches; ++b)
-          lb.batches.push_back(batch_of(joined, 0, b * static_cast<std::size_t>(cfg.batch),
-                                        static_cast<std::size_t>(cfg.batch), N, model,
-                                        cfg.weight_bytes));
-        lb.iterations = cfg.link_iterations;
-        lb.seed = cfg.seed + static_cast<std::uint64_t>(layer);
-        const auto linked = link_balance(lb);
-        p = linked.placement;
-        solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
-        solve.link_accepted = linked.accepted;
-      }
-      out.hd.push_back(solve);
-      hd_cache = p;
-      return p;
-    };
-
     std::vector<std::pair<std::string, Placement>> placements;
     for (const auto s : strategies) {
+      const bool hd_family =
+          s == Strategy::hd || s == Strategy::hd_dynamic || s == Strategy::shadow;
       Placement p;
-      switch (s) {
-        case Strategy::tp: p = tp_placement(E, N); break;
-        case Strategy::ep: p = ep_placement(E, N); break;
-        case Strategy::eplb: p = eplb_placement(stats.frequency, N, R, cfg.eplb_groups); break;
-        case Strategy::balanced: p = balanced_placement(stats.frequency, N); break;
-        case Strategy::hd:
-        case Strategy::hd_dynamic:
-        case Strategy::shadow: p = hd_placement(); break;
+      if (hd_family && hd_cache) {
+        p = *hd_cache;
+      } else {
+        HdSolve solve;
+        CompareConfig lc = cfg;  // link balance seeded per layer
+        lc.seed = cfg.seed + static_cast<std::uint64_t>(layer);
+        p = fit_placement(model, lc, s, joined, 0, problem, R, &solve);
+        if (hd_family) {
+          solve.layer = layer;
+          out.hd.push_back(solve);
+          hd_cache = p;
+        }
       }
       placements.emplace_back(std::string(to_string(s)), std::move(p));
     }
@@ -364,11 +421,10 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       if (!issues.empty())
         fail("strategy " + placements[si].first + " at layer " + std::to_string(layer) + ": " +
              issues.front().path + ": " + issues.front().message);
-      const CopyChoice choice = strategies[si] == Strategy::eplb ? cfg.eplb_choice : CopyChoice::round_robin;
       LayerOutcome lo;
       lo.layer = layer;
       lo.imbalance = 0;
-      lo.surrogate_s = surrogate(placement, nb);
+      lo.surrogate_s = surrogate(placement, problem.input);
       double err = 0;
       int runs = 0;
       for (const auto& t : eval) {
@@ -377,38 +433,16 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
         for (std::size_t b = 0; b < n; ++b) {
           const auto batch = batch_of(t, layer, b * static_cast<std::size_t>(cfg.batch),
                                       static_cast<std::size_t>(cfg.batch), N, model, cfg.weight_bytes);
-          LayerResult r;
-          double exposed = 0;  // broadcast time not hidden under the non-MoE time
           const bool predictable = predictor && layer > 0 &&
                                    static_cast<std::size_t>(layer - 1) < predictor->layer_pairs();
-          if (strategies[si] == Strategy::hd_dynamic && predictable) {
-            PreBroadcastInput in;
-            in.mesh = cfg.mesh;
-            in.placement = placement;
-            in.batch = batch;
-            in.predicted = predict(t, layer, b * B);
-            in.overlap_s = out.non_moe_s;
-            in.capacity_bytes_per_node = cfg.capacity_bytes;
-            auto d = pre_broadcast(in);
-            exposed = d.total_s - d.layer.time_s;
-            lo.broadcast_bytes += d.broadcast_bytes;
-            r = std::move(d.layer);
-          } else if (strategies[si] == Strategy::shadow) {
-            ShadowInput in;
-            in.mesh = cfg.mesh;
-            in.placement = placement;
-            in.batch = batch;
-            in.capacity_bytes_per_node = cfg.capacity_bytes;
-            auto d = shadow(in);
-            exposed = d.total_s - d.layer.time_s;
-            lo.broadcast_bytes += d.broadcast_bytes;
-            lo.shadowed += static_cast<double>(d.experts.size());
-            r = std::move(d.layer);
-          } else {
-            r = simulate_layer(cfg.mesh, placement, batch, choice);
-          }
-          lo.exposed_broadcast_s += exposed;
-          r.time_s += exposed;  // the layer ends when both its work and its broadcasts are done
+          std::vector<int> predicted;
+          if (strategies[si] == Strategy::hd_dynamic && predictable)
+            predicted = predict(t, layer, b * B);
+          BatchScore sc = score_batch(cfg, strategies[si], placement, batch, predicted, out.non_moe_s);
+          LayerResult& r = sc.layer;
+          lo.exposed_broadcast_s += sc.exposed_s;
+          lo.broadcast_bytes += sc.broadcast_bytes;
+          lo.shadowed += sc.shadowed;
           lo.time_s += r.time_s;
           lo.imbalance += r.load_imbalance;
           lo.link_utilisation += busiest_link(r);

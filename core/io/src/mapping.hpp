@@ -95,6 +95,21 @@ struct EnumTable<parallel::Overlap> {
 };
 
 template <>
+struct EnumTable<parallel::ExpertStrategy> {
+  static constexpr std::string_view what = "expert placement strategy";
+  static constexpr std::array<std::pair<parallel::ExpertStrategy, std::string_view>, 8> entries{{
+      {parallel::ExpertStrategy::plan, "plan"},
+      {parallel::ExpertStrategy::tp, "tp"},
+      {parallel::ExpertStrategy::ep, "ep"},
+      {parallel::ExpertStrategy::eplb, "eplb"},
+      {parallel::ExpertStrategy::balanced, "balanced"},
+      {parallel::ExpertStrategy::hd, "hd"},
+      {parallel::ExpertStrategy::hd_dynamic, "hd-dynamic"},
+      {parallel::ExpertStrategy::shadow, "shadow"},
+  }};
+};
+
+template <>
 struct EnumTable<workload::AttentionKind> {
   static constexpr std::string_view what = "attention kind";
   static constexpr std::array<std::pair<workload::AttentionKind, std::string_view>, 3> entries{{
@@ -362,6 +377,16 @@ void describe(V& v, S& m) {
   v("ep", m.ep);
 }
 
+template <class V, Is<parallel::ExpertPlacement> S>
+void describe(V& v, S& e) {
+  v("strategy", e.strategy);
+  v("eplb_groups", e.eplb_groups);
+  v("hd_time_limit_s", e.hd_time_limit_s);
+  v("hd_max_sets", e.hd_max_sets);
+  v("link_iterations", e.link_iterations);
+  v("seed", e.seed);
+}
+
 template <class V, Is<parallel::Plan> S>
 void describe(V& v, S& p) {
   v("tp", p.tp);
@@ -376,6 +401,7 @@ void describe(V& v, S& p) {
   v("dense_ffn", p.dense_ffn);
   v("moe", p.moe);
   v("redundant_experts_per_rank", p.redundant_experts_per_rank);
+  v("experts", p.experts);
   v("overlap", p.overlap);
   v("overlap_tiles", p.overlap_tiles);
 }

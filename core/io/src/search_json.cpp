@@ -297,6 +297,30 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
           read_variants(a, apath, space, axis, presets, issues);
         } else if (axis.knob == "model") {
           read_models(a, apath, space, axis, presets, issues);
+        } else if (axis.knob == "experts.placement" && a.contains("values") &&
+                   a["values"].is_array()) {
+          // Strategy names ("plan", "eplb", "hd", ...) or their indices.
+          unknown_keys(a, apath, {"knob", "values"}, issues);
+          const Json& vs = a["values"];
+          if (vs.empty())
+            issues.push_back({child_path(apath, "values"), "empty value list", "[]",
+                              "at least one value"});
+          for (std::size_t k = 0; k < vs.size(); ++k) {
+            if (!vs[k].is_string()) {
+              double v = 0;
+              const std::size_t before = issues.size();
+              detail::read_value(vs[k], child_path(child_path(apath, "values"), k), v, issues);
+              if (issues.size() == before) axis.values.push_back(v);
+              continue;
+            }
+            const auto name = vs[k].get<std::string>();
+            if (const auto st = parallel::parse_expert_strategy(name))
+              axis.values.push_back(static_cast<double>(*st));
+            else
+              issues.push_back({child_path(child_path(apath, "values"), k),
+                                "unknown expert placement strategy", "\"" + name + "\"",
+                                "plan, tp, ep, eplb, balanced, hd, hd-dynamic, shadow"});
+          }
         } else if (a.contains("values")) {
           unknown_keys(a, apath, {"knob", "values"}, issues);
           axis.values = read_values(a["values"], child_path(apath, "values"), issues);

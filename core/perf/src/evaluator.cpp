@@ -2,6 +2,7 @@
 // The single-design evaluator (MODEL.md §1-7, §8). See evaluator.hpp for the contract. The
 // operator blocks it composes live in evaluator_blocks.cpp (evaluator_detail.hpp).
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/expert_placement.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -253,7 +254,7 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   const parallel::Placement place(d.parallel);
   const int pp = std::max(1, d.parallel.pp);
   const int tp_a = place.attention_tp(), tp_f = place.ffn_tp();
-  const int tp_m = place.moe_tp(), ep_m = place.moe_ep();
+  const int tp_m = place.moe_tp();
   const int stage = place.stage_devices();
   const auto p = parallel::param_counts(m);
   const double wb = bytes_per_element(nm.weights);
@@ -264,9 +265,8 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
   const double groups = std::max(1, stage / tp_a);
   const double seqs = std::ceil(static_cast<double>(std::max(0, batch)) / groups);
   const double ctx = static_cast<double>(w.input_len) + w.output_len;
-  const double experts_per_rank = parallel::is_moe(m) ? static_cast<double>(m.moe.experts) / ep_m +
-                                                            d.parallel.redundant_experts_per_rank
-                                                      : 0.0;
+  // Routed-expert weights per device, in whole experts, as the expert placement holds them.
+  const double experts_per_dev = experts_per_device(d);
 
   // The fullest pipeline stage.
   for (int s = 0; s < pp; ++s) {
@@ -275,7 +275,7 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
     double weights =
         layers * (p.attention_per_layer / tp_a + p.norms_per_layer) * wb +
         st.dense * p.dense_ffn_per_layer / tp_f * wb +
-        st.moe * ((p.expert * experts_per_rank + p.shared_per_layer) / tp_m + p.router_per_layer) *
+        st.moe * (p.expert * experts_per_dev + p.shared_per_layer / tp_m + p.router_per_layer) *
             wb;
     if (st.embedding) weights += p.embedding / tp_a * eb;
     if (st.lm_head) weights += p.lm_head / tp_a * eb;

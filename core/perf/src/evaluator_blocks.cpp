@@ -14,6 +14,7 @@
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
+#include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/network/model.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
@@ -312,14 +313,12 @@ Block dense_ffn_block(const Ctx& c, double tokens) {
 // MoE FFN of one layer on the busiest device (MODEL.md §4-5). `tokens_attn`: tokens of this
 // device's attention group; `tokens_stage`: tokens of the whole stage, routed over the
 // moe_ep expert-parallel ranks (each an moe_tp-way split of its experts).
-Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq) {
+Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq,
+                int row) {
   Block b;
   const auto& m = c.d.model;
   const auto& e = m.moe;
   const double h = m.hidden;
-  const int ep = c.place.moe_ep();
-  const int tp = c.place.moe_tp();
-  const int stage = c.place.stage_devices();
   add_norm(b, c, tokens_attn);
   charge_op(b, OpClass::router, gemm(c, tokens_attn, e.experts, h), c, false);
   // Softmax/sigmoid + top-k over the expert scores: ~(5 + log2 E) FLOP per score.
@@ -327,6 +326,64 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
   charge_op(b, OpClass::router,
             vec(c, scores * (5.0 + std::log2(std::max(2, e.experts))), scores * 4.0 * 2.0), c,
             true);
+  if (simulated_on_mesh(c.d)) {
+    mesh_routed_experts(b, c, tokens_stage, row);
+  } else {
+    plan_routed_experts(b, c, tokens_stage, freq);
+  }
+  // Back to the attention layout: the attention TP group gathers the hidden states.
+  if (c.place.attention_tp() > 1) {
+    charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,
+                tokens_attn * h * c.comm_bytes);
+  }
+  return b;
+}
+
+// The routed experts (and shared experts) of one MoE layer on a mesh system, by the placement
+// strategy's mesh simulation (perf/expert_placement.hpp): the busiest node's expert compute is
+// the moe_experts operator, the rest of the simulated layer (dispatch and combine on the mesh
+// links, broadcasts not hidden) is its exposed ep_comm. Shared experts run on the stage's
+// tokens split over all its devices, after the layer (the simulator has no idle slot to hide
+// them in).
+void mesh_routed_experts(Block& b, const Ctx& c, double tokens_stage, int row) {
+  const auto& m = c.d.model;
+  const auto& e = m.moe;
+  const auto mesh = expert_mesh(c.d.system, c.stream.matrix_flops * c.stream.matmul_efficiency,
+                                c.stream.dram_Bps, c.comm_bytes);
+  const MeshMoeCost mc = mesh_moe_layer(c.d, mesh, row, tokens_stage, c.w_bytes);
+  compute::OpCost routed;
+  routed.flops = mc.flops;
+  routed.dram_bytes = mc.weight_bytes;
+  routed.t_compute = mc.flops / mesh.node_flops;
+  routed.t_memory = mc.weight_bytes / mesh.mem_Bps;
+  routed.time = mc.compute_s;
+  charge_op(b, OpClass::moe_experts, routed, c, false);
+  const double exposed = std::max(0.0, mc.time_s - mc.compute_s);
+  b.op[static_cast<std::size_t>(OpClass::ep_comm)] += exposed;
+  b.res[static_cast<std::size_t>(Resource::interchip)] += exposed;
+  b.time += exposed;
+  b.comm_bytes += mc.bytes_sent;
+  const auto& level = c.d.system.levels.front();
+  // Link energy: every byte × hop crosses one link (energy_pJ_per_bit per bit), shared over
+  // the mesh's nodes (the block is one device's).
+  b.energy += (mc.link_bytes + mc.broadcast_bytes) * 8.0 * level.energy_pJ_per_bit * 1e-12 /
+              mesh.nodes();
+  if (e.shared_experts > 0) {
+    const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
+    add_ffn(b, c, OpClass::shared_experts, tokens_stage / c.place.stage_devices(),
+            sdim * e.shared_experts, 1.0, 1);
+  }
+}
+
+// The routed experts (and shared experts) of one MoE layer under the plan's moe tp x ep layout
+// or, on a non-mesh system, eplb / balanced ranks (placed_ep_load).
+void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const double* freq) {
+  const auto& m = c.d.model;
+  const auto& e = m.moe;
+  const double h = m.hidden;
+  const int ep = c.place.moe_ep();
+  const int tp = c.place.moe_tp();
+  const int stage = c.place.stage_devices();
   // Each device dispatches its 1/stage share of the stage's tokens to the top-k experts'
   // ranks and gets the results back (all-to-all over the EP group).
   const double dispatch = tokens_stage / stage * e.top_k * h * c.comm_bytes;
@@ -338,7 +395,10 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     calls += 1;
   }
   const moe::EpLoad loads =
-      moe::ep_load_memo(freq, e.experts, ep, tokens_stage, c.d.parallel.redundant_experts_per_rank);
+      c.d.parallel.experts.strategy == parallel::ExpertStrategy::plan
+          ? moe::ep_load_memo(freq, e.experts, ep, tokens_stage,
+                              c.d.parallel.redundant_experts_per_rank)
+          : placed_ep_load(c.d, freq, ep, tokens_stage);
   // Routed experts on the slower of the two candidate ranks (most tokens / most experts used).
   Block routed;
   moe::RankLoad load;
@@ -395,12 +455,6 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
     calls += 1;
   }
   overlap(b, c, OpClass::ep_comm, experts, t_comm, lat, 2.0 * dispatch, calls, &shared);
-  // Back to the attention layout: the attention TP group gathers the hidden states.
-  if (c.place.attention_tp() > 1) {
-    charge_comm(b, OpClass::tp_comm, c, GroupKind::attention_tp, Collective::all_gather,
-                tokens_attn * h * c.comm_bytes);
-  }
-  return b;
 }
 
 // Final norm + LM head for the last token of each sequence (logits only where sampled).
@@ -447,7 +501,7 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   double freq[moe::kMaxExperts];
   auto moe_layer = [&](int row) {
     moe::expert_frequency(c.d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
-    return moe_block(c, tokens_attn, tokens_stage, freq);
+    return moe_block(c, tokens_attn, tokens_stage, freq, row);
   };
   Block moe_single;
   if (rows == 1) moe_single = moe_layer(0);

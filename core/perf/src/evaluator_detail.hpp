@@ -139,7 +139,12 @@ Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len);
 OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter, double count,
                int tp);
 Block dense_ffn_block(const Ctx& c, double tokens);
-Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq);
+// `row`: the MoE layer's routing row (moe::frequency_rows), whose placement a mesh strategy
+// simulates; `freq` its expected loads.
+Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq,
+                int row);
+void mesh_routed_experts(Block& b, const Ctx& c, double tokens_stage, int row);
+void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const double* freq);
 Block lm_head_block(const Ctx& c, double seqs);
 Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len);
 PhaseBreakdown to_phase(const Block& stage, double passes, double static_W);

@@ -241,7 +241,7 @@ struct IterationModel::Impl {
       double freq[moe::kMaxExperts];
       auto moe_layer = [&](int row) {
         moe::expert_frequency(d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
-        return moe_block(c, tokens_attn, tokens, freq);
+        return moe_block(c, tokens_attn, tokens, freq, row);
       };
       Block moe_single;
       if (rows == 1) moe_single = moe_layer(0);

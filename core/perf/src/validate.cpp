@@ -14,6 +14,7 @@
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/perf/limits.hpp"
 
 namespace stackscope::perf {
@@ -575,6 +576,36 @@ void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::
           "a value giving a divisor of experts = " + num(m.moe.experts) + " expert-parallel ranks");
 }
 
+// The expert placement (parallel::ExpertPlacement; issue 15). Limits: compare.cpp's.
+void check_expert_placement(Checker& c, const parallel::Plan& plan, const workload::Model& m,
+                            const hw::System& s, const Degrees& g) {
+  const auto& e = plan.experts;
+  const std::string p = "/parallel/experts";
+  c.at_least(p + "/eplb_groups", e.eplb_groups, 1, kMaxDegree);
+  c.positive(p + "/hd_time_limit_s", e.hd_time_limit_s, 1e-3, 1e5);
+  c.at_least(p + "/hd_max_sets", e.hd_max_sets, 1, 100000);
+  c.at_least(p + "/link_iterations", e.link_iterations, 0, 10000000);
+  if (e.strategy == parallel::ExpertStrategy::plan) return;
+  const std::string name(parallel::to_string(e.strategy));
+  if (!is_moe(m)) {
+    c.add(p + "/strategy", "the model has no MoE layers to place (model.moe.experts = 0)",
+          "\"" + name + "\"", "\"plan\" for a dense model");
+    return;
+  }
+  if (!g.valid) return;
+  if (parallel::mesh_only(e.strategy)) {
+    const std::string why = expert_mesh_unfit(s, static_cast<int>(g.stage));
+    if (!why.empty())
+      c.add(p + "/strategy", "strategy '" + name + "' places experts on a mesh of nodes: " + why,
+            "\"" + name + "\"", "plan, eplb or balanced on this system");
+  } else if (e.eplb_groups > 1 && g.moe_ep >= 1 && g.moe_ep % e.eplb_groups != 0) {
+    c.add(p + "/eplb_groups",
+          "hierarchical EPLB splits the " + std::to_string(g.moe_ep) +
+              " expert-parallel ranks into equal groups",
+          num(e.eplb_groups), "a divisor of " + std::to_string(g.moe_ep));
+  }
+}
+
 void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m,
                 const hw::System& s, const workload::Workload& w, const Degrees& g) {
   // Every degree is checked (and reported), not only up to the first bad one.
@@ -623,6 +654,7 @@ void check_plan(Checker& c, const parallel::Plan& plan, const workload::Model& m
           "context parallelism splits the prompt into equal blocks: input_len % cp != 0",
           num(plan.cp), "a divisor of workload.input_len = " + num(w.input_len));
   if (modules_ok && g.valid) check_module_plans(c, plan, m, g);
+  check_expert_placement(c, plan, m, s, g);
 }
 
 void check_workload(Checker& c, const workload::Workload& w, const workload::Model& m) {

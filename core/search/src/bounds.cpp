@@ -407,14 +407,18 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
                         scores * 4.0 * 2.0);
       double t_comm = 0, n_comm = 0;
       const double dispatch = t_stage / stage * e.top_k * h * comm_bytes;
-      if (ep_m > 1) {
+      // A placement strategy other than the plan's (parallel::ExpertStrategy) moves the routed
+      // experts' work and traffic (perf/expert_placement.hpp): the bound then leaves both out,
+      // as for a per-layer trace.
+      const bool plan_layout = d.parallel.experts.strategy == parallel::ExpertStrategy::plan;
+      if (ep_m > 1 && plan_layout) {
         const double a2a = comm(GroupKind::moe_ep, Collective::all_to_all, dispatch);
         t_comm += 2.0 * a2a;
         n_comm += 2.0 * calls(a2a);
       }
       // Routed experts on the two candidate ranks (synthetic routing: one frequency row, as
       // the evaluator costs it); the expert-TP gather/scatter of the cheaper one.
-      if (moe::frequency_rows(w.routing) == 1) {
+      if (moe::frequency_rows(w.routing) == 1 && plan_layout) {
         double freq[moe::kMaxExperts];
         moe::expert_frequency(w.routing, e.experts, e.top_k, 0, freq);
         const moe::EpLoad loads = moe::ep_load_memo(freq, e.experts, ep_m, t_stage,

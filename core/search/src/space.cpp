@@ -134,6 +134,21 @@ const Knob kKnobs[] = {
      E::hardware, kMaxDevices},
     // Index into Space::models (CompiledSpace applies it, before the other knobs).
     {"model", "index into the space's models", "index", true, 0, nullptr, E::workload, kMaxDevices},
+    // The expert placement (parallel::ExpertPlacement; perf/expert_placement.hpp): a strategy
+    // index in the order of parallel::ExpertStrategy (files may name them), and EPLB's
+    // redundant slots per rank. They change the plan, not the device count.
+    {"experts.placement",
+     "expert placement strategy: 0 plan, 1 tp, 2 ep, 3 eplb, 4 balanced, 5 hd, 6 hd-dynamic, "
+     "7 shadow",
+     "strategy", true, 0,
+     [](perf::Design& d, double v) {
+       d.parallel.experts.strategy = static_cast<parallel::ExpertStrategy>(as_int(v));
+     },
+     E::hardware, static_cast<double>(parallel::ExpertStrategy::shadow)},
+    {"experts.redundant_per_rank", "redundant expert slots per expert-parallel rank (EPLB)",
+     "slots", true, 0,
+     [](perf::Design& d, double v) { d.parallel.redundant_experts_per_rank = as_int(v); },
+     E::hardware, perf::limits::kMaxExperts},
     {"workload.input_len", "prompt tokens per request", "tokens", true, 1,
      [](perf::Design& d, double v) { d.workload.input_len = as_int(v); }, E::workload, kMaxTokens},
     {"workload.output_len", "generated tokens per request", "tokens", true, 1,
@@ -146,6 +161,9 @@ std::string axis_value_name(const Space& space, std::size_t axis, double value) 
   const std::string& knob = space.hardware.at(axis).knob;
   const auto i = static_cast<std::size_t>(value);
   if (knob == "variant" && i < space.variants.size()) return space.variants[i].name;
+  if (knob == "experts.placement" && value == std::floor(value) && value >= 0 &&
+      value <= static_cast<double>(parallel::ExpertStrategy::shadow))
+    return std::string(parallel::to_string(static_cast<parallel::ExpertStrategy>(i)));
   if (knob == "model" && i < space.models.size())
     return space.models[i].id.empty() ? space.models[i].name : space.models[i].id;
   return {};

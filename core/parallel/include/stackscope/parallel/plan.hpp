@@ -13,9 +13,12 @@
 //  - dp: independent replicas; STPS scales with dp.
 // Per-module plans override how the tp x ep x cp devices of one stage are used by attention,
 // dense FFN and MoE layers (0 = derived from the global plan); each must use all of them.
+#include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace stackscope::parallel {
 
@@ -25,6 +28,40 @@ struct ModulePlan {
 };
 
 enum class Overlap { off, fixed, auto_tiles };
+
+// Where the routed experts of every MoE layer live (issue 15, deliverable 5; MODEL.md §10;
+// experts/compare.hpp builds and scores each strategy):
+//  - plan: the plan's own layout: experts contiguous over the moe ep ranks, each split moe tp
+//          ways, plus redundant_experts_per_rank copies of the hottest (moe::ep_load);
+//  - eplb: DeepSeek's EPLB (arXiv 2412.19437 §3.4): the (E + R) slots, R =
+//          redundant_experts_per_rank x ranks, filled with the experts and copies of the
+//          hottest, packed to balance the expected load (global, or hierarchical over
+//          eplb_groups groups of ranks);
+//  - balanced: whole experts packed to balance the expected load, no copies;
+//  - tp, ep, hd, hd_dynamic, shadow: mesh systems only (the first network level a mesh2d whose
+//          size is the stage's devices): every expert split over all nodes; whole experts round
+//          robin; HD-MoE's node balance (GLPK, hd_time_limit_s per layer) with link balance
+//          (link_iterations annealing proposals, seed); the same plus pre-broadcast of the
+//          predicted hottest expert; the same plus FasterMoE's shadowing.
+// On a mesh every strategy is scored by the one mesh simulator (experts::simulate_layer); on
+// other systems eplb and balanced set the ranks' loads the evaluator costs.
+enum class ExpertStrategy { plan, tp, ep, eplb, balanced, hd, hd_dynamic, shadow };
+
+// "plan", "tp", "ep", "eplb", "balanced", "hd", "hd-dynamic", "shadow".
+std::string_view to_string(ExpertStrategy s);
+std::optional<ExpertStrategy> parse_expert_strategy(std::string_view text);
+// True for the strategies that need a mesh system (tp, ep, hd, hd_dynamic, shadow).
+bool mesh_only(ExpertStrategy s);
+
+struct ExpertPlacement {
+  ExpertStrategy strategy = ExpertStrategy::plan;
+  int eplb_groups = 1;           // 1 = EPLB's global policy, > 1 hierarchical (divides ranks)
+  double hd_time_limit_s = 1.0;  // GLPK limit per MoE layer, s (1e-3..1e5)
+  int hd_max_sets = 256;         // most frequent top-k sets in the MILP (1..100000)
+  int link_iterations = 100;     // link balance proposals (0..10^7; 0 = identity mapping)
+  std::uint64_t seed = 1;        // link balance and the token draws the placement is fitted on
+  friend bool operator==(const ExpertPlacement&, const ExpertPlacement&) = default;
+};
 
 struct Plan {
   int tp = 1;
@@ -43,6 +80,8 @@ struct Plan {
   // Extra expert slots per EP rank holding replicas of the hottest experts (DeepSeek-V3 EPLB
   // "redundant experts"); a replicated expert's tokens split evenly over its copies.
   int redundant_experts_per_rank = 0;
+  // Placement strategy of the routed experts (above).
+  ExpertPlacement experts;
   // Tile-level compute/communication overlap (MODEL.md §7): off, a fixed number of tiles, or
   // the best tile count per operator.
   Overlap overlap = Overlap::off;

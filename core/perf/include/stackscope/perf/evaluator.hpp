@@ -3,7 +3,8 @@
 // The performance evaluator (MODEL.md §1-5, §8).
 //
 // Contract: evaluate() is a pure function of a *validated* design (perf::validate() returned
-// no issues). It is reentrant and thread-safe: no global state, no I/O. Units are SI (s, B,
+// no issues). It is reentrant and thread-safe: no I/O, and no global state but the expert
+// placement's process-wide memo of fitted placements (perf/expert_placement.hpp; locked). Units are SI (s, B,
 // FLOP, J, W). Infeasible designs return feasible == false with reason flags and still carry
 // every metric, so searches can rank near-misses. The free function builds the system's
 // network model on every call; an Evaluator keeps it (and its memoised collective costs)
