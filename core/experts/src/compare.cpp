@@ -21,12 +21,14 @@
 namespace stackscope::experts {
 namespace {
 
-[[noreturn]] void fail(const std::string& m) { throw std::invalid_argument("moe compare: " + m); }
+[[noreturn]] void fail(const std::string& m) {
+  throw std::invalid_argument("moe compare: " + m);
+}
 
 void check_range(const char* name, double v, double lo, double hi) {
   if (!(v >= lo && v <= hi) || !std::isfinite(v))
-    fail(std::string(name) + " " + std::to_string(v) + " out of range (allowed: " +
-         std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    fail(std::string(name) + " " + std::to_string(v) +
+         " out of range (allowed: " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
 }
 
 // The tokens of layer `layer` of every trace, joined into one single-layer trace.
@@ -56,7 +58,8 @@ LayerBatch batch_of(const moe::RoutingTrace& trace, int layer, std::size_t from,
   b.expert_ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(from * k),
                       ids.begin() + static_cast<std::ptrdiff_t>((from + count) * k));
   b.home.resize(count);
-  for (std::size_t t = 0; t < count; ++t) b.home[t] = static_cast<int>(t % static_cast<std::size_t>(nodes));
+  for (std::size_t t = 0; t < count; ++t)
+    b.home[t] = static_cast<int>(t % static_cast<std::size_t>(nodes));
   return b;
 }
 
@@ -65,8 +68,7 @@ std::vector<int> in_links(const MeshConfig& m) {
   std::vector<int> n(static_cast<std::size_t>(m.nodes()), 0);
   for (int y = 0; y < m.y; ++y)
     for (int x = 0; x < m.x; ++x)
-      n[static_cast<std::size_t>(y * m.x + x)] =
-          (x > 0) + (x + 1 < m.x) + (y > 0) + (y + 1 < m.y);
+      n[static_cast<std::size_t>(y * m.x + x)] = (x > 0) + (x + 1 < m.x) + (y > 0) + (y + 1 < m.y);
   return n;
 }
 
@@ -98,8 +100,8 @@ std::optional<Strategy> parse_strategy(std::string_view text) {
 }
 
 std::vector<Strategy> all_strategies() {
-  return {Strategy::tp, Strategy::ep, Strategy::eplb, Strategy::balanced, Strategy::hd,
-          Strategy::hd_dynamic, Strategy::shadow};
+  return {Strategy::tp, Strategy::ep,         Strategy::eplb,  Strategy::balanced,
+          Strategy::hd, Strategy::hd_dynamic, Strategy::shadow};
 }
 
 const StrategyOutcome* CompareResult::find(Strategy s) const {
@@ -128,12 +130,12 @@ double non_moe_time(const workload::Model& model, const MeshConfig& mesh, int ba
   const double h = model.hidden, q = static_cast<double>(model.heads) * model.head_dim,
                kv = static_cast<double>(model.kv_heads) * model.head_dim;
   const double attention_weights = h * q + 2 * h * kv + q * h;  // Wq, Wk, Wv, Wo
-  const double shared_ffn =
-      model.moe.shared_expert_ffn_dim > 0 ? model.moe.shared_expert_ffn_dim : model.moe.expert_ffn_dim;
+  const double shared_ffn = model.moe.shared_expert_ffn_dim > 0 ? model.moe.shared_expert_ffn_dim
+                                                                : model.moe.expert_ffn_dim;
   const double shared_weights = 3.0 * h * shared_ffn * model.moe.shared_experts;  // gated FFN
   const double b = batch, ctx = context;
-  const double flops =
-      2 * (attention_weights + shared_weights) * b + 4 * b * ctx * static_cast<double>(model.heads) * model.head_dim;
+  const double flops = 2 * (attention_weights + shared_weights) * b +
+                       4 * b * ctx * static_cast<double>(model.heads) * model.head_dim;
   const double bytes = (attention_weights + shared_weights + b * 2 * kv * ctx) * weight_bytes;
   const double n = mesh.nodes();
   return std::max(flops / (n * mesh.node_flops), bytes / (n * mesh.mem_Bps));
@@ -143,8 +145,8 @@ moe::RoutingTrace token_range(const moe::RoutingTrace& trace, std::size_t from, 
   std::size_t fewest = trace.layers.empty() ? 0 : trace.tokens(0);
   for (std::size_t l = 0; l < trace.layers.size(); ++l) fewest = std::min(fewest, trace.tokens(l));
   if (!(from < to) || to > fewest)
-    throw std::invalid_argument("token range [" + std::to_string(from) + ", " +
-                                std::to_string(to) + ") of " + trace.source +
+    throw std::invalid_argument("token range [" + std::to_string(from) + ", " + std::to_string(to) +
+                                ") of " + trace.source +
                                 " (allowed: from < to <= " + std::to_string(fewest) + ")");
   moe::RoutingTrace out;
   out.experts = trace.experts;
@@ -166,7 +168,8 @@ FitProblem fit_problem(const workload::Model& model, const CompareConfig& cfg,
   NodeBalanceInput& nb = out.input;
   nb.loads = out.stats.frequency;
   std::size_t covered = 0;
-  for (std::size_t g = 0; g < out.stats.sets.size() && g < static_cast<std::size_t>(cfg.hd_max_sets); ++g) {
+  for (std::size_t g = 0;
+       g < out.stats.sets.size() && g < static_cast<std::size_t>(cfg.hd_max_sets); ++g) {
     nb.sets.push_back(out.stats.sets[g]);
     covered += out.stats.sets[g].tokens;
   }
@@ -228,9 +231,8 @@ Placement fit_placement(const workload::Model& model, const CompareConfig& cfg, 
   cands.emplace_back("interval", interval_placement(freq, N));
   cands.emplace_back("balanced", balanced_placement(freq, N));
   const auto B = static_cast<std::size_t>(cfg.batch);
-  const std::size_t fit_batches =
-      std::min<std::size_t>(static_cast<std::size_t>(cfg.batches),
-                            fit.tokens(static_cast<std::size_t>(layer)) / B);
+  const std::size_t fit_batches = std::min<std::size_t>(
+      static_cast<std::size_t>(cfg.batches), fit.tokens(static_cast<std::size_t>(layer)) / B);
   std::vector<LayerBatch> batches;
   for (std::size_t b = 0; b < fit_batches; ++b)
     batches.push_back(batch_of(fit, layer, b * B, B, N, model, cfg.weight_bytes));
@@ -347,9 +349,9 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
     if (l < 0 || static_cast<std::size_t>(l) >= fewest_layers)
       fail("layer " + std::to_string(l) + " out of range (allowed: 0.." +
            std::to_string(fewest_layers - 1) + ", the layers every trace has)");
-  out.non_moe_s = cfg.non_moe_s >= 0 ? cfg.non_moe_s
-                                     : non_moe_time(model, cfg.mesh, cfg.batch, cfg.context,
-                                                    cfg.weight_bytes);
+  out.non_moe_s = cfg.non_moe_s >= 0
+                      ? cfg.non_moe_s
+                      : non_moe_time(model, cfg.mesh, cfg.batch, cfg.context, cfg.weight_bytes);
   int R = cfg.eplb_redundant;
   if (R < 0) {
     R = 1;
@@ -357,8 +359,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
   }
   out.eplb_redundant = R;
 
-  const double expert_bytes =
-      3.0 * model.hidden * model.moe.expert_ffn_dim * cfg.weight_bytes;
+  const double expert_bytes = 3.0 * model.hidden * model.moe.expert_ffn_dim * cfg.weight_bytes;
   const auto strategies = cfg.strategies.empty() ? all_strategies() : cfg.strategies;
   for (const auto s : strategies) {
     StrategyOutcome o;
@@ -428,17 +429,20 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       double err = 0;
       int runs = 0;
       for (const auto& t : eval) {
-        const std::size_t have = t.tokens(static_cast<std::size_t>(layer)) / static_cast<std::size_t>(cfg.batch);
+        const std::size_t have =
+            t.tokens(static_cast<std::size_t>(layer)) / static_cast<std::size_t>(cfg.batch);
         const std::size_t n = std::min(have, static_cast<std::size_t>(cfg.batches));
         for (std::size_t b = 0; b < n; ++b) {
-          const auto batch = batch_of(t, layer, b * static_cast<std::size_t>(cfg.batch),
-                                      static_cast<std::size_t>(cfg.batch), N, model, cfg.weight_bytes);
+          const auto batch =
+              batch_of(t, layer, b * static_cast<std::size_t>(cfg.batch),
+                       static_cast<std::size_t>(cfg.batch), N, model, cfg.weight_bytes);
           const bool predictable = predictor && layer > 0 &&
                                    static_cast<std::size_t>(layer - 1) < predictor->layer_pairs();
           std::vector<int> predicted;
           if (strategies[si] == Strategy::hd_dynamic && predictable)
             predicted = predict(t, layer, b * B);
-          BatchScore sc = score_batch(cfg, strategies[si], placement, batch, predicted, out.non_moe_s);
+          BatchScore sc =
+              score_batch(cfg, strategies[si], placement, batch, predicted, out.non_moe_s);
           LayerResult& r = sc.layer;
           lo.exposed_broadcast_s += sc.exposed_s;
           lo.broadcast_bytes += sc.broadcast_bytes;

@@ -12,7 +12,8 @@ std::string short_text(const Plan& p) {
   if (p.dp > 1) s += " dp" + std::to_string(p.dp);
   if (p.cp > 1) s += " cp" + std::to_string(p.cp);
   if (p.sequence_parallel) s += " sp";
-  if (p.experts.strategy != ExpertStrategy::plan) s += " " + std::string(to_string(p.experts.strategy));
+  if (p.experts.strategy != ExpertStrategy::plan)
+    s += " " + std::string(to_string(p.experts.strategy));
   return s;
 }
 

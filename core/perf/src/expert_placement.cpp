@@ -124,8 +124,8 @@ std::shared_ptr<const Fitted> fitted(const Design& d, const experts::MeshConfig&
   cfg.link_iterations = e.link_iterations;
   cfg.seed = e.seed + static_cast<std::uint64_t>(row);
   const std::size_t tokens = std::max<std::size_t>(4096, 4 * static_cast<std::size_t>(cfg.batch));
-  const auto trace = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k,
-                                          f->layers, tokens, e.seed);
+  const auto trace = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, f->layers,
+                                          tokens, e.seed);
   const auto problem = experts::fit_problem(m, cfg, trace, row);
   const int R = eplb_redundant_slots(m.moe.experts, mesh.nodes(),
                                      std::max(0, d.parallel.redundant_experts_per_rank));
@@ -209,8 +209,8 @@ experts::MeshConfig expert_mesh(const hw::System& s, double node_flops, double m
   return mesh;
 }
 
-MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int row,
-                           double tokens, double wb) {
+MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int row, double tokens,
+                           double wb) {
   const int N = mesh.nodes();
   const double capacity = expert_capacity(d, N, wb);
   const std::string key = fit_key(d, mesh, row, wb, capacity);
@@ -223,8 +223,8 @@ MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int
   const auto f = fitted(d, mesh, row, wb, capacity, key);
   const auto& m = d.model;
   const std::size_t draws = std::clamp<std::size_t>((4096 + T - 1) / T, 1, 4);
-  const auto eval = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k,
-                                         f->layers, T * draws, d.parallel.experts.seed + 1);
+  const auto eval = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, f->layers,
+                                         T * draws, d.parallel.experts.seed + 1);
   const auto s = to_experts(d.parallel.experts.strategy);
   const double non_moe =
       experts::non_moe_time(m, mesh, static_cast<int>(std::min<std::size_t>(T, 1 << 20)),
@@ -242,7 +242,8 @@ MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int
     batch.expert_ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b * T * k),
                             ids.begin() + static_cast<std::ptrdiff_t>((b + 1) * T * k));
     batch.home.resize(T);
-    for (std::size_t t = 0; t < T; ++t) batch.home[t] = static_cast<int>(t % static_cast<std::size_t>(N));
+    for (std::size_t t = 0; t < T; ++t)
+      batch.home[t] = static_cast<int>(t % static_cast<std::size_t>(N));
     const auto sc = experts::score_batch(f->cfg, s, f->placement, batch, f->predicted, non_moe);
     const auto& r = sc.layer;
     out.time_s += r.time_s;
@@ -296,7 +297,8 @@ moe::EpLoad placed_ep_load(const Design& d, const double* freq, int ranks, doubl
     for (const auto& c : copies)
       for (const auto& sh : c.shares) {
         work[static_cast<std::size_t>(sh.node)] += share * tokens * sh.fraction;
-        active[static_cast<std::size_t>(sh.node)] += moe::hit_probability(share, tokens) * sh.fraction;
+        active[static_cast<std::size_t>(sh.node)] +=
+            moe::hit_probability(share, tokens) * sh.fraction;
       }
   }
   moe::EpLoad out;

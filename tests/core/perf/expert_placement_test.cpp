@@ -21,7 +21,9 @@ namespace {
 
 using parallel::ExpertStrategy;
 
-Design mixtral_mesh() { return io::builtin_presets().project("mixtral-hdmoe"); }
+Design mixtral_mesh() {
+  return io::builtin_presets().project("mixtral-hdmoe");
+}
 
 double op(const Result& r, OpClass c) {
   return r.decode.op_s[static_cast<std::size_t>(c)];
@@ -35,14 +37,14 @@ TEST(ExpertPlacement, MeshLayerIsTheSimulator) {
   ASSERT_TRUE(simulated_on_mesh(d));
   const auto mesh = expert_mesh(d.system, 7e12, 500e9, 2);
   EXPECT_EQ(mesh.x * mesh.y, 32);
-  EXPECT_EQ(mesh.x, 8);  // the preset's dims_x
+  EXPECT_EQ(mesh.x, 8);                   // the preset's dims_x
   EXPECT_DOUBLE_EQ(mesh.link_Bps, 25e9);  // 25 GB/s x efficiency 1.0
   EXPECT_DOUBLE_EQ(mesh.alpha_s, 1e-7);
   const int T = 1024;  // 4096 / 1024 = 4 draws
   const auto got = mesh_moe_layer(d, mesh, 0, T, 2);
   const auto& m = d.model;
-  const auto trace = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, 1,
-                                          4 * T, d.parallel.experts.seed + 1);
+  const auto trace = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, 1, 4 * T,
+                                          d.parallel.experts.seed + 1);
   const auto tp = experts::tp_placement(m.moe.experts, 32);
   double sum = 0;
   for (int b = 0; b < 4; ++b) {
@@ -71,8 +73,8 @@ TEST(ExpertPlacement, StrategiesOnTheMixtralMesh) {
   const Result plan = evaluate(base);
   ASSERT_TRUE(plan.feasible);
   double tpot[8] = {};
-  for (const auto s : {ExpertStrategy::tp, ExpertStrategy::balanced, ExpertStrategy::hd,
-                       ExpertStrategy::shadow}) {
+  for (const auto s :
+       {ExpertStrategy::tp, ExpertStrategy::balanced, ExpertStrategy::hd, ExpertStrategy::shadow}) {
     Design d = base;
     d.parallel.experts.strategy = s;
     d.parallel.experts.hd_time_limit_s = 0.2;

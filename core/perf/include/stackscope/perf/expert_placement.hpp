@@ -48,13 +48,13 @@ experts::MeshConfig expert_mesh(const hw::System& system, double node_flops, dou
 
 // One MoE layer's routed experts on the mesh, for `tokens` tokens of one pipeline stage.
 struct MeshMoeCost {
-  double time_s = 0;         // simulated layer: dispatch, experts, combine, exposed broadcast
-  double compute_s = 0;      // the busiest node's expert compute (roofline)
-  double flops = 0;          // that node's FLOPs and weight bytes read
+  double time_s = 0;     // simulated layer: dispatch, experts, combine, exposed broadcast
+  double compute_s = 0;  // the busiest node's expert compute (roofline)
+  double flops = 0;      // that node's FLOPs and weight bytes read
   double weight_bytes = 0;
-  double bytes_sent = 0;     // mean per node: dispatch + combine payload injected
-  double link_bytes = 0;     // Σ over links (bytes × hops)
-  double imbalance = 1;      // max / mean node compute
+  double bytes_sent = 0;       // mean per node: dispatch + combine payload injected
+  double link_bytes = 0;       // Σ over links (bytes × hops)
+  double imbalance = 1;        // max / mean node compute
   double broadcast_bytes = 0;  // hd-dynamic / shadow weight broadcasts
 };
 // Mean over min(4, ceil(4096 / tokens)) draws of `tokens` tokens. Throws std::invalid_argument
