@@ -79,6 +79,8 @@ std::vector<OptionSpec> design_options() {
       {"--eplb-groups", "G", "EPLB groups of ranks (1 = global policy, > 1 hierarchical)"},
       {"--hd-time-limit", "S", "GLPK time limit per MoE layer for hd placements, s"},
       {"--link-iterations", "N", "link-balance annealing proposals for hd placements (0 = none)"},
+      {"--fit-tokens", "N",
+       "tokens per batch mesh placements are fitted on (default: the workload's batch)"},
       {"--overlap", "off|N|auto", "compute/communication overlap: off, N tiles, auto (best N)"},
       {"--batch", "N|auto", "requests per replica; auto = largest batch that fits memory"},
       {"--input-len", "N", "prompt tokens per request"},
@@ -188,6 +190,8 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     ex.eplb_groups = static_cast<int>(parse_int("--eplb-groups", *v, 1, kMaxDegree));
   if (auto v = a.get("--hd-time-limit"))
     ex.hd_time_limit_s = parse_double("--hd-time-limit", *v, 1e-3, 1e5);
+  if (auto v = a.get("--fit-tokens"))
+    ex.fit_tokens = static_cast<int>(parse_int("--fit-tokens", *v, 1, 65536));
   if (auto v = a.get("--link-iterations"))
     ex.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 10000000));
   if (a.has("--sp")) d.parallel.sequence_parallel = true;

@@ -451,7 +451,7 @@ perf::Design unusual_design() {
   d.parallel.moe = {1, 12};
   d.parallel.redundant_experts_per_rank = 1;
   d.parallel.experts = {
-      parallel::ExpertStrategy::hd_dynamic, 2, 0.375, 64, 7, 0xFFFFFFFFFFFFFFF0ull};
+      parallel::ExpertStrategy::hd_dynamic, 2, 0.375, 64, 7, 512, 0xFFFFFFFFFFFFFFF0ull};
   d.parallel.overlap = parallel::Overlap::auto_tiles;
   d.parallel.overlap_tiles = 16;
   return d;

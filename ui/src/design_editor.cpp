@@ -32,6 +32,7 @@
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -455,7 +456,9 @@ void DesignEditor::refreshDerived() {
         {"/parallel/experts/eplb_groups", s == ExpertStrategy::eplb},
         {"/parallel/experts/hd_time_limit_s", hd},
         {"/parallel/experts/hd_max_sets", hd},
-        {"/parallel/experts/link_iterations", hd}};
+        {"/parallel/experts/link_iterations", hd},
+        {"/parallel/experts/fit_tokens", parallel::mesh_only(s) || (s != ExpertStrategy::plan &&
+                                                                    simulated_on_mesh(d))}};
     for (const auto& [path, on] : expert_fields)
       if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe && on);
   }

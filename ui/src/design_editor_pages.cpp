@@ -333,6 +333,12 @@ QWidget* DesignEditor::buildParallelPage() {
              "scored by the mesh simulator (0 = identity mapping)"),
           {}},
          [](perf::Design& d) { return &d.parallel.experts.link_iterations; });
+  addInt(form, tr("Fit batch:"),
+         {"fitTokensSpin", "/parallel/experts/fit_tokens", 0, 65536, tr(" tokens"),
+          tr("Tokens per batch the mesh placements are fitted on: the decode batch by default; "
+             "a serving study may fit on its iterations' token budget instead"),
+          tr("workload batch")},
+         [](perf::Design& d) { return &d.parallel.experts.fit_tokens; });
   form->addRow(sectionLabel(tr("Compute / communication overlap"), page));
   addCombo(
       form, tr("&Overlap:"), "overlapCombo", "/parallel/overlap",

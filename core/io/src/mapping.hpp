@@ -384,6 +384,7 @@ void describe(V& v, S& e) {
   v("hd_time_limit_s", e.hd_time_limit_s);
   v("hd_max_sets", e.hd_max_sets);
   v("link_iterations", e.link_iterations);
+  v("fit_tokens", e.fit_tokens);
   v("seed", e.seed);
 }
 

@@ -17,6 +17,7 @@
 #include "stackscope/common/precision.hpp"
 #include "stackscope/experts/fit.hpp"
 #include "stackscope/experts/strategies.hpp"
+#include "stackscope/lp/lp.hpp"
 #include "stackscope/moe/trace.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/sharding.hpp"
@@ -49,8 +50,10 @@ void squarest(int n, int& dx, int& dy) {
   dx = n / dy;
 }
 
-// Fit batch: the design's decode batch (64 when the batch is chosen automatically).
+// Fit batch: parallel.experts.fit_tokens, else the design's decode batch (64 when the batch is
+// chosen automatically).
 int fit_batch(const Design& d) {
+  if (d.parallel.experts.fit_tokens > 0) return std::min(d.parallel.experts.fit_tokens, 65536);
   return std::clamp(d.workload.batch_auto ? 64 : d.workload.batch, 1, 65536);
 }
 
@@ -69,7 +72,7 @@ std::string fit_key(const Design& d, const experts::MeshConfig& mesh, int row, d
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "%s|%d|%d|%d|%d|%d|%d %d %.17g %.17g %.17g %.17g %.17g %.17g|%d %.17g %.17g %llu "
-                "%zu %llx|%d %d %.17g %d %d %llu %d|%d %.17g %.17g",
+                "%zu %llx|%d %d %.17g %d %d %llu %d %d|%d %.17g %.17g",
                 m.id.c_str(), m.hidden, m.moe.expert_ffn_dim, m.moe.experts, m.moe.top_k, m.layers,
                 mesh.x, mesh.y, mesh.node_flops, mesh.mem_Bps, mesh.link_Bps, mesh.alpha_s,
                 mesh.chunk_bytes, mesh.activation_bytes, static_cast<int>(r.kind), r.zipf_s,
@@ -77,8 +80,22 @@ std::string fit_key(const Design& d, const experts::MeshConfig& mesh, int row, d
                 r.expert_frequency.size(), static_cast<unsigned long long>(h),
                 static_cast<int>(e.strategy), e.eplb_groups, e.hd_time_limit_s, e.hd_max_sets,
                 e.link_iterations, static_cast<unsigned long long>(e.seed),
-                d.parallel.redundant_experts_per_rank, row, wb, capacity);
+                d.parallel.redundant_experts_per_rank, fit_batch(d), row, wb, capacity);
   return buf;
+}
+
+// The routing of MoE layer `row` alone (a recorded table's row; synthetic kinds have one row),
+// so that token draws cost one layer, not all of them.
+workload::Routing row_routing(const workload::Routing& r, int row) {
+  workload::Routing one = r;
+  if (r.expert_frequency.size() > 1)
+    one.expert_frequency = {r.expert_frequency[static_cast<std::size_t>(row)]};
+  return one;
+}
+
+// Seeds of layer `row`'s fit draw (eval draws take the next one): independent per layer.
+std::uint64_t fit_seed(std::uint64_t seed, int row) {
+  return seed + 2 * static_cast<std::uint64_t>(row);
 }
 
 struct Fitted {
@@ -93,6 +110,7 @@ std::mutex g_mutex;
 std::map<std::string, std::shared_ptr<const Fitted>> g_fits;
 std::map<std::string, MeshMoeCost> g_costs;
 constexpr std::size_t kMaxFits = 512, kMaxCosts = 1 << 16;
+constexpr std::size_t kSliceTokens = 4096;  // largest batch simulated at once (mesh_moe_layer)
 // GLPK is solved one problem at a time (its environment is per thread only when built with
 // thread-local storage); fits are rare, so they are serialised.
 std::mutex g_fit_mutex;
@@ -124,12 +142,12 @@ std::shared_ptr<const Fitted> fitted(const Design& d, const experts::MeshConfig&
   cfg.link_iterations = e.link_iterations;
   cfg.seed = e.seed + static_cast<std::uint64_t>(row);
   const std::size_t tokens = std::max<std::size_t>(4096, 4 * static_cast<std::size_t>(cfg.batch));
-  const auto trace = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, f->layers,
-                                          tokens, e.seed);
-  const auto problem = experts::fit_problem(m, cfg, trace, row);
+  const auto trace = moe::synthetic_trace(row_routing(d.workload.routing, row), m.moe.experts,
+                                          m.moe.top_k, 1, tokens, fit_seed(e.seed, row));
+  const auto problem = experts::fit_problem(m, cfg, trace, 0);
   const int R = eplb_redundant_slots(m.moe.experts, mesh.nodes(),
                                      std::max(0, d.parallel.redundant_experts_per_rank));
-  f->placement = experts::fit_placement(m, cfg, to_experts(e.strategy), trace, row, problem, R);
+  f->placement = experts::fit_placement(m, cfg, to_experts(e.strategy), trace, 0, problem, R);
   const auto issues = experts::validate(f->placement, m.moe.experts, mesh.nodes(),
                                         3.0 * m.hidden * m.moe.expert_ffn_dim * wb, capacity);
   if (!issues.empty())
@@ -212,7 +230,12 @@ experts::MeshConfig expert_mesh(const hw::System& s, double node_flops, double m
 MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int row, double tokens,
                            double wb) {
   const int N = mesh.nodes();
-  const double capacity = expert_capacity(d, N, wb);
+  // HD-MoE's MILP holds each node to its free memory; the other strategies' placements follow
+  // fixed rules, and memory_footprint() counts what they put on the fullest node.
+  const bool hd = d.parallel.experts.strategy == ExpertStrategy::hd ||
+                  d.parallel.experts.strategy == ExpertStrategy::hd_dynamic ||
+                  d.parallel.experts.strategy == ExpertStrategy::shadow;
+  const double capacity = hd ? expert_capacity(d, N, wb) : lp::kInf;
   const std::string key = fit_key(d, mesh, row, wb, capacity);
   const auto T = static_cast<std::size_t>(std::max(1.0, std::round(tokens)));
   const std::string cost_key = key + "|" + std::to_string(T);
@@ -222,13 +245,20 @@ MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int
   }
   const auto f = fitted(d, mesh, row, wb, capacity, key);
   const auto& m = d.model;
-  const std::size_t draws = std::clamp<std::size_t>((4096 + T - 1) / T, 1, 4);
-  const auto eval = moe::synthetic_trace(d.workload.routing, m.moe.experts, m.moe.top_k, f->layers,
-                                         T * draws, d.parallel.experts.seed + 1);
+  // Above kSliceTokens tokens (prefill passes), one slice of S <= kSliceTokens tokens is
+  // simulated and its work scaled by T / S: the layer as consecutive slices, as chunked
+  // prefill runs it (the slices' compute and traffic are linear in their tokens; a slice's
+  // weight reads, latencies and broadcasts repeat). Keeps every simulation to a bounded batch.
+  const std::size_t slices = (T + kSliceTokens - 1) / kSliceTokens;
+  const std::size_t S = (T + slices - 1) / slices;
+  const double scale = static_cast<double>(T) / static_cast<double>(S);
+  const std::size_t draws = std::clamp<std::size_t>((kSliceTokens + S - 1) / S, 1, 4);
+  const auto eval =
+      moe::synthetic_trace(row_routing(d.workload.routing, row), m.moe.experts, m.moe.top_k, 1,
+                           S * draws, fit_seed(d.parallel.experts.seed, row) + 1);
   const auto s = to_experts(d.parallel.experts.strategy);
   const double non_moe =
-      experts::non_moe_time(m, mesh, static_cast<int>(std::min<std::size_t>(T, 1 << 20)),
-                            std::max(1, d.workload.input_len), wb);
+      experts::non_moe_time(m, mesh, static_cast<int>(S), std::max(1, d.workload.input_len), wb);
   MeshMoeCost out;
   out.imbalance = 0;
   const auto k = static_cast<std::size_t>(m.moe.top_k);
@@ -238,11 +268,11 @@ MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int
     batch.hidden = m.hidden;
     batch.intermediate = m.moe.expert_ffn_dim;
     batch.weight_bytes = wb;
-    const auto& ids = eval.layers[static_cast<std::size_t>(row)];
-    batch.expert_ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b * T * k),
-                            ids.begin() + static_cast<std::ptrdiff_t>((b + 1) * T * k));
-    batch.home.resize(T);
-    for (std::size_t t = 0; t < T; ++t)
+    const auto& ids = eval.layers.front();
+    batch.expert_ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b * S * k),
+                            ids.begin() + static_cast<std::ptrdiff_t>((b + 1) * S * k));
+    batch.home.resize(S);
+    for (std::size_t t = 0; t < S; ++t)
       batch.home[t] = static_cast<int>(t % static_cast<std::size_t>(N));
     const auto sc = experts::score_batch(f->cfg, s, f->placement, batch, f->predicted, non_moe);
     const auto& r = sc.layer;
@@ -262,14 +292,14 @@ MeshMoeCost mesh_moe_layer(const Design& d, const experts::MeshConfig& mesh, int
     out.broadcast_bytes += sc.broadcast_bytes;
   }
   const double n = static_cast<double>(draws);
-  out.time_s /= n;
-  out.compute_s /= n;
-  out.flops /= n;
-  out.weight_bytes /= n;
-  out.bytes_sent /= n;
-  out.link_bytes /= n;
+  out.time_s *= scale / n;
+  out.compute_s *= scale / n;
+  out.flops *= scale / n;
+  out.weight_bytes *= scale / n;
+  out.bytes_sent *= scale / n;
+  out.link_bytes *= scale / n;
   out.imbalance /= n;
-  out.broadcast_bytes /= n;
+  out.broadcast_bytes *= scale / n;
   std::lock_guard lock(g_mutex);
   if (g_costs.size() >= kMaxCosts) g_costs.clear();
   g_costs.emplace(cost_key, out);
@@ -331,15 +361,21 @@ double experts_per_device(const Design& d) noexcept {
     case ExpertStrategy::eplb:
       return static_cast<double>(E + eplb_redundant_slots(E, ranks, red)) / ranks / split;
     case ExpertStrategy::balanced: {
+      // Each layer's placement follows its own loads: the fullest device's mean per layer
+      // over the routing's rows (used cyclically over the MoE layers).
       try {
+        const int rows = std::max(1, moe::frequency_rows(d.workload.routing));
         double freq[moe::kMaxExperts];
-        moe::expert_frequency(d.workload.routing, E, m.moe.top_k, 0, freq);
-        const auto p = experts::balanced_placement(std::vector<double>(freq, freq + E), ranks);
         std::vector<double> held(static_cast<std::size_t>(ranks), 0.0);
-        for (const auto& ep : p.experts)
-          for (const auto& c : ep.copies)
-            for (const auto& sh : c.shares) held[static_cast<std::size_t>(sh.node)] += sh.fraction;
-        return *std::max_element(held.begin(), held.end()) / split;
+        for (int row = 0; row < rows; ++row) {
+          moe::expert_frequency(d.workload.routing, E, m.moe.top_k, row, freq);
+          const auto p = experts::balanced_placement(std::vector<double>(freq, freq + E), ranks);
+          for (const auto& ep : p.experts)
+            for (const auto& c : ep.copies)
+              for (const auto& sh : c.shares)
+                held[static_cast<std::size_t>(sh.node)] += sh.fraction;
+        }
+        return *std::max_element(held.begin(), held.end()) / rows / split;
       } catch (...) {
         return static_cast<double>(E) / ranks / split;
       }

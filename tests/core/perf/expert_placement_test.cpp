@@ -115,6 +115,14 @@ TEST(ExpertPlacement, ServingIterationsUseThePlacement) {
   const auto a = mesh_moe_layer(d, mesh, 0, 64, 2), b = mesh_moe_layer(d, mesh, 0, 512, 2);
   EXPECT_GT(b.time_s, a.time_s);
   EXPECT_GT(b.flops, 4 * a.flops);
+  // Above 4096 tokens one slice is simulated and scaled: 8192 tokens are two 4096-token slices
+  // (the same draw as a 4096-token pass), 6000 are two of 3000.
+  const auto c4 = mesh_moe_layer(d, mesh, 0, 4096, 2), c8 = mesh_moe_layer(d, mesh, 0, 8192, 2);
+  EXPECT_DOUBLE_EQ(c8.time_s, 2 * c4.time_s);
+  EXPECT_DOUBLE_EQ(c8.flops, 2 * c4.flops);
+  const auto c6 = mesh_moe_layer(d, mesh, 0, 6000, 2);
+  EXPECT_GT(c6.time_s, c4.time_s);
+  EXPECT_LT(c6.time_s, c8.time_s);
 }
 
 // GPU systems: EPLB's balanced packing with redundant slots evens the ranks' loads of a

@@ -59,6 +59,9 @@ struct ExpertPlacement {
   double hd_time_limit_s = 1.0;  // GLPK limit per MoE layer, s (1e-3..1e5)
   int hd_max_sets = 256;         // most frequent top-k sets in the MILP (1..100000)
   int link_iterations = 100;     // link balance proposals (0..10^7; 0 = identity mapping)
+  // Tokens per batch the mesh placements are fitted on (0 = workload.batch, the decode step's;
+  // a serving study may fit on its iterations' token budget instead; 0..65536).
+  int fit_tokens = 0;
   std::uint64_t seed = 1;        // link balance and the token draws the placement is fitted on
   friend bool operator==(const ExpertPlacement&, const ExpertPlacement&) = default;
 };

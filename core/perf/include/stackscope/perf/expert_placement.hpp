@@ -8,11 +8,13 @@
 //    (experts::simulate_layer, with pre-broadcast or shadowing for hd-dynamic and shadow).
 //    The placement of MoE layer l is fitted once, as `stackscope-cli moe` fits it
 //    (experts::fit_placement), on a draw of max(4096, 4 B) tokens from the design's routing
-//    row l (moe::synthetic_trace, seed parallel.experts.seed), B = workload.batch (64 when
-//    batch_auto) tokens per fit batch, GLPK limited to hd_time_limit_s per layer, under the
-//    node's free memory (capacity less everything but the routed experts, shared over the
-//    stage's MoE layers). Each evaluation then simulates the layer at its own token count
-//    (a decode step, a prefill chunk, a serving iteration) on independent draws (seed + 1).
+//    row l alone (moe::synthetic_trace, seed parallel.experts.seed + 2 l), B = workload.batch
+//    (64 when batch_auto) tokens per fit batch, GLPK limited to hd_time_limit_s per layer;
+//    HD-MoE's placements are held to the node's free memory (capacity less everything but
+//    the routed experts, shared over the stage's MoE layers), the other strategies' fixed
+//    rules are checked by memory_footprint() instead. Each evaluation then simulates the layer
+//    at its own token count (a decode step, a prefill pass, a serving iteration) on
+//    independent draws (seed + 2 l + 1).
 //    The design's routing has frequency rows, not recorded tokens, so hd-dynamic pre-broadcasts
 //    the layer's most frequent expert (a static prediction; the `moe` command uses the
 //    next-layer predictor on recorded traces) under experts::non_moe_time of the step.
@@ -57,7 +59,9 @@ struct MeshMoeCost {
   double imbalance = 1;        // max / mean node compute
   double broadcast_bytes = 0;  // hd-dynamic / shadow weight broadcasts
 };
-// Mean over min(4, ceil(4096 / tokens)) draws of `tokens` tokens. Throws std::invalid_argument
+// Mean over min(4, ceil(4096 / tokens)) draws of `tokens` tokens; above 4096 tokens, one
+// slice of tokens / ceil(tokens / 4096) tokens scaled to the whole (consecutive slices, as
+// chunked prefill runs them). Throws std::invalid_argument
 // when the placement cannot be fitted (e.g. the experts do not fit the nodes' memory).
 MeshMoeCost mesh_moe_layer(const Design& design, const experts::MeshConfig& mesh, int row,
                            double tokens, double weight_bytes);
