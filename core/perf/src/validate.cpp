@@ -599,11 +599,16 @@ void check_expert_placement(Checker& c, const parallel::Plan& plan, const worklo
     if (!why.empty())
       c.add(p + "/strategy", "strategy '" + name + "' places experts on a mesh of nodes: " + why,
             "\"" + name + "\"", "plan, eplb or balanced on this system");
-  } else if (e.eplb_groups > 1 && g.moe_ep >= 1 && g.moe_ep % e.eplb_groups != 0) {
-    c.add(p + "/eplb_groups",
-          "hierarchical EPLB splits the " + std::to_string(g.moe_ep) +
-              " expert-parallel ranks into equal groups",
-          num(e.eplb_groups), "a divisor of " + std::to_string(g.moe_ep));
+  } else if (e.strategy == parallel::ExpertStrategy::eplb && e.eplb_groups > 1) {
+    // On a mesh the ranks are its nodes (the stage's devices), elsewhere the moe ep ranks.
+    const bool mesh = expert_mesh_unfit(s, static_cast<int>(g.stage)).empty();
+    const long long ranks = mesh ? g.stage : g.moe_ep;
+    if (ranks >= 1 && (ranks % e.eplb_groups != 0 || m.moe.experts % e.eplb_groups != 0))
+      c.add(p + "/eplb_groups",
+            "hierarchical EPLB splits the " + std::to_string(ranks) + " ranks and the " +
+                num(m.moe.experts) + " experts into equal groups",
+            num(e.eplb_groups),
+            "a common divisor of " + std::to_string(ranks) + " and " + num(m.moe.experts));
   }
 }
 
