@@ -3,6 +3,8 @@
 // and their sources).
 #include "stackscope/experts/dynamic.hpp"
 
+#include "layer_work.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,11 +17,7 @@
 namespace stackscope::experts {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using detail::num;
 
 void check_mesh(const MeshConfig& m, const std::string& who) {
   const auto fail = [&](const std::string& what) {

@@ -2,6 +2,8 @@
 // The MoE-layer estimator on GPU systems (gpu_sim.hpp has the model and sources).
 #include "stackscope/experts/gpu_sim.hpp"
 
+#include "layer_work.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -16,11 +18,7 @@
 namespace stackscope::experts {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using detail::num;
 
 [[noreturn]] void bad(const std::string& what) {
   throw std::invalid_argument("simulate_gpu_layer: " + what);
@@ -95,104 +93,25 @@ GpuLayerResult simulate_gpu_layer(const network::Topology& topology, const GpuCo
   fraction(config.mem_efficiency, "config.mem_efficiency");
   positive(config.dispatch_bytes_per_element, "config.dispatch_bytes_per_element");
   positive(config.combine_bytes_per_element, "config.combine_bytes_per_element");
-  const int n_experts = static_cast<int>(placement.experts.size());
-  if (n_experts < 1) bad("placement.experts is empty (allowed: >= 1 experts)");
-  if (batch.hidden < 1)
-    bad("batch.hidden = " + std::to_string(batch.hidden) + " out of range (allowed: >= 1)");
-  if (batch.intermediate < 1)
-    bad("batch.intermediate = " + std::to_string(batch.intermediate) +
-        " out of range (allowed: >= 1)");
-  positive(batch.weight_bytes, "batch.weight_bytes");
-  const double h = batch.hidden, inter = batch.intermediate;
-  // Gated FFN (gate, up, down: three h×I matrices): 2·3·h·I FLOPs per token, 3·h·I weights.
-  const double expert_flops = 6.0 * h * inter;
-  const double expert_bytes = 3.0 * h * inter * batch.weight_bytes;
-  if (const auto issues = validate(placement, n_experts, n_gpus, expert_bytes,
-                                   std::numeric_limits<double>::infinity());
-      !issues.empty())
-    bad("placement rejected for " + std::to_string(n_gpus) + " GPUs: " + format_issues(issues));
-  if (batch.top_k < 1 || batch.top_k > n_experts)
-    bad("batch.top_k = " + std::to_string(batch.top_k) + " out of range (allowed: 1.." +
-        std::to_string(n_experts) + ", the placement's experts)");
-  const std::size_t T = batch.home.size();
-  const auto K = static_cast<std::size_t>(batch.top_k);
-  if (batch.expert_ids.size() != T * K)
-    bad("batch.expert_ids holds " + std::to_string(batch.expert_ids.size()) +
-        " ids (allowed: tokens × top_k = " + std::to_string(T) + " × " + std::to_string(K) + " = " +
-        std::to_string(T * K) + ")");
-  {
-    std::vector<std::size_t> last(static_cast<std::size_t>(n_experts), 0);
-    for (std::size_t t = 0; t < T; ++t) {
-      if (batch.home[t] < 0 || batch.home[t] >= n_gpus)
-        bad("batch.home[" + std::to_string(t) + "] = " + std::to_string(batch.home[t]) +
-            " out of range (allowed: GPU 0.." + std::to_string(n_gpus - 1) + ")");
-      for (std::size_t j = 0; j < K; ++j) {
-        const int e = batch.expert_ids[t * K + j];
-        if (e < 0 || e >= n_experts)
-          bad("batch.expert_ids[" + std::to_string(t * K + j) + "] (token " + std::to_string(t) +
-              ") = " + std::to_string(e) + " out of range (allowed: 0.." +
-              std::to_string(n_experts - 1) + ")");
-        if (last[static_cast<std::size_t>(e)] == t + 1)
-          bad("batch.expert_ids: token " + std::to_string(t) + " selects expert " +
-              std::to_string(e) + " twice (allowed: distinct ids per token)");
-        last[static_cast<std::size_t>(e)] = t + 1;
-      }
-    }
-  }
+  detail::check_batch("simulate_gpu_layer", placement, batch, n_gpus,
+                      "placement rejected for " + std::to_string(n_gpus) + " GPUs", "GPU ");
+  const double h = batch.hidden;
 
   GpuLayerResult r;
   r.gpus.resize(G);
   r.dispatch_bytes.assign(G * G, 0.0);
   r.combine_bytes.assign(G * G, 0.0);
 
-  // Token -> copy -> GPUs, with the copy choice of simulate_layer (mesh_sim.cpp).
-  std::vector<std::size_t> copy_base(static_cast<std::size_t>(n_experts) + 1, 0);
-  for (int e = 0; e < n_experts; ++e)
-    copy_base[static_cast<std::size_t>(e) + 1] =
-        copy_base[static_cast<std::size_t>(e)] +
-        placement.experts[static_cast<std::size_t>(e)].copies.size();
-  std::vector<char> copy_used(copy_base.back(), 0);
-  std::vector<std::size_t> rr(static_cast<std::size_t>(n_experts), 0);
-  std::vector<std::size_t> need_stamp(G, 0);
+  // Token -> copy -> GPUs, as simulate_layer assigns them (layer_work.hpp).
+  const detail::LayerWork work = detail::assign_work(placement, batch, n_gpus, choice);
   std::vector<double> remote_tokens(G * G, 0.0);  // [home * G + gpu]
-  for (std::size_t t = 0; t < T; ++t) {
-    const auto home = static_cast<std::size_t>(batch.home[t]);
-    for (std::size_t j = 0; j < K; ++j) {
-      const auto e = static_cast<std::size_t>(batch.expert_ids[t * K + j]);
-      const auto& copies = placement.experts[e].copies;
-      std::size_t c = 0;
-      if (copies.size() > 1) {
-        if (choice == CopyChoice::round_robin) {
-          c = rr[e]++ % copies.size();
-        } else {
-          double best = std::numeric_limits<double>::infinity();
-          for (std::size_t i = 0; i < copies.size(); ++i) {
-            double load = 0;
-            for (const Share& s : copies[i].shares)
-              load = std::max(load, r.gpus[static_cast<std::size_t>(s.node)].flops);
-            if (load < best) best = load, c = i;
-          }
-        }
-      }
-      copy_used[copy_base[e] + c] = 1;
-      for (const Share& s : copies[c].shares) {
-        const auto g = static_cast<std::size_t>(s.node);
-        r.gpus[g].flops += s.fraction * expert_flops;
-        ++r.gpus[g].assignments;
-        if (need_stamp[g] != t + 1) {  // the OR: once per (token, GPU)
-          need_stamp[g] = t + 1;
-          ++r.gpus[g].tokens;
-          if (g != home) remote_tokens[home * G + g] += 1;
-        }
-      }
-    }
-  }
-  for (int e = 0; e < n_experts; ++e) {
-    const auto& copies = placement.experts[static_cast<std::size_t>(e)].copies;
-    for (std::size_t c = 0; c < copies.size(); ++c)
-      if (copy_used[copy_base[static_cast<std::size_t>(e)] + c])
-        for (const Share& s : copies[c].shares)
-          r.gpus[static_cast<std::size_t>(s.node)].weight_bytes += s.fraction * expert_bytes;
+  for (const auto& [home, g] : work.remote)
+    remote_tokens[static_cast<std::size_t>(home) * G + static_cast<std::size_t>(g)] += 1;
+  for (std::size_t g = 0; g < G; ++g) {
+    r.gpus[g].flops = work.flops[g];
+    r.gpus[g].weight_bytes = work.weight_bytes[g];
+    r.gpus[g].tokens = work.tokens[g];
+    r.gpus[g].assignments = work.assignments[g];
   }
   const double flops_rate = config.gpu_flops * config.flops_efficiency;
   const double mem_rate = config.mem_Bps * config.mem_efficiency;

@@ -3,6 +3,8 @@
 // (link_balance.hpp has the method and its sources).
 #include "stackscope/experts/link_balance.hpp"
 
+#include "layer_work.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -15,11 +17,7 @@
 namespace stackscope::experts {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using detail::num;
 
 [[noreturn]] void bad(const std::string& what) {
   throw std::invalid_argument("link_balance: " + what);

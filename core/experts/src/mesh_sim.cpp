@@ -2,6 +2,8 @@
 // The discrete-event MoE-layer simulator on a 2D mesh (mesh_sim.hpp has the model and sources).
 #include "stackscope/experts/mesh_sim.hpp"
 
+#include "layer_work.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,11 +19,7 @@ namespace {
 
 constexpr long long kMaxNodes = 1 << 20;
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using detail::num;
 
 [[noreturn]] void bad(const std::string& what) {
   throw std::invalid_argument("simulate_layer: " + what);
@@ -139,103 +137,20 @@ LayerResult simulate_layer(const MeshConfig& mesh, const Placement& placement,
   check_mesh(mesh);
   const int n_nodes = mesh.nodes();
   const auto N = static_cast<std::size_t>(n_nodes);
-  const int n_experts = static_cast<int>(placement.experts.size());
-  if (n_experts < 1) bad("placement.experts is empty (allowed: >= 1 experts)");
-  if (batch.hidden < 1)
-    bad("batch.hidden = " + std::to_string(batch.hidden) + " out of range (allowed: >= 1)");
-  if (batch.intermediate < 1)
-    bad("batch.intermediate = " + std::to_string(batch.intermediate) +
-        " out of range (allowed: >= 1)");
-  positive(batch.weight_bytes, "batch.weight_bytes");
-  const double h = batch.hidden, inter = batch.intermediate;
-  // Gated FFN (gate, up, down: three h×I matrices): 2·3·h·I FLOPs per token, 3·h·I weights.
-  const double expert_flops = 6.0 * h * inter;
-  const double expert_bytes = 3.0 * h * inter * batch.weight_bytes;
-  if (const auto issues = validate(placement, n_experts, n_nodes, expert_bytes,
-                                   std::numeric_limits<double>::infinity());
-      !issues.empty())
-    bad("placement rejected: " + format_issues(issues));
-  if (batch.top_k < 1 || batch.top_k > n_experts)
-    bad("batch.top_k = " + std::to_string(batch.top_k) + " out of range (allowed: 1.." +
-        std::to_string(n_experts) + ", the placement's experts)");
-  const std::size_t T = batch.home.size();
-  const auto K = static_cast<std::size_t>(batch.top_k);
-  if (batch.expert_ids.size() != T * K)
-    bad("batch.expert_ids holds " + std::to_string(batch.expert_ids.size()) +
-        " ids (allowed: tokens × top_k = " + std::to_string(T) + " × " + std::to_string(K) + " = " +
-        std::to_string(T * K) + ")");
-  {
-    std::vector<std::size_t> last(static_cast<std::size_t>(n_experts), 0);
-    for (std::size_t t = 0; t < T; ++t) {
-      if (batch.home[t] < 0 || batch.home[t] >= n_nodes)
-        bad("batch.home[" + std::to_string(t) + "] = " + std::to_string(batch.home[t]) +
-            " out of range (allowed: 0.." + std::to_string(n_nodes - 1) + ")");
-      for (std::size_t j = 0; j < K; ++j) {
-        const int e = batch.expert_ids[t * K + j];
-        if (e < 0 || e >= n_experts)
-          bad("batch.expert_ids[" + std::to_string(t * K + j) + "] (token " + std::to_string(t) +
-              ") = " + std::to_string(e) + " out of range (allowed: 0.." +
-              std::to_string(n_experts - 1) + ")");
-        if (last[static_cast<std::size_t>(e)] == t + 1)
-          bad("batch.expert_ids: token " + std::to_string(t) + " selects expert " +
-              std::to_string(e) + " twice (allowed: distinct ids per token)");
-        last[static_cast<std::size_t>(e)] = t + 1;
-      }
-    }
-  }
+  detail::check_batch("simulate_layer", placement, batch, n_nodes, "placement rejected", "");
+  const double h = batch.hidden;
 
   LayerResult r;
   r.nodes.resize(N);
-
-  // Token -> copy -> nodes. Flat share index per (expert, copy) for the "weights read" flags.
-  std::vector<std::size_t> copy_base(static_cast<std::size_t>(n_experts) + 1, 0);
-  for (int e = 0; e < n_experts; ++e)
-    copy_base[static_cast<std::size_t>(e) + 1] =
-        copy_base[static_cast<std::size_t>(e)] +
-        placement.experts[static_cast<std::size_t>(e)].copies.size();
-  std::vector<char> copy_used(copy_base.back(), 0);
-  std::vector<std::size_t> rr(static_cast<std::size_t>(n_experts), 0);
-  std::vector<std::size_t> need_stamp(N, 0);
-  std::vector<std::pair<int, int>> pairs;  // (home, node) per token needing a remote node
-  pairs.reserve(T * K);
-  for (std::size_t t = 0; t < T; ++t) {
-    const int home = batch.home[t];
-    for (std::size_t j = 0; j < K; ++j) {
-      const auto e = static_cast<std::size_t>(batch.expert_ids[t * K + j]);
-      const auto& copies = placement.experts[e].copies;
-      std::size_t c = 0;
-      if (copies.size() > 1) {
-        if (choice == CopyChoice::round_robin) {
-          c = rr[e]++ % copies.size();
-        } else {
-          double best = std::numeric_limits<double>::infinity();
-          for (std::size_t i = 0; i < copies.size(); ++i) {
-            double load = 0;
-            for (const Share& s : copies[i].shares)
-              load = std::max(load, r.nodes[static_cast<std::size_t>(s.node)].flops);
-            if (load < best) best = load, c = i;
-          }
-        }
-      }
-      copy_used[copy_base[e] + c] = 1;
-      for (const Share& s : copies[c].shares) {
-        const auto n = static_cast<std::size_t>(s.node);
-        r.nodes[n].flops += s.fraction * expert_flops;
-        if (need_stamp[n] != t + 1) {  // the OR: once per (token, node)
-          need_stamp[n] = t + 1;
-          ++r.nodes[n].tokens;
-          if (s.node != home) pairs.emplace_back(home, s.node);
-        }
-      }
-    }
+  // Token -> copy -> nodes (layer_work.hpp): per-node FLOPs, weight bytes, tokens and the
+  // (home, node) pairs that need a dispatch.
+  detail::LayerWork work = detail::assign_work(placement, batch, n_nodes, choice);
+  for (std::size_t n = 0; n < N; ++n) {
+    r.nodes[n].flops = work.flops[n];
+    r.nodes[n].weight_bytes = work.weight_bytes[n];
+    r.nodes[n].tokens = work.tokens[n];
   }
-  for (int e = 0; e < n_experts; ++e) {
-    const auto& copies = placement.experts[static_cast<std::size_t>(e)].copies;
-    for (std::size_t c = 0; c < copies.size(); ++c)
-      if (copy_used[copy_base[static_cast<std::size_t>(e)] + c])
-        for (const Share& s : copies[c].shares)
-          r.nodes[static_cast<std::size_t>(s.node)].weight_bytes += s.fraction * expert_bytes;
-  }
+  std::vector<std::pair<int, int>>& pairs = work.remote;
   for (auto& n : r.nodes)
     n.compute_s = std::max(n.flops / mesh.node_flops, n.weight_bytes / mesh.mem_Bps);
 

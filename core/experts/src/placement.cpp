@@ -2,6 +2,8 @@
 // Expert placements (placement.hpp): per-node weight bytes and validation.
 #include "stackscope/experts/placement.hpp"
 
+#include "layer_work.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -10,11 +12,7 @@
 namespace stackscope::experts {
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
+using detail::num;
 
 void check_args(int nodes, double expert_bytes) {
   if (nodes < 1)

@@ -183,6 +183,31 @@ TEST(ExpertPlacement, MeshStrategiesNeedAMesh) {
   d.parallel.experts.eplb_groups = 1;
   d.parallel.redundant_experts_per_rank = 1;
   EXPECT_FALSE(simulated_on_mesh(d));
+  // The solver limits are checked at their paths with their ranges.
+  Design limits = d;
+  limits.parallel.experts.hd_time_limit_s = 0;
+  limits.parallel.experts.link_iterations = -1;
+  limits.parallel.experts.fit_tokens = 70000;
+  limits.parallel.experts.hd_max_sets = 0;
+  int bad_limits = 0;
+  for (const auto& i : validate(limits))
+    bad_limits += i.path == "/parallel/experts/hd_time_limit_s" ||
+                  i.path == "/parallel/experts/link_iterations" ||
+                  i.path == "/parallel/experts/fit_tokens" ||
+                  i.path == "/parallel/experts/hd_max_sets";
+  EXPECT_EQ(bad_limits, 4);
+  // A strategy name the file format does not know is a parse error at its path.
+  try {
+    (void)io::parse_project(R"({"schema_version": 1, "hardware": "h100-sxm",
+      "system": "h100-sxm-x8", "model": "mixtral-8x7b",
+      "parallel": {"tp": 1, "ep": 8, "experts": {"strategy": "hdmoe"}}})",
+                            io::builtin_presets());
+    ADD_FAILURE() << "an unknown strategy was accepted";
+  } catch (const ConfigError& e) {
+    bool at_strategy = false;
+    for (const auto& i : e.issues()) at_strategy |= i.path == "/parallel/experts/strategy";
+    EXPECT_TRUE(at_strategy) << e.what();
+  }
   Design dense = io::builtin_presets().project("llama-2-70b-h100-tp4");
   dense.parallel.experts.strategy = ExpertStrategy::eplb;
   bool dense_issue = false;
