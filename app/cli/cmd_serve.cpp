@@ -25,6 +25,7 @@
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
 #include "stackscope/serving/trtllm_bench.hpp"
+#include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -85,6 +86,17 @@ std::vector<OptionSpec> serve_options() {
       {"--kv-fraction", "X",
        "share of the memory left after weights for the KV cache (default 1; "
        "TensorRT-LLM 0.9)"},
+      {"--partition", "auto|given",
+       "auto: the central scheduler picks the prefill/decode split, pool plans and placement "
+       "for goodput (default on a wafer without --disaggregate); given: --disaggregate's"},
+      {"--wafer-placement", "interleaved|clustered",
+       "wafer: lay prefill regions among decode regions, or apart (default interleaved)"},
+      {"--kv-borrow", "on|off",
+       "wafer: decode instances hold KV on idle neighbouring dies (default on)"},
+      {"--screen-requests", "N",
+       "--partition auto: screen candidates on the first N requests (default 1500)"},
+      {"--finalists", "N", "--partition auto: re-run the best N on all requests (default 3)"},
+      {"--all-partitions", "", "--partition auto: screen every partition, not only maximal ones"},
       {"--slo-ttft", "S", "TTFT SLO in seconds for goodput (default none)"},
       {"--slo-tpot", "S", "TPOT SLO in seconds for goodput (default none)"},
       {"--seed", "N", "generator seed (default 1)"},
@@ -306,6 +318,53 @@ void write_per_request(const std::string& file, const serving::SimResult& r) {
   io::save_text_atomic(file, s.str());
 }
 
+// The wafer's die grid, top row first: P<i> prefill, D<j> decode (instance indices within
+// their role), b<j> an idle die lending its memory to decode j, "." idle, "x" spare.
+std::vector<std::string> wafer_map(const wafer::WaferDeployment& w, int np) {
+  const int nx = w.layout.dies_x, ny = w.layout.dies_y;
+  std::vector<std::string> rows;
+  for (int y = ny - 1; y >= 0; --y) {
+    std::string row;
+    for (int x = 0; x < nx; ++x) {
+      const auto d = static_cast<std::size_t>(y * nx + x);
+      const int owner = w.placement.die_owner[d];
+      // snprintf rather than "D" + std::to_string(): GCC 12 warns falsely (-Wrestrict) on the
+      // inlined concatenation.
+      char cell[16] = ".";
+      if (owner == -2)
+        std::snprintf(cell, sizeof cell, "x");
+      else if (owner >= np)
+        std::snprintf(cell, sizeof cell, "D%d", owner - np);
+      else if (owner >= 0)
+        std::snprintf(cell, sizeof cell, "P%d", owner);
+      else if (w.lender_of[d] >= 0)
+        std::snprintf(cell, sizeof cell, "b%d", w.lender_of[d] - np);
+      row += pad_left(cell, 4);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The busiest D2D link over the run: bytes and the share of the makespan it was busy.
+struct BusiestLink {
+  std::string from, to;
+  double bytes = 0, utilisation = 0;
+};
+BusiestLink busiest_link(const wafer::WaferDeployment& w, double makespan_s) {
+  BusiestLink b;
+  const auto& loads = w.links->link_bytes();
+  const auto& links = w.links->topology().links();
+  for (std::size_t i = 0; i < loads.size(); ++i)
+    if (loads[i] > b.bytes) {
+      b.bytes = loads[i];
+      b.from = w.links->topology().node_name(links[i].src);
+      b.to = w.links->topology().node_name(links[i].dst);
+      b.utilisation = makespan_s > 0 ? loads[i] / links[i].bw_Bps / makespan_s : 0;
+    }
+  return b;
+}
+
 int run_serve(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = serve_options();
   const ParsedArgs a = parse_args("serve", args, options, 1);
@@ -353,8 +412,72 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   const serving::SchedulerConfig& sched = spec.scheduler;
   const std::string source = source_text(spec, st, a);
   serving::Deployment deployment;
+  // The central scheduler (wafer/partition.hpp): on a wafer without a given disaggregation, or
+  // on any design with --partition auto.
+  std::string partition_note;
+  std::optional<wafer::WaferDeployment> on_wafer;
+  const std::string partition_mode =
+      a.get("--partition")
+          .value_or(design.wafer && !spec.disaggregate.enabled() ? "auto" : "given");
+  if (partition_mode != "auto" && partition_mode != "given")
+    throw CliError("--partition: expected auto or given, got '" + partition_mode + "'");
+  if (design.wafer && partition_mode == "given" && !spec.disaggregate.enabled())
+    throw CliError(
+        "serve: a wafer serves disaggregated; give --disaggregate P:D or --partition "
+        "auto");
+  wafer::Partition part;
+  if (auto v = a.get("--wafer-placement")) {
+    if (*v == "interleaved")
+      part.order = wafer::PlacementOrder::interleaved;
+    else if (*v == "clustered")
+      part.order = wafer::PlacementOrder::clustered;
+    else
+      throw CliError("--wafer-placement: expected interleaved or clustered, got '" + *v + "'");
+  }
+  if (auto v = a.get("--kv-borrow")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--kv-borrow: expected on or off, got '" + *v + "'");
+    part.kv_borrow = *v == "on";
+  }
   try {
-    deployment = serving::deploy(design, spec);
+    if (partition_mode == "auto") {
+      wafer::SchedulerOptions so;
+      if (auto v = a.get("--screen-requests"))
+        so.screen_requests =
+            static_cast<std::size_t>(parse_int("--screen-requests", *v, 1, kMaxRequests));
+      if (auto v = a.get("--finalists"))
+        so.finalists = static_cast<int>(parse_int("--finalists", *v, 1, 1000));
+      so.maximal_only = !a.has("--all-partitions");
+      const auto choice = wafer::choose_partition(design, spec, reqs, so);
+      if (!choice.best.feasible)
+        throw std::invalid_argument("no partition serves the requests: " + choice.best.text + ": " +
+                                    choice.best.reason);
+      const bool order_given = a.has("--wafer-placement");
+      const auto order = part.order;
+      const bool borrow = part.kv_borrow;
+      part = choice.best.partition;
+      if (order_given) part.order = order;
+      part.kv_borrow = borrow;
+      partition_note = "chosen by the central scheduler from " +
+                       std::to_string(choice.screened.size()) +
+                       " partitions screened on the first " +
+                       std::to_string(std::min(reqs.size(), so.screen_requests)) + " requests (" +
+                       std::to_string(choice.finals.size()) +
+                       (choice.finals.size() == 1 ? " finalist" : " finalists") + " on all)";
+    } else {
+      part.prefill = spec.disaggregate.prefill;
+      part.decode = spec.disaggregate.decode;
+      part.prefill_pool = spec.disaggregate.prefill_pool;
+      part.decode_pool = spec.disaggregate.decode_pool;
+      partition_note = "given";
+    }
+    if (design.wafer) {
+      on_wafer = wafer::deploy(design, spec, part);
+      deployment = std::move(on_wafer->deployment);
+    } else {
+      deployment = serving::deploy(
+          design, partition_mode == "auto" ? wafer::with_partition(spec, part) : spec);
+    }
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("serve: ") + e.what());
   }
@@ -394,8 +517,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
       if (now - last < std::chrono::milliseconds(100)) return;
       last = now;
       drawn = true;
-      std::fprintf(stderr, "\rserve: %zu of %zu requests done (%.0f%%), simulated %.1f s   ", done,
-                   total, total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, sim_s);
+      std::fprintf(
+          stderr, "\rserve: %zu of %zu requests done (%.0f%%), simulated %.1f s   ", done, total,
+          total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, sim_s);
       std::fflush(stderr);
     };
   const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
@@ -426,6 +550,26 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["energy_per_output_token_J"] = r.energy_per_output_token_J;
     j["iterations"] = r.iterations;
     j["layout"] = layout;
+    if (partition_mode == "auto" || on_wafer)
+      j["partition"] = {{"mode", partition_mode},
+                        {"text", wafer::partition_text(part, design)},
+                        {"prefill", part.prefill},
+                        {"decode", part.decode},
+                        {"note", partition_note}};
+    if (on_wafer) {
+      const auto b = busiest_link(*on_wafer, r.makespan_s);
+      const auto& l = on_wafer->layout;
+      j["wafer"] = {
+          {"dies_x", l.dies_x},
+          {"dies_y", l.dies_y},
+          {"usable_dies", l.usable_dies},
+          {"spare_dies", l.dies - l.usable_dies},
+          {"wafer_yield", l.wafer_yield},
+          {"map", wafer_map(*on_wafer, part.prefill)},
+          {"borrowed_kv_blocks", on_wafer->borrowed_blocks},
+          {"busiest_link",
+           {{"from", b.from}, {"to", b.to}, {"bytes", b.bytes}, {"utilisation", b.utilisation}}}};
+    }
     auto& jp = j["pools"] = nlohmann::ordered_json::array();
     for (const auto& p : pools)
       jp.push_back({{"role", p.role},
@@ -462,9 +606,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n";
   if (pools.size() == 1) {
     out << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
-        << " blocks of " << sched.block_size << " tokens each, max_num_seqs "
-        << sched.max_num_seqs << ", max_num_batched_tokens " << sched.max_num_batched_tokens
-        << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off") << "\n";
+        << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs
+        << ", max_num_batched_tokens " << sched.max_num_batched_tokens << ", chunked prefill "
+        << (sched.chunked_prefill ? "on" : "off") << "\n";
   } else {
     out << "instances  " << layout << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off")
         << "\n";
@@ -473,6 +617,16 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
           << p.plan << "), KV cache " << p.kv_blocks << " blocks of " << p.scheduler.block_size
           << " tokens, max_num_seqs " << p.scheduler.max_num_seqs << ", max_num_batched_tokens "
           << p.scheduler.max_num_batched_tokens << "\n";
+  }
+  if (partition_mode == "auto" || on_wafer)
+    out << "partition  " << wafer::partition_text(part, design) << " (" << partition_note << ")\n";
+  if (on_wafer) {
+    const auto& l = on_wafer->layout;
+    out << "wafer      " << l.dies_x << " x " << l.dies_y << " dies (" << l.usable_dies
+        << " usable, " << l.dies - l.usable_dies << " spare; wafer yield "
+        << fixed(100 * l.wafer_yield, 1)
+        << " %), P prefill, D decode, b lends KV memory, x spare\n";
+    for (const auto& row : wafer_map(*on_wafer, part.prefill)) out << "          " << row << "\n";
   }
   out << "requests   " << source << "\n\n";
   out << "completed  " << r.completed << " of " << reqs.size();
@@ -493,20 +647,27 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << " GB, " << readable(r.kv_transfer_s.mean * 1e3) << " ms mean ("
         << readable(r.kv_transfer_s.p99 * 1e3) << " ms p99, queueing included), "
         << readable(r.kv_transfer_energy_J) << " J\n";
+  if (on_wafer && r.kv_transfers > 0) {
+    const auto b = busiest_link(*on_wafer, r.makespan_s);
+    out << "D2D links  busiest " << b.from << " -> " << b.to << ": " << readable(b.bytes / 1e9)
+        << " GB, busy " << fixed(100 * b.utilisation, 2) << " % of the makespan\n";
+  }
   out << "\n";
   out << "  " << pad_right("", 10) << pad_left("mean", 10) << pad_left("p50", 10)
       << pad_left("p90", 10) << pad_left("p99", 10) << pad_left("max", 10) << "\n";
   out << pct_row("TTFT", r.ttft, 1e3, "ms") << pct_row("TPOT", r.tpot, 1e3, "ms")
       << pct_row("ITL", r.itl, 1e3, "ms") << pct_row("E2E", r.e2e, 1.0, "s")
       << pct_row("queue", r.queue, 1e3, "ms") << "\n";
-  out << "  instance       requests  iterations  preemptions  busy    KV peak    power\n";
+  std::size_t name_w = 14;  // wafer instances carry their region: "prefill 0 @(0,0) 4x2"
+  for (const auto& s : r.instances) name_w = std::max(name_w, s.name.size() + 1);
+  out << "  " << pad_right("instance", name_w)
+      << " requests  iterations  preemptions  busy    KV peak    power\n";
   for (const auto& s : r.instances)
-    out << "  " << pad_right(s.name, 14) << pad_left(std::to_string(s.requests), 9)
+    out << "  " << pad_right(s.name, name_w) << pad_left(std::to_string(s.requests), 9)
         << pad_left(std::to_string(s.iterations), 12) << pad_left(std::to_string(s.preemptions), 13)
         << pad_left(fixed(r.makespan_s > 0 ? 100 * s.busy_s / r.makespan_s : 0, 0) + " %", 6)
         << pad_left(fixed(100 * s.kv_peak_utilisation, 0) + " %", 10)
-        << pad_left(readable(r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0) + " W", 11)
-        << "\n";
+        << pad_left(readable(r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0) + " W", 11) << "\n";
   return kExitOk;
 }
 

@@ -74,6 +74,8 @@ std::vector<Builtin> builtins() {
       kind = PresetKind::search;
     else if (folder == "runtimes")
       kind = PresetKind::runtime;
+    else if (folder == "wafers")
+      kind = PresetKind::wafer;
     else
       continue;
     out.push_back({kind, id, ordered_json::parse(f.text)});
@@ -100,7 +102,8 @@ TEST(Presets, RegisterBuiltinsRegistersEveryFileByFolder) {
   ASSERT_FALSE(all.empty());
   std::size_t total = 0;
   for (auto kind : {PresetKind::hardware, PresetKind::system, PresetKind::model,
-                    PresetKind::project, PresetKind::search, PresetKind::runtime}) {
+                    PresetKind::project, PresetKind::search, PresetKind::runtime,
+                    PresetKind::wafer}) {
     const auto list = r.list(kind);
     total += list.size();
     for (std::size_t i = 1; i < list.size(); ++i) EXPECT_LT(list[i - 1].id, list[i].id);
@@ -149,6 +152,11 @@ TEST(Presets, EveryBuiltinPresetRoundTrips) {
           again.add_json(b.kind, b.id, text);
           EXPECT_EQ(runtime_to_json(again.runtime(b.id)), text);
           break;
+        case PresetKind::wafer:
+          text = wafer_to_json(r.wafer(b.id));
+          again.add_json(b.kind, b.id, text);
+          EXPECT_EQ(wafer_to_json(again.wafer(b.id)), text);
+          break;
         case PresetKind::search:  // checked by EveryBuiltinSearchPresetCompiles
           continue;
       }
@@ -162,13 +170,17 @@ TEST(Presets, EveryBuiltinPresetRoundTrips) {
       continue;
     }
     // Projects: inline values are kept; preset sections expand to that preset's values.
-    for (const char* section : {"hardware", "system", "model", "workload", "parallel"}) {
+    for (const char* section : {"hardware", "system", "model", "workload", "parallel", "wafer"}) {
       if (!b.raw.contains(section)) continue;
+      // A wafer project's hardware is the technology device; what is written is the die
+      // derived from it (hw::die_hardware), checked in tests/core/wafer.
+      if (section == std::string("hardware") && b.raw.contains("wafer")) continue;
       const auto& raw = b.raw[section];
       const std::string path = std::string("/") + section;
       if (raw.is_string()) {
         PresetKind k = section == std::string("hardware") ? PresetKind::hardware
                        : section == std::string("system") ? PresetKind::system
+                       : section == std::string("wafer")  ? PresetKind::wafer
                                                           : PresetKind::model;
         expect_contains_leaves(ordered_json::parse(r.json_text(k, raw.get<std::string>())),
                                written[section], path);

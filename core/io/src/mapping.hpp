@@ -8,6 +8,7 @@
 
 #include "json_detail.hpp"
 #include "stackscope/hw/hardware.hpp"
+#include "stackscope/hw/wafer.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/design.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -70,6 +71,16 @@ struct EnumTable<hw::Topology> {
       {hw::Topology::mesh2d, "mesh2d"},
       {hw::Topology::torus2d, "torus2d"},
       {hw::Topology::fully_connected, "fully_connected"},
+  }};
+};
+
+template <>
+struct EnumTable<hw::WaferDram> {
+  static constexpr std::string_view what = "wafer DRAM attachment";
+  static constexpr std::array<std::pair<hw::WaferDram, std::string_view>, 3> entries{{
+      {hw::WaferDram::none, "none"},
+      {hw::WaferDram::edge, "edge"},
+      {hw::WaferDram::stacked, "stacked"},
   }};
 };
 
@@ -303,6 +314,38 @@ void describe(V& v, S& s) {
   v("hardware", s.hardware);
   v("devices", s.devices);
   v("levels", s.levels);
+}
+
+template <class V, Is<hw::Wafer> S>
+void describe(V& v, S& w) {
+  v("id", w.id);
+  v("name", w.name);
+  v("source", w.source);
+  v("usable_area_mm2", w.usable_area_mm2);
+  v("die_width_mm", w.die_width_mm);
+  v("die_height_mm", w.die_height_mm);
+  v("dies_x", w.dies_x);
+  v("dies_y", w.dies_y);
+  v("spare_dies", w.spare_dies);
+  v("defect_density_per_cm2", w.defect_density_per_cm2);
+  v("compute_fraction", w.compute_fraction);
+  v("sram_fraction", w.sram_fraction);
+  v("d2d_GBps", w.d2d_GBps);
+  v("d2d_shoreline_GBps_per_mm", w.d2d_shoreline_GBps_per_mm);
+  v("d2d_phy_depth_mm", w.d2d_phy_depth_mm);
+  v("d2d_hop_latency_ns", w.d2d_hop_latency_ns);
+  v("d2d_message_latency_us", w.d2d_message_latency_us);
+  v("d2d_pJ_per_bit", w.d2d_pJ_per_bit);
+  v("d2d_efficiency", w.d2d_efficiency);
+  v("dram", w.dram);
+  v("dram_GB", w.dram_GB);
+  v("dram_GBps", w.dram_GBps);
+  v("dram_latency_ns", w.dram_latency_ns);
+  v("dram_pJ_per_bit", w.dram_pJ_per_bit);
+  v("dram_footprint_mm2_per_GB", w.dram_footprint_mm2_per_GB);
+  v("dram_phy_mm2_per_TBps", w.dram_phy_mm2_per_TBps);
+  v("power_limit_W_per_die", w.power_limit_W_per_die);
+  v("cooling_W_per_mm2", w.cooling_W_per_mm2);
 }
 
 template <class V, Is<workload::Mla> S>

@@ -17,6 +17,7 @@ std::string_view to_string(PresetKind k) {
     case PresetKind::project: return "project";
     case PresetKind::search: return "search";
     case PresetKind::runtime: return "runtime";
+    case PresetKind::wafer: return "wafer";
   }
   return "?";
 }
@@ -31,6 +32,7 @@ std::optional<PresetKind> kind_from_folder(std::string_view folder) {
   if (folder == "projects") return PresetKind::project;
   if (folder == "search") return PresetKind::search;
   if (folder == "runtimes") return PresetKind::runtime;
+  if (folder == "wafers") return PresetKind::wafer;
   return std::nullopt;
 }
 
@@ -136,6 +138,10 @@ workload::Model PresetRegistry::model(std::string_view id) const {
 
 runtime::Profile PresetRegistry::runtime(std::string_view id) const {
   return read_preset(*this, PresetKind::runtime, id, detail::read_runtime);
+}
+
+hw::Wafer PresetRegistry::wafer(std::string_view id) const {
+  return read_preset(*this, PresetKind::wafer, id, detail::read_wafer);
 }
 
 perf::Design PresetRegistry::project(std::string_view id) const {

@@ -16,7 +16,8 @@ namespace {
 // io/serving.hpp.
 constexpr std::string_view kProjectKeys[] = {
     "schema_version", "name", "hardware", "system", "model",  "workload", "parallel",
-    "kind",           "id",   "source",   "notes",  "search", "runtime",  "serving"};
+    "kind",           "id",   "source",   "notes",  "search", "runtime",  "serving",
+    "wafer"};
 
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {
@@ -80,6 +81,19 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
   if (auto it = root.find("system"); it != root.end()) {
     if (auto s = detail::resolve_section(*it, PresetKind::system, "/system", presets, issues))
       design.system = detail::read_system(*s, "/system", issues);
+  }
+  // A wafer replaces the system by its D2D mesh and the device by its die.
+  if (auto it = root.find("wafer"); it != root.end()) {
+    const std::size_t before = issues.size();
+    if (root.contains("system"))
+      issues.push_back({"/system",
+                        "a wafer project's system is the wafer's die-to-die mesh; remove "
+                        "\"system\" (or \"wafer\")",
+                        "", "no \"system\" with \"wafer\""});
+    if (auto s = detail::resolve_section(*it, PresetKind::wafer, "/wafer", presets, issues))
+      design.wafer = detail::read_wafer(*s, "/wafer", issues);
+    if (issues.size() == before && hardware_ok && design.wafer)
+      hw::apply_wafer(*design.wafer, design.hardware, design.system);
   }
   bool model_ok = false;
   if (const Json* v = require_section(root, "model", kPresetSection, issues)) {
@@ -180,6 +194,10 @@ runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegist
   return resolve_preset_or_file(id_or_file, PresetKind::runtime, presets, detail::read_runtime);
 }
 
+hw::Wafer resolve_wafer(std::string_view id_or_file, const PresetRegistry& presets) {
+  return resolve_preset_or_file(id_or_file, PresetKind::wafer, presets, detail::read_wafer);
+}
+
 namespace {
 
 Json project_json(const perf::Design& d) {
@@ -187,11 +205,12 @@ Json project_json(const perf::Design& d) {
   j["schema_version"] = perf::kSchemaVersion;
   j["name"] = d.name;
   j["hardware"] = detail::write_value(d.hardware);
-  j["system"] = detail::write_value(d.system);
+  if (!d.wafer) j["system"] = detail::write_value(d.system);
   j["model"] = detail::write_value(d.model);
   j["workload"] = detail::write_value(d.workload);
   j["parallel"] = detail::write_value(d.parallel);
   j["runtime"] = detail::write_value(d.runtime);
+  if (d.wafer) j["wafer"] = detail::write_value(*d.wafer);
   return j;
 }
 
@@ -220,6 +239,10 @@ std::string runtime_to_json(const runtime::Profile& profile) {
 
 std::string model_to_json(const workload::Model& m) {
   return detail::dump(preset_json(detail::write_value(m), PresetKind::model), 2) + "\n";
+}
+
+std::string wafer_to_json(const hw::Wafer& w) {
+  return detail::dump(preset_json(detail::write_value(w), PresetKind::wafer), 2) + "\n";
 }
 
 std::string system_to_json(const hw::System& s) {

@@ -249,6 +249,12 @@ runtime::Profile read_runtime(const ResolvedSection& s, const std::string& path,
   return r;
 }
 
+hw::Wafer read_wafer(const ResolvedSection& s, const std::string& path, Issues& issues) {
+  auto w = read_object<hw::Wafer>(s.doc, path, issues, {"kind", "schema_version", "notes"});
+  if (w.id.empty()) w.id = s.preset_id;
+  return w;
+}
+
 runtime::Profile resolve_runtime(const Json* section, const hw::Hardware& hardware,
                                  const std::string& path, const PresetRegistry& presets,
                                  Issues& issues) {

@@ -39,6 +39,7 @@ hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Is
 hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues);
 workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues);
 runtime::Profile read_runtime(const ResolvedSection& s, const std::string& path, Issues& issues);
+hw::Wafer read_wafer(const ResolvedSection& s, const std::string& path, Issues& issues);
 
 // The project's runtime profile: the "runtime" section when there is one, else the default
 // profile of the hardware's device class (runtime::default_profile_id) from `presets`.

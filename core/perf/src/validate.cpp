@@ -760,6 +760,10 @@ std::vector<Issue> validate(const Design& d) {
   check_model(c, d.model, degrees);
   check_plan(c, d.parallel, d.model, d.system, d.workload, degrees);
   check_workload(c, d.workload, d.model);
+  if (d.wafer) {
+    const auto layout = hw::wafer_layout(*d.wafer, d.hardware);
+    c.issues.insert(c.issues.end(), layout.issues.begin(), layout.issues.end());
+  }
   // The footprint model assumes everything above holds (e.g. no division by tp = 0).
   if (c.issues.empty()) check_memory_fit(c, d);
   return std::move(c.issues);

@@ -82,7 +82,7 @@ Disaggregated disaggregated_instances(const Pool& prefill, const Pool& decode) {
   const auto& system = prefill.design.system;
   if (system.levels.empty() || system.devices <= 1) return out;  // no network
   auto net = std::make_shared<network::NetworkModel>(system);
-  out.transfer = [net, routes, kp, kd, np, kv_prefill](int from, int to, double bytes) {
+  out.transfer = [net, routes, kp, kd, np, kv_prefill](int from, int to, double bytes, double) {
     const double tokens = kv_prefill > 0 ? bytes / kv_prefill : 0.0;
     const int src_base = from * kp;
     const int dst_base = np * kp + (to - np) * kd;

@@ -509,19 +509,22 @@ class Simulation {
     const double bytes = from.cfg.kv_bytes_per_token * static_cast<double>(s.computed);
     KvTransfer cost;
     const auto src = static_cast<std::size_t>(&from - inst_.data());
-    if (opt_.kv_transfer) cost = opt_.kv_transfer(static_cast<int>(src), static_cast<int>(to), bytes);
+    if (opt_.kv_transfer)
+      cost = opt_.kv_transfer(static_cast<int>(src), static_cast<int>(to), bytes, now_);
     // A transfer holds the source's egress and the destination's ingress links for its time;
-    // it starts when both are free.
+    // it starts when both are free (unless the transfer function scheduled it).
     double& link = ingress_free_[to];
     double& out_link = egress_free_[src];
-    const double start = std::max({now_, link, out_link});
-    link = start + cost.time_s;
-    out_link = link;
+    const double start =
+        cost.start_s >= 0 ? std::max(now_, cost.start_s) : std::max({now_, link, out_link});
+    link = std::max(link, start + cost.time_s);
+    out_link = std::max(out_link, start + cost.time_s);
+    const double ready = start + cost.time_s;
     ++out_.kv_transfers;
     out_.kv_transfer_bytes += cost.bytes >= 0 ? cost.bytes : bytes;
     out_.kv_transfer_energy_J += cost.energy_J;
-    transfer_times_.push_back(link - now_);
-    transfers_.push_back({link, s.req, to, now_});
+    transfer_times_.push_back(ready - now_);
+    transfers_.push_back({ready, s.req, to, now_});
     std::push_heap(transfers_.begin(), transfers_.end(), later);
     return true;
   }

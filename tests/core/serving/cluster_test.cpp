@@ -81,7 +81,7 @@ TEST(ServingCluster, KvTransferTakesTheNetworkModelsTime) {
     r.ranks = ranks;
     expected = std::max(expected, net.cost(r).time_s);
   }
-  const KvTransfer t = dis.transfer(0, 3, bytes);
+  const KvTransfer t = dis.transfer(0, 3, bytes, 0.0);
   EXPECT_DOUBLE_EQ(t.time_s, expected);
   EXPECT_GT(t.time_s, 0);
   EXPECT_GT(t.energy_J, 0);
@@ -241,7 +241,7 @@ TEST(ServingCluster, PoolsOfTheirOwnPlanReshardOverTheNetwork) {
   };
   const double expected =
       std::max(p2p(2, 4).time_s + p2p(2, 5).time_s, p2p(3, 6).time_s + p2p(3, 7).time_s);
-  const KvTransfer t = dis.transfer(1, 2, bytes);
+  const KvTransfer t = dis.transfer(1, 2, bytes, 0.0);
   EXPECT_DOUBLE_EQ(t.time_s, expected);
   EXPECT_DOUBLE_EQ(t.bytes, tokens * kLlama70bFp8KvPerToken);
   EXPECT_DOUBLE_EQ(t.energy_J, 2 * (p2p(2, 4).energy_J + p2p(2, 5).energy_J +

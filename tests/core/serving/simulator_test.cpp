@@ -294,7 +294,7 @@ TEST(ServingSimulator, DisaggregatedRequestWaitsForItsKvTransfer) {
   d.role = Role::decode;
   p.kv_bytes_per_token = d.kv_bytes_per_token = 1000;
   SimOptions opt;
-  opt.kv_transfer = [](int from, int to, double bytes) {
+  opt.kv_transfer = [](int from, int to, double bytes, double) {
     EXPECT_EQ(from, 0);
     EXPECT_EQ(to, 1);
     return KvTransfer{bytes * 1e-9, bytes * 1e-12};
@@ -334,7 +334,7 @@ TEST(ServingSimulator, TransfersShareTheSourcesLinksAndIdleInstancesDrawPower) {
   p.idle_power_W = d.idle_power_W = 100;
   SimOptions opt;
   opt.router = Router::round_robin;
-  opt.kv_transfer = [](int, int, double bytes) { return KvTransfer{bytes * 1e-9, 0.0}; };
+  opt.kv_transfer = [](int, int, double bytes, double) { return KvTransfer{bytes * 1e-9, 0.0}; };
   const std::vector<Request> two = {{0, 0.0, 1000, 3}, {1, 0.0, 1000, 3}};
   const SimResult q = simulate(two, {p, d, d}, opt);
   ASSERT_EQ(q.completed, 2u);
@@ -362,7 +362,7 @@ TEST(ServingSimulator, DisaggregationConservesRequestsAndTokens) {
     inst.push_back(d);
   }
   SimOptions opt;
-  opt.kv_transfer = [](int, int, double bytes) { return KvTransfer{bytes / 50e9, 0.0}; };
+  opt.kv_transfer = [](int, int, double bytes, double) { return KvTransfer{bytes / 50e9, 0.0}; };
   const SimResult r = simulate(reqs, inst, opt);
   EXPECT_EQ(r.completed, reqs.size());
   EXPECT_EQ(r.kv_transfers, reqs.size());

@@ -14,7 +14,12 @@
 //                   "attention": {"tp": 0, "ep": 0}, "dense_ffn": {...}, "moe": {...},
 //                   "redundant_experts_per_rank": 0,
 //                   "overlap": "off" | "fixed" | "auto", "overlap_tiles": 4 },
-//     "runtime":  "modern-gpu-2025" | {...} | { "base": "trtllm-2023", ...overrides } }
+//     "runtime":  "modern-gpu-2025" | {...} | { "base": "trtllm-2023", ...overrides },
+//     "wafer":    "wsc-dram-5x4" | {...} | { "base": ..., ... } }
+// "wafer" is optional (hw/wafer.hpp): with it, "hardware" is the dies' technology device and
+// the design's device and system are the wafer's die and D2D mesh (hw::apply_wafer), so a
+// "system" next to it is an error. A written wafer project carries the derived die as its
+// "hardware" and no "system" (die_hardware() is idempotent, so it reads back the same).
 // "runtime" is optional: without it the device class's default profile is used
 // (runtime::default_profile_id). Schema 1 files kept the runtime's values in
 // hardware.compute; they are moved into "runtime" when such a project is read.
@@ -38,8 +43,9 @@
 namespace stackscope::io {
 
 // search: a project with a "search" section (presets/search/, io/search.hpp); runtime: a
-// runtime profile (presets/runtimes/, core/runtime).
-enum class PresetKind { hardware, system, model, project, search, runtime };
+// runtime profile (presets/runtimes/, core/runtime); wafer: a wafer template (presets/wafers/,
+// hw/wafer.hpp).
+enum class PresetKind { hardware, system, model, project, search, runtime, wafer };
 std::string_view to_string(PresetKind k);
 
 struct PresetInfo {
@@ -64,6 +70,7 @@ class PresetRegistry {
   hw::System system(std::string_view id) const;
   workload::Model model(std::string_view id) const;
   runtime::Profile runtime(std::string_view id) const;
+  hw::Wafer wafer(std::string_view id) const;
   perf::Design project(std::string_view id) const;
 
   // Raw JSON text of a preset (for `base` merging and export).
@@ -97,6 +104,7 @@ hw::Hardware resolve_hardware(std::string_view id_or_file, const PresetRegistry&
 hw::System resolve_system(std::string_view id_or_file, const PresetRegistry& presets);
 workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry& presets);
 runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegistry& presets);
+hw::Wafer resolve_wafer(std::string_view id_or_file, const PresetRegistry& presets);
 
 // Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
@@ -117,6 +125,7 @@ std::string runtime_to_json(const runtime::Profile& profile);
 std::string hardware_to_json(const hw::Hardware& hw);
 std::string model_to_json(const workload::Model& m);
 std::string system_to_json(const hw::System& s);
+std::string wafer_to_json(const hw::Wafer& w);
 
 // Write text atomically: temp file in the same directory, then rename.
 void save_text_atomic(const std::filesystem::path& file, std::string_view text);

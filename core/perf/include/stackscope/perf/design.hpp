@@ -2,9 +2,11 @@
 #pragma once
 // A design point = a project: hardware + system + model + workload + parallel plan + the
 // runtime profile (the serving software's part, core/runtime).
+#include <optional>
 #include <string>
 
 #include "stackscope/hw/hardware.hpp"
+#include "stackscope/hw/wafer.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/runtime/profile.hpp"
 #include "stackscope/workload/model.hpp"
@@ -23,6 +25,10 @@ struct Design {
   workload::Workload workload;
   parallel::Plan parallel;
   runtime::Profile runtime;
+  // A wafer-scale design (issue 16): `hardware` is then one die and `system` the wafer's D2D
+  // mesh, both derived by hw::apply_wafer() from this template (io does it on load; whoever
+  // edits the wafer calls it again).
+  std::optional<hw::Wafer> wafer;
 };
 
 }  // namespace stackscope::perf

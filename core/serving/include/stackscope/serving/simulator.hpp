@@ -95,15 +95,18 @@ enum class Router {
   least_kv,             // lowest fraction of KV blocks in use
 };
 
-// Time and energy to move a request's KV cache from instance `from` to instance `to`; `bytes` is
-// its tokens x the source's kv_bytes_per_token (a re-sharding transfer may move another amount,
-// and says so in KvTransfer::bytes).
+// Time and energy to move a request's KV cache from instance `from` to instance `to`, asked at
+// simulated time `now_s`; `bytes` is its tokens x the source's kv_bytes_per_token (a
+// re-sharding transfer may move another amount, and says so in KvTransfer::bytes).
 struct KvTransfer {
   double time_s = 0;
   double energy_J = 0;
   double bytes = -1;  // bytes that crossed the network; < 0 = the bytes asked for
+  // >= now_s: the function scheduled the transfer itself (it models its links, e.g. the
+  // wafer's D2D reservations) and it starts then; < 0: the simulator's rule (SimOptions).
+  double start_s = -1;
 };
-using KvTransferFn = std::function<KvTransfer(int from, int to, double bytes)>;
+using KvTransferFn = std::function<KvTransfer(int from, int to, double bytes, double now_s)>;
 
 struct SimOptions {
   Router router = Router::join_shortest_queue;
