@@ -18,6 +18,7 @@
 #include "design_args.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/hw/wafer.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -25,6 +26,7 @@
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
 #include "stackscope/serving/trtllm_bench.hpp"
+#include "stackscope/wafer/d2d_links.hpp"
 #include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::cli {
@@ -94,8 +96,13 @@ std::vector<OptionSpec> serve_options() {
       {"--kv-borrow", "on|off",
        "wafer: decode instances hold KV on idle neighbouring dies (default on)"},
       {"--screen-requests", "N",
-       "--partition auto: screen candidates on the first N requests (default 1500)"},
-      {"--finalists", "N", "--partition auto: re-run the best N on all requests (default 3)"},
+       "--partition auto: when every candidate on every request is too much (see "
+       "--exhaustive-budget), screen on N requests in 4 windows spread over the stream "
+       "(default 4000)"},
+      {"--finalists", "N",
+       "--partition auto: re-run the best N screened on all requests (default 8)"},
+      {"--exhaustive-budget", "X",
+       "--partition auto: candidates x requests run in full without screening (default 4e6)"},
       {"--all-partitions", "", "--partition auto: screen every partition, not only maximal ones"},
       {"--slo-ttft", "S", "TTFT SLO in seconds for goodput (default none)"},
       {"--slo-tpot", "S", "TPOT SLO in seconds for goodput (default none)"},
@@ -376,7 +383,22 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   apply_overrides(design, a, ctx.presets, /*workload=*/false);
   design.workload.batch_auto = false;
   design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
-  if (const auto issues = perf::validate(design); !issues.empty()) {
+  // On a wafer the central scheduler gives every pool its own plan, so the project's plan need
+  // not divide the dies (a --wafer-set grid): what is checked is the smallest instance of
+  // 2^k dies at tp 2^k that holds the model (wafer/partition.cpp tries the same sizes).
+  perf::Design checked = design;
+  if (design.wafer && a.get("--partition").value_or("auto") == "auto" && !a.has("--disaggregate") &&
+      design.system.devices % std::max(1, parallel::devices_per_replica(design.parallel)) != 0) {
+    for (int k = 1; k <= design.system.devices; k *= 2) {
+      perf::Design d = serving::pool_design(design, serving::PoolConfig{k, 1, 1, 1});
+      d.system = hw::region_system(*design.wafer, k, 1);
+      if (perf::validate(d).empty() || 2 * k > design.system.devices) {
+        checked = d;
+        break;
+      }
+    }
+  }
+  if (const auto issues = perf::validate(checked); !issues.empty()) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
@@ -448,6 +470,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
       if (auto v = a.get("--finalists"))
         so.finalists = static_cast<int>(parse_int("--finalists", *v, 1, 1000));
       so.maximal_only = !a.has("--all-partitions");
+      if (auto v = a.get("--exhaustive-budget"))
+        so.exhaustive_budget = parse_double("--exhaustive-budget", *v, 0, 1e15);
       const auto choice = wafer::choose_partition(design, spec, reqs, so);
       if (!choice.best.feasible)
         throw std::invalid_argument("no partition serves the requests: " + choice.best.text + ": " +
@@ -458,12 +482,16 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
       part = choice.best.partition;
       if (order_given) part.order = order;
       part.kv_borrow = borrow;
-      partition_note = "chosen by the central scheduler from " +
-                       std::to_string(choice.screened.size()) +
-                       " partitions screened on the first " +
-                       std::to_string(std::min(reqs.size(), so.screen_requests)) + " requests (" +
-                       std::to_string(choice.finals.size()) +
-                       (choice.finals.size() == 1 ? " finalist" : " finalists") + " on all)";
+      partition_note =
+          "chosen by the central scheduler from " + std::to_string(choice.screened.size()) +
+          " partitions" +
+          (choice.exhaustive
+               ? std::string(", each run on every request")
+               : ", screened on " + std::to_string(so.screen_windows) + " windows of " +
+                     std::to_string(so.screen_requests /
+                                    static_cast<std::size_t>(so.screen_windows)) +
+                     " requests, " + std::to_string(choice.finals.size()) +
+                     (choice.finals.size() == 1 ? " finalist" : " finalists") + " on all");
     } else {
       part.prefill = spec.disaggregate.prefill;
       part.decode = spec.disaggregate.decode;
@@ -559,12 +587,20 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     if (on_wafer) {
       const auto b = busiest_link(*on_wafer, r.makespan_s);
       const auto& l = on_wafer->layout;
+      // Power of the whole wafer: the instances' (iterations and idle time) and the static
+      // power of every die no instance holds (lenders, spares, unused dies).
+      int used = 0;
+      for (const int o : on_wafer->placement.die_owner) used += o >= 0;
+      double power = (l.dies - used) * design.hardware.energy.static_power_W;
+      for (const auto& s : r.instances) power += r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0;
       j["wafer"] = {
           {"dies_x", l.dies_x},
           {"dies_y", l.dies_y},
           {"usable_dies", l.usable_dies},
           {"spare_dies", l.dies - l.usable_dies},
           {"wafer_yield", l.wafer_yield},
+          {"power_W", power},
+          {"goodput_per_kW", power > 0 ? 1e3 * r.goodput_rps / power : 0.0},
           {"map", wafer_map(*on_wafer, part.prefill)},
           {"borrowed_kv_blocks", on_wafer->borrowed_blocks},
           {"busiest_link",

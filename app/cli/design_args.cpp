@@ -8,6 +8,7 @@
 
 #include "resolve.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/hw/wafer.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/runtime/profile.hpp"
 
@@ -60,6 +61,11 @@ std::vector<OptionSpec> design_options() {
       {"--runtime", "ID|FILE",
        "runtime profile (serving software: kernel efficiencies, launches, KV re-reads): preset "
        "id or JSON file; kept when --hardware changes, so two devices compare under one"},
+      {"--wafer", "ID|FILE",
+       "wafer template (preset id or JSON file): the device becomes its die (of the hardware's "
+       "technology) and the system its die-to-die mesh"},
+      {"--wafer-set", "KEY=V,...",
+       "change wafer fields by their project keys, e.g. dram_GB=96,dies_x=0,dies_y=0"},
       {"--precision", "P", "fp16|bf16|fp8|fp4 for weights, activations and KV cache"},
       {"--tp", "N", "tensor-parallel degree"},
       {"--pp", "N", "pipeline-parallel stages"},
@@ -215,6 +221,27 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   if (auto v = workload ? a.get("--output-len") : std::nullopt)
     d.workload.output_len = static_cast<int>(parse_int("--output-len", *v, 1, kMaxTokens));
 
+  // A wafer (or changed wafer fields) re-derives the die and the mesh; the die count is then
+  // the system's, absorbed by dp as for --devices.
+  const bool wafer_touched = a.has("--wafer") || a.has("--wafer-set");
+  if (auto v = a.get("--wafer")) {
+    if (a.has("--system"))
+      throw CliError("--wafer: not with --system (a wafer's system is its die-to-die mesh)");
+    d.wafer =
+        resolve("--wafer", *v, [&](const std::string& s) { return io::resolve_wafer(s, presets); });
+  }
+  if (auto v = a.get("--wafer-set")) {
+    if (!d.wafer)
+      throw CliError("--wafer-set: the design has no wafer (give --wafer or a wafer project)");
+    d.wafer = io::set_wafer_fields(*d.wafer, *v, "--wafer-set");
+  }
+  if (wafer_touched) {
+    hw::apply_wafer(*d.wafer, d.hardware, d.system);
+    const int per_replica = parallel::devices_per_replica(d.parallel);
+    if (!a.has("--dp") && per_replica > 0 && d.system.devices % per_replica == 0)
+      d.parallel.dp = d.system.devices / per_replica;
+  }
+
   // A device count given by --devices, or by the --system preset itself, is kept: data
   // parallelism absorbs the devices the other degrees leave over (4 devices, tp 4 -> dp 1),
   // so "--devices N --tp T" means what it says whatever the project's dp was. Otherwise a
@@ -229,7 +256,7 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     const int per_replica = parallel::devices_per_replica(d.parallel);
     if (!a.has("--dp") && per_replica > 0 && d.system.devices % per_replica == 0)
       d.parallel.dp = d.system.devices / per_replica;
-  } else if (plan_touched) {
+  } else if (plan_touched && !d.wafer) {
     d.system.devices = parallel::devices(d.parallel);
   }
   // The project's name describes its own device, model and device count; a changed one

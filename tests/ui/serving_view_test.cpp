@@ -26,6 +26,7 @@
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/serving_view.hpp"
+#include "stackscope/wafer/partition.hpp"
 
 using namespace stackscope;
 using stackscope::ui::ConfigDocument;
@@ -387,6 +388,66 @@ class ServingViewTest : public QObject {
     QCOMPARE(view.timelinePlot()->graphCount(), 3);
   }
 
+  // A wafer project (issue 16): without a given split the view runs the central scheduler and
+  // the wafer deployment, as `serve` does; the run equals wafer::choose_partition +
+  // wafer::deploy + serving::simulate on the same spec, and the summary names the partition.
+  void waferRunMatchesTheCore() {
+    const perf::Design design = io::builtin_presets().project("llama-3-70b-wafer-serving");
+    ServingView view;
+    view.setDesign(design);
+    view.setSource(ServingView::Source::generated);
+    field<QSpinBox>(view, "servingRequests")->setValue(120);
+    field<QDoubleSpinBox>(view, "servingRate")->setValue(8);
+    view.setLengths(QStringLiteral("lognormal:1020:0.99"), QStringLiteral("lognormal:129:0.86"));
+    field<QSpinBox>(view, "servingPrefill")->setValue(0);
+    field<QSpinBox>(view, "servingDecode")->setValue(0);
+    view.setSlo(2, 0.1);
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().isEmpty(), qPrintable(view.runError()));
+    const serving::SimResult* r = view.result();
+    QVERIFY(r != nullptr);
+
+    serving::ServingSpec spec;
+    spec.source = serving::SourceKind::generated;
+    spec.requests = 120;
+    spec.rate_per_s = 8;
+    spec.input = serving::parse_length_dist("lognormal:1020:0.99", "input");
+    spec.output = serving::parse_length_dist("lognormal:129:0.86", "output");
+    spec.slo = {2, 0.1};
+    const perf::Design d = servingDesign(design);
+    const auto reqs = serving::build_requests(spec);
+    wafer::SchedulerOptions so;
+    so.threads = 1;
+    const auto choice = wafer::choose_partition(d, spec, reqs, so);
+    QVERIFY(choice.best.feasible);
+    auto wd = wafer::deploy(d, spec, choice.best.partition);
+    const auto want =
+        serving::simulate(reqs, std::move(wd.deployment.instances), wd.deployment.options);
+    QCOMPARE(r->completed, std::size_t{120});
+    QCOMPARE(r->instances.size(), want.instances.size());
+    QCOMPARE(r->instances.front().name, want.instances.front().name);
+    QCOMPARE(r->iterations, want.iterations);
+    QVERIFY(r->kv_transfers > 0);
+    QVERIFY(close(r->kv_transfer_bytes, want.kv_transfer_bytes));
+    QVERIFY(close(r->goodput_rps, want.goodput_rps));
+    QVERIFY(close(r->ttft.p90, want.ttft.p90));
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("wafer 5 × 4 dies: ")) &&
+                 summary->text().contains(
+                     QString::fromStdString(wafer::partition_text(choice.best.partition, d))),
+             qPrintable(summary->text()));
+    for (QCustomPlot* p : {view.ttftPlot(), view.tpotPlot()}) {
+      QCOMPARE(p->graphCount(), 1);
+      QVERIFY(p->graph(0)->dataCount() > 1);
+    }
+    view.resize(1100, 800);
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(view.grab().save(QDir(dir).filePath(QStringLiteral("serving-wafer.png"))));
+  }
+
   // Pools of their own plan (DistServe): the form's pool fields edit the spec one undoable step
   // each, enable only when disaggregated, and the run equals serving::deploy + simulate on the
   // same spec (2 TP2 prefill + 1 TP4 decode instance on the preset's 8 H100s).
@@ -430,8 +491,8 @@ class ServingViewTest : public QObject {
     auto dep = serving::deploy(servingDesign(design), spec);
     QCOMPARE(dep.instances.size(), std::size_t{3});
     QCOMPARE(dep.instances[2].devices, 4);
-    const auto want = serving::simulate(io::serving_requests(spec), std::move(dep.instances),
-                                        dep.options);
+    const auto want =
+        serving::simulate(io::serving_requests(spec), std::move(dep.instances), dep.options);
     QCOMPARE(r->completed, want.completed);
     QCOMPARE(r->completed, std::size_t{120});
     QCOMPARE(r->iterations, want.iterations);

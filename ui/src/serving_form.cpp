@@ -54,8 +54,8 @@ void setData(QComboBox* c, int data) {
 }
 
 // A pool's fields in the form's order, under their JSON keys (io/serving.hpp).
-constexpr const char* kPoolKeys[6] = {"tp", "pp", "ep", "cp", "max_num_seqs",
-                                      "max_num_batched_tokens"};
+constexpr const char* kPoolKeys[6] = {"tp", "pp",           "ep",
+                                      "cp", "max_num_seqs", "max_num_batched_tokens"};
 
 // Field k of a pool in the form's order (tp, pp, ep, cp, max_num_seqs, max_num_batched_tokens).
 int& poolField(serving::PoolConfig& c, int k) {
@@ -453,6 +453,19 @@ void ServingForm::setDocument(ConfigDocument* doc) {
 
 void ServingForm::setDesignDp(int dp) {
   instances_->setSpecialValueText(tr("dp (%1)").arg(dp));  // 0: the design's replicas
+}
+
+void ServingForm::setWafer(bool wafer) {
+  const QString off = wafer ? tr("auto") : tr("off");
+  prefill_->setSpecialValueText(off);
+  decode_->setSpecialValueText(off);
+  const QString tip =
+      wafer ? tr("0 (auto): the central scheduler picks the prefill/decode split, each pool's "
+                 "plan and the placement on the die mesh for goodput")
+            : QString();
+  prefill_->setToolTip(tip);
+  decode_->setToolTip(tip);
+  if (wafer) instances_->setSpecialValueText(tr("n/a (wafer)"));
 }
 
 void ServingForm::setDesignPlan(int tp, int pp, int ep, int cp) {

@@ -78,6 +78,9 @@ class ServingForm : public QWidget {
   ConfigDocument* document() const { return doc_; }
   // The replicas of the design, shown as the instance count's "dp (N)" (0 = the design's dp).
   void setDesignDp(int dp);
+  // A wafer design serves disaggregated: 0 prefill/decode instances mean the central
+  // scheduler's split (wafer/partition.hpp), and the co-located instance count is not used.
+  void setWafer(bool wafer);
   // The design's degrees, shown as a pool's unchanged ones ("tp (2)").
   void setDesignPlan(int tp, int pp, int ep, int cp);
   // Types the length texts into their fields (recorded when they parse, as typed ones).

@@ -27,6 +27,7 @@
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
+#include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -328,13 +329,43 @@ ServingView::Outcome ServingView::execute(const Job& job) {
     const auto reqs = io::serving_requests(job.spec, &st);
     o.source = sourceText(job.spec, st, reqs.size());
     o.requests = reqs.size();
-    auto deployment = serving::deploy(job.design, job.spec);
+    serving::Deployment deployment;
+    QString wafer_layout;
+    if (job.design.wafer) {
+      // A wafer serves disaggregated: the project's split, or the central scheduler's
+      // (wafer/partition.hpp) when it gives none, placed on the die mesh.
+      wafer::Partition part;
+      if (job.spec.disaggregate.enabled()) {
+        part.prefill = job.spec.disaggregate.prefill;
+        part.decode = job.spec.disaggregate.decode;
+        part.prefill_pool = job.spec.disaggregate.prefill_pool;
+        part.decode_pool = job.spec.disaggregate.decode_pool;
+      } else {
+        wafer::SchedulerOptions so;
+        so.threads = 1;  // this is already the view's worker thread
+        so.stop = job.stop;
+        const auto choice = wafer::choose_partition(job.design, job.spec, reqs, so);
+        if (!choice.best.feasible)
+          throw std::invalid_argument("no wafer partition serves the requests: " +
+                                      choice.best.reason);
+        part = choice.best.partition;
+      }
+      auto on_wafer = wafer::deploy(job.design, job.spec, part);
+      deployment = std::move(on_wafer.deployment);
+      wafer_layout = tr("wafer %1 × %2 dies: %3")
+                         .arg(on_wafer.layout.dies_x)
+                         .arg(on_wafer.layout.dies_y)
+                         .arg(qs(wafer::partition_text(part, job.design)));
+    } else {
+      deployment = serving::deploy(job.design, job.spec);
+    }
     deployment.options.stop = job.stop;
     o.instances = static_cast<int>(deployment.instances.size());
     const int n = o.instances;
-    o.layout = job.spec.disaggregate.enabled() ? tr("%1 prefill + %2 decode")
-                                                     .arg(job.spec.disaggregate.prefill)
-                                                     .arg(job.spec.disaggregate.decode)
+    o.layout = !wafer_layout.isEmpty()           ? wafer_layout
+               : job.spec.disaggregate.enabled() ? tr("%1 prefill + %2 decode")
+                                                       .arg(job.spec.disaggregate.prefill)
+                                                       .arg(job.spec.disaggregate.decode)
                : n == 1 ? tr("1 instance")
                         : tr("%1 instances").arg(n);
     o.kv_blocks = deployment.instances.front().kv_blocks;
@@ -366,6 +397,7 @@ ServingView::Outcome ServingView::execute(const Job& job) {
       }
       o.pools = parts.join(QStringLiteral(" + "));
     }
+    if (!wafer_layout.isEmpty()) o.pools = wafer_layout + QStringLiteral("<br>") + o.pools;
     o.slo_ttft_s = deployment.options.slo_ttft_s;
     o.slo_tpot_s = deployment.options.slo_tpot_s;
     o.result = serving::simulate(reqs, std::move(deployment.instances), deployment.options);
@@ -426,6 +458,7 @@ void ServingView::waitForIdle() {
 void ServingView::setDesign(const perf::Design& design) {
   design_ = design;
   form_->setDesignDp(std::max(1, design.parallel.dp));
+  form_->setWafer(design.wafer.has_value());
   form_->setDesignPlan(design.parallel.tp, design.parallel.pp, design.parallel.ep,
                        design.parallel.cp);
   settingsChanged();

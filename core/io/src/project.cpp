@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <algorithm>
+#include <charconv>
 #include <system_error>
 
 #include "sections.hpp"
@@ -15,9 +16,9 @@ namespace {
 // an id and a source like any other preset). "search" is read by io/search.hpp, "serving" by
 // io/serving.hpp.
 constexpr std::string_view kProjectKeys[] = {
-    "schema_version", "name", "hardware", "system", "model",  "workload", "parallel",
-    "kind",           "id",   "source",   "notes",  "search", "runtime",  "serving",
-    "wafer"};
+    "schema_version", "name",     "hardware", "system",  "model",
+    "workload",       "parallel", "kind",     "id",      "source",
+    "notes",          "search",   "runtime",  "serving", "wafer"};
 
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {
@@ -239,6 +240,49 @@ std::string runtime_to_json(const runtime::Profile& profile) {
 
 std::string model_to_json(const workload::Model& m) {
   return detail::dump(preset_json(detail::write_value(m), PresetKind::model), 2) + "\n";
+}
+
+hw::Wafer set_wafer_fields(const hw::Wafer& wafer, std::string_view text, std::string_view what) {
+  Issues issues;
+  Json doc = detail::write_value(wafer);
+  const std::string root(what);
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item(text.substr(pos, comma - pos));
+    pos = comma + 1;
+    const std::size_t eq = item.find('=');
+    if (item.empty() || eq == std::string::npos || eq == 0) {
+      issues.push_back({root, "expected KEY=VALUE", item, "KEY=VALUE[,KEY=VALUE...]"});
+      continue;
+    }
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (!doc.contains(key) || key == "id" || key == "name" || key == "source") {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : doc.items())
+        if (v.is_number() || k == "dram") keys.push_back(k);
+      issues.push_back(
+          {root + "/" + key, "unknown wafer field", key, "one of " + detail::join(keys)});
+      continue;
+    }
+    if (doc[key].is_number()) {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), x);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        issues.push_back({root + "/" + key, "expected a number", value, "a number"});
+        continue;
+      }
+      doc[key] = x;
+    } else {
+      doc[key] = value;
+    }
+  }
+  if (issues.empty()) {
+    detail::ResolvedSection s{doc, wafer.id};
+    hw::Wafer out = detail::read_wafer(s, root, issues);
+    if (issues.empty()) return out;
+  }
+  throw ConfigError(std::move(issues));
 }
 
 std::string wafer_to_json(const hw::Wafer& w) {

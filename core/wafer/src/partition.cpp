@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/wafer/partition.hpp"
+#include "stackscope/wafer/d2d_links.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -304,7 +305,28 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
                                 " devices into prefill and decode instances fits the design "
                                 "(each pool's plan must hold the model)");
 
-  const auto run = [&](std::span<const Partition> todo, std::span<const serving::Request> reqs) {
+  // Each candidate's goodput over `windows` (means; one window = the whole stream).
+  const auto score = [&](const Partition& part,
+                         std::span<const std::span<const serving::Request>> windows) {
+    if (windows.size() == 1) return evaluate_partition(design, spec, part, windows.front());
+    Candidate sum;
+    for (const auto& w : windows) {
+      const Candidate c = evaluate_partition(design, spec, part, w);
+      if (!c.feasible) return c;
+      sum.partition = c.partition;
+      sum.text = c.text;
+      sum.feasible = true;
+      sum.dies = c.dies;
+      sum.goodput_rps += c.goodput_rps / static_cast<double>(windows.size());
+      sum.slo_attainment += c.slo_attainment / static_cast<double>(windows.size());
+      sum.ttft_p90_s += c.ttft_p90_s / static_cast<double>(windows.size());
+      sum.tpot_p90_s += c.tpot_p90_s / static_cast<double>(windows.size());
+      sum.requests += c.requests;
+    }
+    return sum;
+  };
+  const auto run = [&](std::span<const Partition> todo,
+                       std::span<const std::span<const serving::Request>> windows) {
     std::vector<Candidate> out(todo.size());
     std::atomic<std::size_t> next{0};
     const int threads = std::max(
@@ -318,7 +340,7 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
           out[i].reason = "stopped";
           continue;
         }
-        out[i] = evaluate_partition(design, spec, todo[i], reqs);
+        out[i] = score(todo[i], windows);
       }
     };
     std::vector<std::jthread> pool;
@@ -330,9 +352,29 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
   };
 
   PartitionChoice choice;
-  const std::size_t screen =
-      std::min(requests.size(), std::max<std::size_t>(1, opt.screen_requests));
-  choice.screened = run(parts, requests.first(screen));
+  const std::span<const serving::Request> whole[] = {requests};
+  const double work = static_cast<double>(parts.size()) * static_cast<double>(requests.size());
+  const int nw = std::max(1, opt.screen_windows);
+  const std::size_t per =
+      std::max<std::size_t>(1, opt.screen_requests / static_cast<std::size_t>(nw));
+  if (work <= opt.exhaustive_budget || per * static_cast<std::size_t>(nw) >= requests.size()) {
+    choice.exhaustive = true;
+    choice.screened = run(parts, whole);
+    choice.best = choice.screened.front();
+    for (const auto& c : choice.screened)
+      if (c.feasible && static_cast<int>(choice.finals.size()) < std::max(1, opt.finalists))
+        choice.finals.push_back(c);
+    return choice;
+  }
+  // Windows of `per` requests starting at evenly spaced positions, first and last included.
+  std::vector<std::span<const serving::Request>> windows;
+  for (int w = 0; w < nw; ++w) {
+    const std::size_t start = nw == 1 ? 0
+                                      : (requests.size() - per) * static_cast<std::size_t>(w) /
+                                            static_cast<std::size_t>(nw - 1);
+    windows.push_back(requests.subspan(start, per));
+  }
+  choice.screened = run(parts, windows);
   std::vector<Partition> finals;
   for (const auto& c : choice.screened)
     if (c.feasible && static_cast<int>(finals.size()) < std::max(1, opt.finalists))
@@ -341,11 +383,7 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
     choice.best = choice.screened.front();
     return choice;
   }
-  choice.finals =
-      screen == requests.size()
-          ? std::vector<Candidate>(choice.screened.begin(),
-                                   choice.screened.begin() + static_cast<long>(finals.size()))
-          : run(finals, requests);
+  choice.finals = run(finals, whole);
   choice.best = choice.finals.front();
   return choice;
 }

@@ -16,6 +16,7 @@
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/kv_reshard.hpp"
 #include "stackscope/serving/request.hpp"
+#include "stackscope/wafer/d2d_links.hpp"
 #include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::wafer {
@@ -423,7 +424,8 @@ TEST(WaferScheduler, DeterministicForAGivenInput) {
   const auto reqs = stream(20, 800, 100, 200);
   const auto spec = spec_with_slo(0.5, 0.05);
   SchedulerOptions o;
-  o.screen_requests = 120;
+  o.screen_requests = 120;  // 4 windows of 30, then the finalists on all 200
+  o.exhaustive_budget = 0;
   o.threads = 2;
   const auto a = choose_partition(d, spec, reqs, o);
   const auto b = choose_partition(d, spec, reqs, o);
@@ -434,6 +436,10 @@ TEST(WaferScheduler, DeterministicForAGivenInput) {
     EXPECT_EQ(a.screened[i].ttft_p90_s, b.screened[i].ttft_p90_s);
   }
   EXPECT_EQ(a.best.text, b.best.text);
+  EXPECT_FALSE(a.exhaustive);
+  ASSERT_FALSE(a.finals.empty());
+  EXPECT_EQ(a.finals.front().requests, reqs.size());
+  EXPECT_EQ(a.screened.front().requests, 120u);
 }
 
 TEST(WaferServing, RefusesPartitionsThatDoNotFit) {

@@ -105,6 +105,10 @@ hw::System resolve_system(std::string_view id_or_file, const PresetRegistry& pre
 workload::Model resolve_model(std::string_view id_or_file, const PresetRegistry& presets);
 runtime::Profile resolve_runtime(std::string_view id_or_file, const PresetRegistry& presets);
 hw::Wafer resolve_wafer(std::string_view id_or_file, const PresetRegistry& presets);
+// `wafer` with the fields of "key=value,key=value" changed (keys as in a project's "wafer"
+// section; numbers, or the DRAM kind none|edge|stacked). Throws ConfigError at
+// "<what>/<key>" for an unknown key or a value of the wrong type.
+hw::Wafer set_wafer_fields(const hw::Wafer& wafer, std::string_view text, std::string_view what);
 
 // Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
