@@ -13,10 +13,12 @@
 #include <optional>
 #include <ostream>
 
+#include "coexplore_run.hpp"
 #include "commands.hpp"
 #include "mpi_search.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/coexplore.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
 #include "stackscope/parallel/plan.hpp"
@@ -47,20 +49,14 @@ std::vector<OptionSpec> search_options() {
        "under mpirun -np N: rank r runs shard r/N, rank 0 gathers and reports the frontier "
        "(--out DIR: each rank logs to DIR/rank-r)"},
       {"--no-bound-pruning", "", "evaluate every feasible point (for checking the pruning)"},
+      {"--max-points", "N", "co-exploration: stop after N new points (resume later)"},
+      {"--trace", "FILE", "co-exploration: the request stream from this trace (as serve --trace)"},
+      {"--time-scale", "X", "co-exploration: trace arrivals x X faster"},
       {"--json", "",
        "print space_size, evaluated, pruned, evaluations_per_second, points_per_second, "
        "evaluations_per_core_second, frontier"},
       {"--help", "", "show this help"},
   };
-}
-
-search::Shard parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  if (slash == std::string::npos)
-    throw CliError("search: --shard '" + text + "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
-  const auto n = parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
-  const auto k = parse_int("--shard K", text.substr(0, slash), 0, n - 1);
-  return {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n)};
 }
 
 // Streams points to the log and keeps the live progress line. With log_all false only points
@@ -473,6 +469,24 @@ int run_search(std::span<const std::string> args, Context& ctx) {
     throw CliError(
         "search: --mpi: this build has no MPI support; install libopenmpi-dev and rebuild "
         "(or run shards with --shard K/N and combine them with `stackscope-cli merge`)");
+  {
+    // A co-exploration project (a "coexplore" section): wafer x serving, cmd_coexplore.cpp.
+    const std::string& arg = a.positional.front();
+    std::error_code ec;
+    if (!ctx.presets.contains(io::PresetKind::search, arg) &&
+        std::filesystem::is_regular_file(arg, ec)) {
+      const std::string text = io::read_project_text(arg);
+      if (io::has_coexplore_section(text))
+        return run_coexplore(a, text, std::filesystem::path(arg).parent_path(), ctx);
+    } else if (ctx.presets.contains(io::PresetKind::project, arg)) {
+      const std::string text(ctx.presets.json_text(io::PresetKind::project, arg));
+      if (io::has_coexplore_section(text)) return run_coexplore(a, text, {}, ctx);
+    }
+  }
+  for (const char* o : {"--max-points", "--trace", "--time-scale"})
+    if (a.has(o))
+      throw CliError(std::string("search: ") + o +
+                     " is for co-exploration projects (a \"coexplore\" section)");
   io::SearchProject sp = io::resolve_search_project(a.positional.front(), ctx.presets);
   search::RunOptions opt = sp.run;
   opt.threads = 0;
@@ -586,6 +600,15 @@ int run_merge(std::span<const std::string> args, Context& ctx) {
 }
 
 }  // namespace
+
+search::Shard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos)
+    throw CliError("search: --shard '" + text + "' is not K/N (allowed: 0 <= K < N, e.g. 2/8)");
+  const auto n = parse_int("--shard N", text.substr(slash + 1), 1, 1'000'000'000);
+  const auto k = parse_int("--shard K", text.substr(0, slash), 0, n - 1);
+  return {static_cast<std::uint64_t>(k), static_cast<std::uint64_t>(n)};
+}
 
 Command make_search_command() {
   Command c;

@@ -28,6 +28,7 @@
 #include "stackscope/serving/trtllm_bench.hpp"
 #include "stackscope/wafer/d2d_links.hpp"
 #include "stackscope/wafer/partition.hpp"
+#include "stackscope/wafer/run.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -587,12 +588,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     if (on_wafer) {
       const auto b = busiest_link(*on_wafer, r.makespan_s);
       const auto& l = on_wafer->layout;
-      // Power of the whole wafer: the instances' (iterations and idle time) and the static
-      // power of every die no instance holds (lenders, spares, unused dies).
-      int used = 0;
-      for (const int o : on_wafer->placement.die_owner) used += o >= 0;
-      double power = (l.dies - used) * design.hardware.energy.static_power_W;
-      for (const auto& s : r.instances) power += r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0;
+      // Power of the whole wafer (wafer/run.hpp): the instances' and every idle die's static.
+      const double power = wafer::wafer_power_W(*on_wafer, r, design);
       j["wafer"] = {
           {"dies_x", l.dies_x},
           {"dies_y", l.dies_y},

@@ -54,6 +54,7 @@
 #include "stackscope/ui/theme.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 #include "stackscope/ui/throughput_plot.hpp"
+#include "stackscope/ui/wafer_view.hpp"
 
 // Resources of a static library are registered by hand (the linker may drop the
 // initialiser otherwise); Q_INIT_RESOURCE must be used outside any namespace.
@@ -95,6 +96,7 @@ MainWindow::MainWindow(QWidget* parent)
     startupError_ = describeError(e);
   }
   buildUi();
+  wafer_->setDocument(&doc_);    // its runs replay the project's serving settings
   serving_->setDocument(&doc_);  // the Serving form edits the project's "serving" section
   buildMenus();
   debounce_.setSingleShot(true);
@@ -241,6 +243,7 @@ void MainWindow::evaluateNow() {
     linksStale_ = false;
     serving_->clearDesign();
     experts_->clearDesign();
+    wafer_->clearDesign();
     statusBar()->showMessage(
         tr("%n problem(s) in the design", nullptr, static_cast<int>(issues.size())));
   } else {
@@ -252,6 +255,7 @@ void MainWindow::evaluateNow() {
     plot_->showDesign(design_, result_->batch);
     serving_->setDesign(design_);
     experts_->setDesign(design_);  // runs while its tab is shown
+    wafer_->setDesign(design_);
     thermalStale_ = true;
     linksStale_ = true;
     refreshLazyViews();
@@ -463,8 +467,8 @@ bool MainWindow::openProject(const QString& file, QString* error) {
 bool MainWindow::openPreset(const QString& id) {
   try {
     perf::Design d = presets_->project(id.toStdString());
-    const auto serving = io::parse_serving_section(
-        presets_->json_text(io::PresetKind::project, id.toStdString()));
+    const auto serving =
+        io::parse_serving_section(presets_->json_text(io::PresetKind::project, id.toStdString()));
     file_.clear();
     setDesign(d);
     if (serving) doc_.reset(doc_.design(), *serving);
@@ -479,9 +483,9 @@ bool MainWindow::openPreset(const QString& id) {
 bool MainWindow::saveProject(const QString& file, QString* error) {
   if (debounce_.isActive()) evaluateNow();  // an edit still waiting for its evaluation
   try {
-    io::save_text_atomic(file.toStdString(),
-                         io::project_to_json(design_, doc_.serving(),
-                                             QFileInfo(file).absolutePath().toStdString()));
+    io::save_text_atomic(
+        file.toStdString(),
+        io::project_to_json(design_, doc_.serving(), QFileInfo(file).absolutePath().toStdString()));
     file_ = QFileInfo(file).absoluteFilePath();
     doc_.markClean();
     setWindowModified(false);

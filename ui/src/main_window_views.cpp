@@ -15,8 +15,8 @@
 #include "stackscope/ui/breakdown_chart.hpp"
 #include "stackscope/ui/compare_view.hpp"
 #include "stackscope/ui/design_editor.hpp"
-#include "stackscope/ui/experts_view.hpp"
 #include "stackscope/ui/device_panel.hpp"
+#include "stackscope/ui/experts_view.hpp"
 #include "stackscope/ui/link_view.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/result_pane.hpp"
@@ -25,6 +25,7 @@
 #include "stackscope/ui/summary_panel.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 #include "stackscope/ui/throughput_plot.hpp"
+#include "stackscope/ui/wafer_view.hpp"
 
 namespace stackscope::ui {
 
@@ -149,11 +150,15 @@ void MainWindow::buildUi() {
   addView(pane("serving", tr("Serving"), serving_), tr("Se&rving"));
   experts_ = new ExpertsView();
   addView(pane("experts", tr("Experts"), experts_), tr("E&xperts"));
+  wafer_ = new WaferView();
+  addView(pane("wafer", tr("Wafer"), wafer_), tr("&Wafer"));
   views_->setTabToolTip(3, tr("Up to four designs side by side"));
   views_->setTabToolTip(4, tr("Search a design space on all cores and watch the Pareto frontier "
                               "grow; click a point to load it"));
   views_->setTabToolTip(5, tr("Replay a request stream (benchmark, Poisson or a trace) on "
                               "instances of the design: TTFT/TPOT CDFs, goodput, KV use"));
+  views_->setTabToolTip(7, tr("A wafer project's dies by role and load, its D2D links by KV "
+                              "traffic, and a co-exploration sweep of one wafer knob"));
   views_->setTabToolTip(6, tr("MoE expert placement on the design's 2D mesh: every strategy "
                               "(TP, EP, EPLB, balanced, HD-MoE) scored by one simulator"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {

@@ -33,6 +33,14 @@ std::string type_text(const Json& j);
 // The known key closest to `key` (case-insensitive edit distance, or a prefix), if it is
 // close enough to be a typo; "" otherwise.
 std::string suggest_key(const std::string& key, const std::vector<std::string>& known);
+// Issues for the keys of `obj` not in `known` (with a did-you-mean), at "<path>/<key>".
+void unknown_keys(const Json& obj, const std::string& path, const std::vector<std::string>& known,
+                  Issues& issues);
+// A list of numbers, or a range object {min, max, step} / {min, max, factor} expanded by
+// search::linear_range / geometric_range; issues at `path` (defined in search_json.cpp).
+std::vector<double> read_values(const Json& j, const std::string& path, Issues& issues);
+// FNV-1a 64 of `text` as 16 hex digits (search and co-exploration space fingerprints).
+std::string fingerprint(std::string_view text);
 // "a, b, c".
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 

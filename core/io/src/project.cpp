@@ -13,12 +13,12 @@ using detail::Json;
 namespace {
 
 // Keys of a project object besides the sections (preset metadata: a project preset may carry
-// an id and a source like any other preset). "search" is read by io/search.hpp, "serving" by
-// io/serving.hpp.
+// an id and a source like any other preset). "search" is read by io/search.hpp, "coexplore" by
+// io/coexplore.hpp, "serving" by io/serving.hpp.
 constexpr std::string_view kProjectKeys[] = {
-    "schema_version", "name",     "hardware", "system",  "model",
-    "workload",       "parallel", "kind",     "id",      "source",
-    "notes",          "search",   "runtime",  "serving", "wafer"};
+    "schema_version", "name",    "hardware", "system",   "model", "workload",
+    "parallel",       "kind",    "id",       "source",   "notes", "search",
+    "runtime",        "serving", "wafer",    "coexplore"};
 
 const Json* require_section(const Json& root, std::string_view key, std::string_view allowed,
                             Issues& issues) {

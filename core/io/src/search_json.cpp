@@ -19,11 +19,7 @@ using detail::integer_at;
 using detail::Issues;
 using detail::Json;
 
-namespace {
-
-using detail::child_path;
-using detail::type_text;
-using detail::value_text;
+namespace detail {
 
 void unknown_keys(const Json& obj, const std::string& path, const std::vector<std::string>& known,
                   Issues& issues) {
@@ -89,6 +85,30 @@ std::vector<double> read_values(const Json& j, const std::string& path, Issues& 
   }
   return out;
 }
+
+// FNV-1a 64 of the text: a fingerprint of the space, so merge refuses archives of different
+// searches.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::child_path;
+using detail::fingerprint;
+using detail::read_values;
+using detail::type_text;
+using detail::unknown_keys;
+using detail::value_text;
 
 std::vector<int> read_ints(const Json& j, const std::string& path, int min, Issues& issues) {
   std::vector<int> out;
@@ -303,8 +323,8 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
           unknown_keys(a, apath, {"knob", "values"}, issues);
           const Json& vs = a["values"];
           if (vs.empty())
-            issues.push_back({child_path(apath, "values"), "empty value list", "[]",
-                              "at least one value"});
+            issues.push_back(
+                {child_path(apath, "values"), "empty value list", "[]", "at least one value"});
           for (std::size_t k = 0; k < vs.size(); ++k) {
             if (!vs[k].is_string()) {
               double v = 0;
@@ -440,19 +460,6 @@ void read_search(const Json& s, search::Space& space, search::RunOptions& run,
     if (run.samples == 0)
       issues.push_back({root + "/samples", "samples must be positive", value_text(*it), ">= 1"});
   }
-}
-
-// FNV-1a 64 of the text: a fingerprint of the space, so merge refuses archives of different
-// searches.
-std::string fingerprint(std::string_view text) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
 }
 
 SearchProject parse_search_text(std::string_view text, std::string_view where,

@@ -371,6 +371,10 @@ HeaderRead read_header(LineReader& r) {
 
 }  // namespace
 
+int lock_search_directory(const std::filesystem::path& dir) {
+  return lock_directory(dir);
+}
+
 std::uint32_t crc32(std::string_view text) {
   static const auto table = [] {
     std::array<std::uint32_t, 256> t{};

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -284,13 +285,26 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
       design.wafer
           ? std::vector<PlacementOrder>{PlacementOrder::interleaved, PlacementOrder::clustered}
           : std::vector<PlacementOrder>{PlacementOrder::clustered};
+  // On a wafer, whether the instances' rectangles fit the grid (place() is first-fit and
+  // cheap); a partition is maximal when one more instance of either role does not fit: by die
+  // count alone a 7 x 6 grid "has room" for five 8-die instances, but only four 2 x 4
+  // rectangles fit it.
+  std::optional<hw::WaferLayout> layout;
+  if (design.wafer) layout = hw::wafer_layout(*design.wafer, design.hardware);
+  const auto fits = [&](int p, int kp, int d, int kd, PlacementOrder order) {
+    if (p * kp + d * kd > usable) return false;
+    if (!layout) return true;
+    return place(*layout, {p, kp, d, kd, order}).ok;
+  };
   for (const auto& [kp, cp] : plans)
     for (const auto& [kd, cd] : plans)
       for (int p = 1; p * kp + kd <= usable; ++p)
         for (int d = 1; p * kp + d * kd <= usable; ++d) {
-          const int left = usable - p * kp - d * kd;
-          if (opt.maximal_only && (left >= kp || left >= kd)) continue;
           for (const auto order : orders) {
+            if (!fits(p, kp, d, kd, order)) continue;
+            if (opt.maximal_only &&
+                (fits(p + 1, kp, d, kd, order) || fits(p, kp, d + 1, kd, order)))
+              continue;
             Partition part;
             part.prefill = p;
             part.decode = d;

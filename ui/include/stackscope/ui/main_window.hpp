@@ -27,6 +27,7 @@ class DevicePanel;
 class SummaryPanel;
 class CompareView;
 class ExpertsView;
+class WaferView;
 class LinkView;
 class ResultArea;
 class SearchPanel;
@@ -126,6 +127,7 @@ class MainWindow : public QMainWindow {
   SearchPanel* search_ = nullptr;
   ServingView* serving_ = nullptr;
   ExpertsView* experts_ = nullptr;
+  WaferView* wafer_ = nullptr;
   LinkView* links_ = nullptr;
   CompareView* compare_ = nullptr;
   ResultArea* area_ = nullptr;

@@ -200,6 +200,12 @@ class SearchLog {
   double last_write_s_ = 0;
 };
 
+// Creates DIR if needed and takes its lock (DIR/search.lock, flock, holding the pid) for the
+// process's lifetime or until the returned descriptor is closed; ConfigError naming the holder
+// when another search or co-exploration has it. The co-exploration log (io/coexplore.hpp) uses
+// it too, so one directory never receives two runs.
+int lock_search_directory(const std::filesystem::path& dir);
+
 // CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as zlib's crc32()) of `text`; the
 // checksum of log format 2. crc32("123456789") = 0xCBF43926 (the standard check value).
 std::uint32_t crc32(std::string_view text);

@@ -75,7 +75,9 @@ struct SchedulerOptions {
   // Instance sizes (dies) tried; empty = 1, 2, 4, ... up to the usable dies.
   std::vector<int> sizes;
   // Only partitions with no room left for one more instance of either size (fewer to screen);
-  // false = every partition.
+  // false = every partition. On a wafer "room" is geometric: one more rectangle must fit the
+  // grid beside the others (place()). Partitions whose rectangles do not fit are never
+  // candidates.
   bool maximal_only = true;
   int threads = 0;  // 0 = hardware concurrency
   std::stop_token stop;

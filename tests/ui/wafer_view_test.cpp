@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The Wafer view (issue 16, deliverable 5) against the core: its map is the central
+// scheduler's partition run by wafer::run_on_wafer on the project's requests, its dies carry
+// their roles and its tooltips name them; its sweep is coexplore::run over the knob, plotted
+// (one point per feasible value) and exported as the CLI's CSV. Screenshots of both.
+#include <qcustomplot.h>
+#include <QDir>
+#include <QLabel>
+#include <QTest>
+
+#include "stackscope/coexplore/coexplore.hpp"
+#include "stackscope/io/coexplore.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/io/serving.hpp"
+#include "stackscope/ui/config_document.hpp"
+#include "stackscope/ui/wafer_view.hpp"
+#include "stackscope/wafer/run.hpp"
+
+using namespace stackscope;
+
+class WaferViewTest : public QObject {
+  Q_OBJECT
+
+  static perf::Design project() {
+    return io::builtin_presets().project("llama-3-70b-wafer-serving");
+  }
+  static serving::ServingSpec spec(std::size_t requests) {
+    auto s = *io::parse_serving_section(
+        io::builtin_presets().json_text(io::PresetKind::project, "llama-3-70b-wafer-serving"));
+    s.requests = requests;
+    return s;
+  }
+  static perf::Design served(perf::Design d) {
+    d.workload.batch_auto = false;
+    d.workload.batch = 1;
+    return d;
+  }
+  static QString shots() {
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QDir().mkpath(dir);
+    return dir;
+  }
+
+ private slots:
+  void mapIsTheCentralSchedulersRunOnTheWafer() {
+    ui::ConfigDocument doc;
+    doc.reset(project(), spec(300));
+    ui::WaferView view;
+    view.setDocument(&doc);
+    view.setDesign(project());
+    QVERIFY(view.runMap());
+    view.waitForIdle();
+    QVERIFY2(view.error().isEmpty(), qPrintable(view.error()));
+    const wafer::WaferRun* got = view.mapRun();
+    QVERIFY(got != nullptr);
+
+    const perf::Design d = served(project());
+    const auto s = spec(300);
+    const auto reqs = io::serving_requests(s);
+    wafer::SchedulerOptions so;
+    so.threads = 1;
+    const auto choice = wafer::choose_partition(d, s, reqs, so);
+    QVERIFY(choice.best.feasible);
+    const auto want = wafer::run_on_wafer(d, s, choice.best.partition, reqs);
+    QCOMPARE(got->result.goodput_rps, want.result.goodput_rps);
+    QCOMPARE(got->power_W, want.power_W);
+    QCOMPARE(got->role.size(), std::size_t{20});
+    QCOMPARE(got->used_dies, want.used_dies);
+    int prefill = 0, decode = 0;
+    for (auto r : got->role) {
+      prefill += r == wafer::DieRole::prefill;
+      decode += r == wafer::DieRole::decode;
+    }
+    const auto& p = choice.best.partition;
+    QCOMPARE(prefill, p.prefill * p.prefill_pool.tp * p.prefill_pool.pp);
+    QCOMPARE(decode, p.decode * p.decode_pool.tp * p.decode_pool.pp);
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("waferSummary"));
+    QVERIFY2(summary->text().contains(QString::fromStdString(choice.best.text)),
+             qPrintable(summary->text()));
+    // KV moved over the mesh: some link carried bytes.
+    double busy = 0;
+    for (double u : got->link_utilisation) busy += u;
+    QVERIFY(got->result.kv_transfer_bytes > 0);
+    QVERIFY(busy > 0);
+    view.resize(1200, 1000);
+    QVERIFY(view.grab().save(QDir(shots()).filePath(QStringLiteral("wafer-map.png"))));
+  }
+
+  void sweepIsTheCoExplorationOfTheKnob() {
+    ui::ConfigDocument doc;
+    perf::Design d = project();
+    d.wafer->dies_x = 0;  // the grid refits the usable area: DRAM per die trades against dies
+    d.wafer->dies_y = 0;
+    hw::apply_wafer(*d.wafer, d.hardware, d.system);
+    doc.reset(d, spec(300));
+    ui::WaferView view;
+    view.setDocument(&doc);
+    view.setDesign(d);
+    view.setSweep(QStringLiteral("dram_GB"), QStringLiteral("16, 48, 128, 192"), 6, 300);
+    QVERIFY(view.runSweep());
+    view.waitForIdle();
+    QVERIFY2(view.error().isEmpty(), qPrintable(view.error()));
+    const auto& recs = view.sweepRecords();
+    QCOMPARE(recs.size(), std::size_t{4});
+
+    coexplore::Space space;
+    space.base.design = served(d);
+    space.base.spec = spec(300);
+    space.axes = {{"dram_GB", {16, 48, 128, 192}}, {"load", {6}}};
+    const coexplore::CompiledSpace c(space);
+    const auto reqs = io::serving_requests(space.base.spec);
+    int feasible = 0;
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+      const auto want = coexplore::evaluate(c, i, reqs, 1);
+      QCOMPARE(recs[i].partition, want.partition);
+      QCOMPARE(recs[i].goodput_rps, want.goodput_rps);
+      QCOMPARE(recs[i].usable_dies, want.usable_dies);
+      feasible += want.feasible;
+    }
+    QVERIFY(recs.front().usable_dies > recs.back().usable_dies);  // more DRAM, fewer dies
+    QCustomPlot* plot = view.sweepPlot();
+    QCOMPARE(plot->graphCount(), 2);
+    QCOMPARE(plot->graph(0)->dataCount(), feasible);
+    QVERIFY(plot->yAxis->label().contains(QStringLiteral("goodput")));
+    QVERIFY(plot->xAxis->label().contains(QStringLiteral("GB")));
+    const QString csv = view.sweepCsv();
+    QVERIFY(csv.startsWith(QStringLiteral("index,dram_GB,load,on_frontier,feasible")));
+    QCOMPARE(csv.count(QLatin1Char('\n')), 5);
+    // Bad values are refused with the reason, nothing runs.
+    view.setSweep(QStringLiteral("dram_GB"), QStringLiteral("16, lots"), 1, 300);
+    QVERIFY(!view.runSweep());
+    QVERIFY(view.error().contains(QStringLiteral("lots")));
+    view.setSweep(QStringLiteral("dram_GB"), QStringLiteral("16, 5000"), 1, 300);
+    QVERIFY(!view.runSweep());
+    QVERIFY2(view.error().contains(QStringLiteral("out of range")), qPrintable(view.error()));
+    view.resize(1200, 1000);
+    QVERIFY(view.grab().save(QDir(shots()).filePath(QStringLiteral("wafer-sweep.png"))));
+  }
+
+  void aDesignWithoutAWaferSaysSo() {
+    ui::WaferView view;
+    view.setDesign(io::builtin_presets().project("default"));
+    QVERIFY(!view.runMap());
+    QVERIFY(view.error().contains(QStringLiteral("no wafer")));
+  }
+};
+
+QTEST_MAIN(WaferViewTest)
+#include "wafer_view_test.moc"

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Wafer view (issue 16, deliverable 5): the die grid of a wafer project coloured by role
+// (prefill, decode, lending KV memory, idle, spare) and shaded by each die's busy fraction, the
+// D2D links drawn by the bytes the KV transfers put on them (share of the run), a tooltip per die
+// and per link; and a co-exploration sweep of one wafer knob (DRAM capacity per die by default)
+// plotting goodput and goodput per kW against it, exported as CSV.
+//
+// Both runs use the project's serving settings (the document's "serving" section, as the
+// Serving tab does) and the same core code as `stackscope-cli`: the map is the central
+// scheduler's partition (or the project's given split) run by wafer::run_on_wafer, the sweep is
+// coexplore::run over a one-axis space (plus the load multiplier). Work runs on a thread pool of
+// the view's own from value snapshots; Stop and a newer run stop it.
+#include <QFutureWatcher>
+#include <QThreadPool>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <vector>
+
+#include "stackscope/coexplore/coexplore.hpp"
+#include "stackscope/perf/design.hpp"
+#include "stackscope/serving/spec.hpp"
+#include "stackscope/ui/config_document.hpp"
+#include "stackscope/wafer/run.hpp"
+
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace stackscope::ui {
+
+class WaferMap;
+
+class WaferView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit WaferView(QWidget* parent = nullptr);
+  ~WaferView() override;
+
+  // The project's document (not owned): its serving settings drive both runs.
+  void setDocument(ConfigDocument* doc);
+
+  // Runs the map (partition + serving on the wafer). False with the reason shown when the design
+  // has no wafer or the settings are invalid.
+  bool runMap();
+  // Runs the sweep of `sweepKnob()` over the values typed (comma-separated).
+  bool runSweep();
+  void stop();
+  // Blocks until the runs in flight have been shown.
+  void waitForIdle();
+
+  // For tests and screenshots.
+  void setSweep(const QString& knob, const QString& values, double load, int requests);
+  const wafer::WaferRun* mapRun() const { return map_ ? &map_->run : nullptr; }
+  const std::vector<coexplore::Record>& sweepRecords() const { return sweep_; }
+  QString error() const;
+  QCustomPlot* sweepPlot() const { return plot_; }
+  // CSV of the last sweep (io::coexplore_to_csv); empty before one.
+  QString sweepCsv() const;
+
+  struct MapOutcome {
+    wafer::WaferRun run;
+    perf::Design design;
+    wafer::Partition partition;
+    QString text, error;
+  };
+
+ public slots:
+  void setDesign(const stackscope::perf::Design& design);
+  void clearDesign();
+
+ signals:
+  void mapFinished();
+  void sweepFinished();
+
+ private:
+  void showMap();
+  void showSweep();
+  void drawSweep();
+  void changeEvent(QEvent* e) override;
+
+  std::optional<perf::Design> design_;
+  ConfigDocument own_;
+  ConfigDocument* doc_ = &own_;
+  WaferMap* mapWidget_ = nullptr;
+  QLabel* mapSummary_ = nullptr;
+  QLabel* error_ = nullptr;
+  QPushButton* runMap_ = nullptr;
+  QPushButton* runSweep_ = nullptr;
+  QPushButton* stop_ = nullptr;
+  QPushButton* export_ = nullptr;
+  QComboBox* knob_ = nullptr;
+  QLineEdit* values_ = nullptr;
+  QDoubleSpinBox* load_ = nullptr;
+  QSpinBox* requests_ = nullptr;
+  QLabel* sweepSummary_ = nullptr;
+  QCustomPlot* plot_ = nullptr;
+
+  QThreadPool pool_;
+  std::stop_source stopMap_, stopSweep_;
+  QFutureWatcher<std::shared_ptr<const MapOutcome>> mapWatcher_;
+  std::shared_ptr<const MapOutcome> map_;
+  struct SweepOutcome {
+    std::optional<coexplore::CompiledSpace> space;
+    std::vector<coexplore::Record> records;
+    std::vector<coexplore::Record> frontier;
+    QString error;
+  };
+  QFutureWatcher<std::shared_ptr<const SweepOutcome>> sweepWatcher_;
+  std::shared_ptr<const SweepOutcome> sweepOut_;
+  std::vector<coexplore::Record> sweep_;
+  QString error_text_;
+};
+
+}  // namespace stackscope::ui
