@@ -57,8 +57,8 @@ std::vector<fs::path> shipped_projects() {
 TEST(ProjectFile, EveryShippedProjectSurvivesLoadThenSaveFieldForField) {
   const auto& presets = builtin_presets();
   const auto files = shipped_projects();
-  ASSERT_EQ(files.size(), presets.list(PresetKind::project).size() +
-                              presets.list(PresetKind::search).size());
+  ASSERT_EQ(files.size(),
+            presets.list(PresetKind::project).size() + presets.list(PresetKind::search).size());
   const testing::TempDir tmp("project-file");
   const fs::path out_dir = tmp.path();
   for (const fs::path& file : files) {
@@ -67,9 +67,8 @@ TEST(ProjectFile, EveryShippedProjectSurvivesLoadThenSaveFieldForField) {
     const ProjectFile loaded = load_project_file(file, presets);
     // Saved into another folder, as Save As does.
     const fs::path copy = out_dir / file.filename();
-    const std::string text =
-        project_file_to_json(loaded.design, loaded.serving.value_or(serving::ServingSpec{}),
-                             loaded.origin, out_dir);
+    const std::string text = project_file_to_json(
+        loaded.design, loaded.serving.value_or(serving::ServingSpec{}), loaded.origin, out_dir);
     save_text_atomic(copy, text);
     const ordered_json saved = ordered_json::parse(text);
     const ProjectFile again = load_project_file(copy, presets);

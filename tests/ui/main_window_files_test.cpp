@@ -256,15 +256,15 @@ class MainWindowFilesTest : public QObject {
     const int batch = editBatch(w);
     QTRY_COMPARE(w.design().workload.batch, batch);
     const QString documents = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    QCOMPARE(QDir(documents).absolutePath(), QDir(home_.filePath(QStringLiteral("Documents"))).absolutePath());
+    QCOMPARE(QDir(documents).absolutePath(),
+             QDir(home_.filePath(QStringLiteral("Documents"))).absolutePath());
     QCOMPARE(w.saveAsSuggestion(),
              QDir(documents).filePath(QStringLiteral("llama-3-70b-h100-serving.json")));
     const QString copy = home_.filePath(QStringLiteral("mine/serving-copy.json"));
     QVERIFY(QDir(home_.path()).mkpath(QStringLiteral("mine")));
     QString proposed, boxText;
     {
-      Answerer answer(
-          {answerBox(QMessageBox::Save, &boxText), answerFileDialog(copy, &proposed)});
+      Answerer answer({answerBox(QMessageBox::Save, &boxText), answerFileDialog(copy, &proposed)});
       QVERIFY(w.requestOpen(other));
       QVERIFY2(answer.done(), qPrintable(answer.seen().join(',')));
       QVERIFY2(answer.unexpected().isEmpty(), qPrintable(answer.unexpected().join(',')));
@@ -275,8 +275,9 @@ class MainWindowFilesTest : public QObject {
                  .absoluteFilePath());
     QCOMPARE(w.design().model.id, std::string("mixtral-8x7b"));  // then the other file opened
     const QJsonObject saved = readJson(copy);
-    QCOMPARE(saved.value(QStringLiteral("workload")).toObject().value(QStringLiteral("batch")).toInt(),
-             batch);
+    QCOMPARE(
+        saved.value(QStringLiteral("workload")).toObject().value(QStringLiteral("batch")).toInt(),
+        batch);
     QCOMPARE(saved.value(QStringLiteral("id")).toString(),
              QStringLiteral("llama-3-70b-h100-serving"));
     QVERIFY(saved.value(QStringLiteral("source")).toString().startsWith(QStringLiteral("Azure")));
@@ -284,7 +285,8 @@ class MainWindowFilesTest : public QObject {
     QVERIFY(saved.contains(QStringLiteral("serving")));
     // The next Save As of a new document proposes the folder of that save.
     QVERIFY(w.openPreset(QStringLiteral("default")));
-    QCOMPARE(w.saveAsSuggestion(), QFileInfo(copy).absoluteDir().filePath(QStringLiteral("default.json")));
+    QCOMPARE(w.saveAsSuggestion(),
+             QFileInfo(copy).absoluteDir().filePath(QStringLiteral("default.json")));
   }
 
   // Save then reopen keeps id, source, notes and the sections the workbench does not edit.

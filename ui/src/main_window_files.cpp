@@ -107,26 +107,22 @@ bool MainWindow::maybeSave() {
   if (!doc_.dirty()) return true;
   const QString name = design_.name.empty() ? tr("Untitled design") : qs(design_.name);
   QMessageBox box(QMessageBox::Warning, tr("Unsaved changes"),
-                  tr("The design “%1” has changes that are not saved.").arg(name),
+                  tr("“%1” has unsaved changes.").arg(name),
                   QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
   box.setObjectName(QStringLiteral("unsavedChangesBox"));
   box.setInformativeText(
-      tr("Save them first, discard them, or cancel and keep working on this design?"));
+      tr("Save them before going on? Discard drops them; Cancel keeps this design open."));
   // The same words on every desktop (GNOME's default for Discard is "Close without Saving").
-  box.button(QMessageBox::Save)->setText(file_.isEmpty() || isShippedPreset(file_)
-                                             ? tr("&Save As…")
-                                             : tr("&Save"));
+  box.button(QMessageBox::Save)
+      ->setText(file_.isEmpty() || isShippedPreset(file_) ? tr("&Save As…") : tr("&Save"));
   box.button(QMessageBox::Discard)->setText(tr("&Discard"));
   box.button(QMessageBox::Cancel)->setText(tr("Cancel"));
   box.setDefaultButton(QMessageBox::Save);
   box.setEscapeButton(QMessageBox::Cancel);
   switch (box.exec()) {
-    case QMessageBox::Save:
-      return save();
-    case QMessageBox::Discard:
-      return true;
-    default:
-      return false;
+    case QMessageBox::Save: return save();
+    case QMessageBox::Discard: return true;
+    default: return false;
   }
 }
 
@@ -142,8 +138,8 @@ bool MainWindow::requestOpen(const QString& file) {
 bool MainWindow::newProject() {
   if (!maybeSave()) return false;
   try {
-    io::ProjectFile blank = io::parse_project_file(
-        presets_->json_text(io::PresetKind::project, "default"), *presets_);
+    io::ProjectFile blank =
+        io::parse_project_file(presets_->json_text(io::PresetKind::project, "default"), *presets_);
     blank.origin = {};  // a new project of the user's: no id, source or notes of a preset
     adopt(blank, {});
     statusBar()->showMessage(tr("New project (the default design)"));
@@ -219,8 +215,8 @@ bool MainWindow::isShippedPreset(const QString& file) {
   const QDir folder = info.absoluteDir();
   const QString kind = folder.dirName();
   QDir parent = folder;
-  return (kind == QStringLiteral("projects") || kind == QStringLiteral("search")) && parent.cdUp() &&
-         parent.dirName() == QStringLiteral("presets");
+  return (kind == QStringLiteral("projects") || kind == QStringLiteral("search")) &&
+         parent.cdUp() && parent.dirName() == QStringLiteral("presets");
 }
 
 QString MainWindow::saveAsSuggestion() const {
@@ -294,10 +290,9 @@ bool MainWindow::autosaveNow() {
   if (!doc_.dirty()) return false;
   try {
     QDir().mkpath(QFileInfo(autosavePath()).path());
-    io::save_text_atomic(
-        autosavePath().toStdString(),
-        io::project_file_to_json(doc_.design(), doc_.serving(), origin_,
-                                 QFileInfo(autosavePath()).path().toStdString()));
+    io::save_text_atomic(autosavePath().toStdString(),
+                         io::project_file_to_json(doc_.design(), doc_.serving(), origin_,
+                                                  QFileInfo(autosavePath()).path().toStdString()));
     QSettings().setValue(QStringLiteral("autosave/file"), file_);
     Q_EMIT autosaved();
     return true;

@@ -17,9 +17,9 @@ using detail::Json;
 namespace {
 
 // Top-level keys the design and serving settings hold (io::project_to_json writes them).
-constexpr std::array<std::string_view, 9> kDesignKeys = {
-    "schema_version", "name",     "hardware", "system", "model",
-    "workload",       "parallel", "runtime",  "wafer"};
+constexpr std::array<std::string_view, 9> kDesignKeys = {"schema_version", "name",    "hardware",
+                                                         "system",         "model",   "workload",
+                                                         "parallel",       "runtime", "wafer"};
 // Design sections that may be objects with notes of their own ("serving" too).
 constexpr std::array<std::string_view, 8> kNotedSections = {
     "hardware", "system", "model", "workload", "parallel", "runtime", "wafer", "serving"};
@@ -63,8 +63,8 @@ ProjectOrigin origin_of(const Json& root) {
       o.sections.emplace_back(key, compact(value));
       continue;
     }
-    const bool noted = std::find(kNotedSections.begin(), kNotedSections.end(), key) !=
-                       kNotedSections.end();
+    const bool noted =
+        std::find(kNotedSections.begin(), kNotedSections.end(), key) != kNotedSections.end();
     if (noted && value.is_object())
       if (auto n = value.find("notes"); n != value.end())
         o.section_notes.emplace_back(key, compact(*n));
