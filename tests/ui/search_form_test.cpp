@@ -327,7 +327,7 @@ class SearchFormTest : public QObject {
     QCOMPARE(e.origin(), box->currentData().toString());
   }
 
-  // Undo and redo of the form (STYLE.md "forms bound to a document with undo").
+  // Undo and redo of the form (docs/architecture.md §6: forms bound to a document with undo).
   void formEditsUndoAndRedo() {
     SearchPanel panel(presets_);
     SpaceEditor& e = *panel.spaceEditor();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Parametrised 3D stack (logic die + L DRAM dies, DeepStack-style) and the compact thermal model
 // peak = ambient + P.(R_base + R_layer.L) fitted to the grid solver for the search inner loop
-// (MODEL.md section 9; DeepStack uses R = 0.56 + 0.01.L C/W).
+// (docs/model.md §14.2; DeepStack uses R = 0.56 + 0.01.L C/W).
 #pragma once
 
 #include <vector>
