@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Analytic network model vs the reference flow simulator (issue 3, deliverable 5; docs/model.md
+// Analytic network model vs the reference flow simulator (docs/model.md
 // §6: the simulator should be >= 1000x slower than the analytic path). For each collective:
 //  - analytic: NetworkModel::cost on a warm model (the evaluator's path: memoised per shape,
 //    the size changes every call so only the bytes-dependent part is recomputed);

@@ -576,7 +576,7 @@ void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::
           "a value giving a divisor of experts = " + num(m.moe.experts) + " expert-parallel ranks");
 }
 
-// The expert placement (parallel::ExpertPlacement; issue 15). Limits: compare.cpp's.
+// The expert placement (parallel::ExpertPlacement). Limits: compare.cpp's.
 void check_expert_placement(Checker& c, const parallel::Plan& plan, const workload::Model& m,
                             const hw::System& s, const Degrees& g) {
   const auto& e = plan.experts;

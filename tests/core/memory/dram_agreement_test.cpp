@@ -130,8 +130,8 @@ TEST(DramAgreement, AnalyticWithinTenPercentOfBankLevelReference) {
   const double p90 = abs_err[abs_err.size() * 9 / 10];
   std::printf("%zu cases in %.2f s: mean |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", cases.size(),
               seconds, 100 * mean, 100 * p90, 100 * abs_err.back());
-  EXPECT_LE(mean, 0.10);            // issue 4: <= 10% mean
-  EXPECT_LE(abs_err.back(), 0.10);  // issue 13: every case within 10% (docs/model.md §18.3)
+  EXPECT_LE(mean, 0.10);            // <= 10% mean
+  EXPECT_LE(abs_err.back(), 0.10);  // every case within 10% (docs/model.md §18.3)
 }
 
 }  // namespace

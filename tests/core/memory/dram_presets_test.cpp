@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 13 deliverable 4: the analytic DRAM model within 10 % of the bank-level reference on
+// The analytic DRAM model within 10 % of the bank-level reference on
 // every shipped hardware preset with a DRAM, every pattern of the agreement table, and the
 // stack-height and all-connected variants of the 3D-stacked presets (docs/model.md §4.6).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The search-space form (issue 6, deliverable 3): the space's hardware axes (knobs of the core's
+// The search-space form: the space's hardware axes (knobs of the core's
 // registry, search::knobs()), the schedule axes (parallel degrees, sequence parallelism, batch,
 // overlap), constraints, objectives and run options, each axis an explicit list or a range.
 // Every edit is checked by the real parser and compiler (io::parse_search_project, then

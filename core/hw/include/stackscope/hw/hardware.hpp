@@ -175,7 +175,7 @@ struct Hardware {
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
 };
 
-// ---- System network (alpha-beta per level here; the full network model is a later issue) ----
+// ---- System network (parameters per level; core/network builds the model from them) ----
 enum class Topology { switch_fabric, ring, mesh2d, torus2d, fully_connected };
 
 // Level 0 is innermost (e.g. NVSwitch inside a node). `size` devices (or level-below units)

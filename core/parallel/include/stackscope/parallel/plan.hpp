@@ -29,7 +29,7 @@ struct ModulePlan {
 
 enum class Overlap { off, fixed, auto_tiles };
 
-// Where the routed experts of every MoE layer live (issue 15, deliverable 5; docs/model.md §12.5;
+// Where the routed experts of every MoE layer live (docs/model.md §12.5;
 // experts/compare.hpp builds and scores each strategy):
 //  - plan: the plan's own layout: experts contiguous over the moe ep ranks, each split moe tp
 //          ways, plus redundant_experts_per_rank copies of the hottest (moe::ep_load);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The search engine (docs/model.md §16.2-§16.3, issue 5). Hierarchical: hardware points are the
+// The search engine (docs/model.md §16.2-§16.3). Hierarchical: hardware points are the
 // outer loop (the unit of work handed to threads and to shards), the inner schedule space the inner
 // loop.
 //

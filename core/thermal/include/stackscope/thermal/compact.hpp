@@ -83,7 +83,7 @@ GeometryCompact geometry_compact_model(double die_area_mm2) noexcept;
 // The resistances a design's compact model uses: the geometry fit for its die area, or the
 // given r_base / r_layer (hw::Thermal::compact).
 GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept;
-// Re-fitted when the grid solver took HotSpot's twelve-node package (issue 13); the single
+// Re-fitted when the grid solver took HotSpot's twelve-node package; the single
 // periphery node before gave 0.1245 + 0.04223 (400/A) and 0.01078 (400/A).
 inline constexpr double kGeometryRefAreaMm2 = 400.0;
 inline constexpr double kGeometryBaseA0 = 0.13053;  // K/W (sink + spreader: area-independent part)
