@@ -45,7 +45,7 @@ void run(benchmark::State& state, const std::vector<Request>& reqs, int tp) {
 }
 
 const std::vector<Request>& azure_conv() {
-  static const auto r = io::load_trace(STACKSCOPE_REFERENCE_DIR "/traces/azure-llm-2023-conv.csv");
+  static const auto r = io::load_trace(STACKSCOPE_DATA_DIR "/azure-llm-2023/conv.csv.gz");
   return r;
 }
 

@@ -25,8 +25,8 @@ using network::Algorithm;
 using network::Collective;
 
 nlohmann::json reference_rows() {
-  std::ifstream in(STACKSCOPE_REFERENCE_DIR "/collectives.json");
-  EXPECT_TRUE(in.good()) << "reference/collectives.json not found";
+  std::ifstream in(STACKSCOPE_DATA_DIR "/nccl-collectives/collectives.json");
+  EXPECT_TRUE(in.good()) << "data/nccl-collectives/collectives.json not found";
   return nlohmann::json::parse(in)["rows"];
 }
 

@@ -15,7 +15,7 @@ namespace {
 TEST(Validation, MeasuredGpuRows) {
   PresetRegistry presets;
   presets.register_builtins();
-  const auto rows = load_measured_rows(STACKSCOPE_REFERENCE_DIR "/measured-gpu.json");
+  const auto rows = load_measured_rows(STACKSCOPE_DATA_DIR "/trtllm-measured/measured-gpu.json");
   ASSERT_GE(rows.size(), 12u);
   const auto checks = check_measured_rows(rows, presets);
   std::cout << format_checks(checks);

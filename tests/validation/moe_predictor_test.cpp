@@ -18,10 +18,10 @@ namespace stackscope {
 namespace {
 
 const std::filesystem::path kMixtral =
-    std::filesystem::path(STACKSCOPE_REFERENCE_DIR) / "moe-traces" / "mixtral";
+    std::filesystem::path(STACKSCOPE_DATA_DIR) / "mixtral-routing";
 
 moe::RoutingTrace load(const std::string& category) {
-  return io::load_moe_trace(kMixtral / (category + ".json"), 8, 2);
+  return io::load_moe_trace(kMixtral / (category + ".json.gz"), 8, 2);
 }
 
 // Tokens [from, to) of every layer.

@@ -47,7 +47,7 @@ const PresetRegistry& presets() {
 }
 
 TEST(Validation, ServingMeasuredRows) {
-  const auto rows = load_measured_rows(STACKSCOPE_REFERENCE_DIR "/serving-measured.json");
+  const auto rows = load_measured_rows(STACKSCOPE_DATA_DIR "/trtllm-measured/serving-measured.json");
   ASSERT_GE(rows.size(), 30u);
   const auto checks = check_serving_rows(rows, presets());
   std::cout << format_checks(checks);
