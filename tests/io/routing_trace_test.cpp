@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Routing traces (reference/moe-traces format): frequencies from the real Mixtral traces and
+// Routing traces (the format of data/mixtral-routing): frequencies from the real Mixtral traces and
 // every class of malformed trace.
 #include <cmath>
 #include <fstream>
@@ -17,7 +17,8 @@ using testing::contains;
 const std::filesystem::path kMixtral =
     std::filesystem::path(STACKSCOPE_DATA_DIR) / "mixtral-routing";
 
-// Mixtral-8x7B: 32 MoE layers, 8 experts, top-2 (reference/README.md), so each row sums to 2.
+// Mixtral-8x7B: 32 MoE layers, 8 experts, top-2 (data/mixtral-routing/README.md), so each row
+// sums to 2.
 TEST(RoutingTrace, MixtralMathTraceGivesTop2Frequencies) {
   workload::Routing routing;
   routing.kind = workload::RoutingKind::trace;

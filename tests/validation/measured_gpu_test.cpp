@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The model against measured H100 inference (reference/measured-gpu.json: TensorRT-LLM
+// The model against measured H100 inference (data/trtllm-measured/measured-gpu.json: TensorRT-LLM
 // tables). Prints the per-row error table; fails if the mean absolute percentage error
 // exceeds 15% (issue 2) or any single row is off by more than 35%.
 #include <gtest/gtest.h>
