@@ -6,8 +6,9 @@
 #   apt-get install --no-install-recommends ./stackscope_*.deb
 # (no Recommends of the libraries either, so the package's Depends alone must suffice), then
 # checks that no installed binary has an unresolved library, runs `stackscope-cli evaluate` (the
-# builtin default project) and `stackscope --screenshots DIR` on Qt's offscreen platform from the
-# installed files, and requires every screenshot to be a non-empty PNG.
+# builtin default project), `stackscope-cli serve` on the installed Azure trace
+# (/usr/share/stackscope/data) and `stackscope --screenshots DIR` on Qt's offscreen platform from
+# the installed files, and requires every screenshot to be a non-empty PNG.
 # Needs root, debootstrap and the Debian mirror (~100 MB of packages); about 5 minutes beyond
 # the build. Not in CTest's default run (network, root): run by hand, or `ctest -L install`
 # where STACKSCOPE_INSTALL_TEST=ON registered it (tests/packaging/CMakeLists.txt).
@@ -75,7 +76,10 @@ done
 for f in /usr/share/applications/io.stackscope.StackScope.desktop \
   /usr/share/metainfo/io.stackscope.StackScope.metainfo.xml \
   /usr/share/icons/hicolor/scalable/apps/io.stackscope.StackScope.svg \
-  /usr/share/doc/stackscope/LICENSE; do
+  /usr/share/doc/stackscope/LICENSE \
+  /usr/share/stackscope/data/README.md \
+  /usr/share/stackscope/data/azure-llm-2023/LICENSE \
+  /usr/share/stackscope/data/azure-llm-2023/conv.csv.gz; do
   [[ -s "$fresh_root_dir$f" ]] || fail "$f is not installed"
 done
 
@@ -84,6 +88,13 @@ fresh_root_run bash -c 'cd /tmp && stackscope-cli evaluate' >"$work/evaluate.out
 grep -q '^feasible ' "$work/evaluate.out" ||
   { cat "$work/evaluate.out" >&2; fail "evaluate printed no feasibility line"; }
 echo "install-test: stackscope-cli evaluate: OK ($(wc -l <"$work/evaluate.out") lines)"
+# The shipped data sets are usable from the installed copy: the Azure conversation trace (gzip).
+fresh_root_run bash -c 'cd /tmp && stackscope-cli serve --model llama-3.1-8b --hardware h100-sxm \
+  --devices 1 --tp 1 --trace /usr/share/stackscope/data/azure-llm-2023/conv.csv.gz' \
+  >"$work/serve.out" 2>&1 || { cat "$work/serve.out" >&2; fail "stackscope-cli serve --trace"; }
+grep -q '^completed  19366 of 19366' "$work/serve.out" ||
+  { cat "$work/serve.out" >&2; fail "serve did not complete the installed trace's 19366 requests"; }
+echo "install-test: stackscope-cli serve on /usr/share/stackscope/data: OK"
 
 t3=$SECONDS
 fresh_root_run bash -c 'cd /tmp && rm -rf shots &&

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# README command 1 (and with --test command 2) on a fresh Debian 12 root: a debootstrap minbase
-# chroot (packaging/base-image.txt) gets the committed tree (git archive HEAD) as
-# /root/stackscope and ../shared read-only beside it, then runs `bash packaging/run.sh` (no
-# display: builds and evaluates headless) and, with --test, `bash packaging/test.sh`.
+# README command 1 (and with --test command 2 and every README example) on a fresh Debian 12
+# root, the way a new user meets the project: a debootstrap minbase chroot
+# (packaging/base-image.txt) gets a `git clone` of this repository (its committed HEAD) as
+# /root/stackscope with nothing beside it, then runs `bash packaging/run.sh` (no display: builds
+# and evaluates headless) and, with --test, `bash packaging/test.sh` and then
+# `bash packaging/readme-examples.sh build` (every command block of README.md as printed; the
+# suite of command 2 runs it too, as readme.examples_run_as_printed, and this shows its log).
 # Needs root, debootstrap and the Debian mirror; downloads ~1 GB of packages. Not in CTest.
 # Usage: sudo bash packaging/readme-test.sh [--test] [WORKDIR]   (see fresh-root.sh for the
 # STACKSCOPE_BASE_TARBALL and STACKSCOPE_KEEP_ROOT variables)
@@ -25,13 +28,11 @@ trap fresh_root_cleanup EXIT
 t0=$SECONDS
 fresh_root_make "$work/root"
 fresh_root_check_base "$here/base-image.txt"
-mkdir -p "$fresh_root_dir/root/stackscope"
-git -C "$src" archive HEAD | tar -x -C "$fresh_root_dir/root/stackscope"
-echo "readme-test: tree $(git -C "$src" rev-parse --short HEAD) in /root/stackscope"
-if [[ -d "$src/../shared" ]]; then
-  fresh_root_mount --bind "$src/../shared" /root/shared
-  mount -o remount,bind,ro "${fresh_root_mounts[-1]}"
-fi
+# A clone, as from the project's public home: committed files only, no build, nothing beside it
+# (/root holds only the clone), so a test or example that reaches outside the repository fails.
+git clone --quiet --no-hardlinks "$src" "$fresh_root_dir/root/stackscope"
+echo "readme-test: clone of $(git -C "$src" rev-parse --short HEAD) in /root/stackscope;" \
+     "beside it: $(ls -A "$fresh_root_dir/root" | tr '\n' ' ')"
 echo "readme-test: root ready in $((SECONDS - t0)) s"
 
 t1=$SECONDS
@@ -43,4 +44,8 @@ if ((run_tests)); then
   t2=$SECONDS
   fresh_root_run bash -c 'cd /root/stackscope && bash packaging/test.sh' 2>&1 | tee "$work/test.log"
   echo "readme-test: command 2 (bash packaging/test.sh) passed in $((SECONDS - t2)) s"
+  t3=$SECONDS
+  fresh_root_run bash -c 'cd /root/stackscope && bash packaging/readme-examples.sh build' 2>&1 |
+    tee "$work/examples.log"
+  echo "readme-test: README examples (packaging/readme-examples.sh) passed in $((SECONDS - t3)) s"
 fi

@@ -31,7 +31,8 @@ constexpr const char* kDefaultProject = "mixtral-hdmoe";
 std::vector<OptionSpec> moe_options() {
   return {
       {"--model", "ID", "model preset id or JSON file (default: the project's)"},
-      {"--trace", "FILE|DIR", "routing trace (reference/moe-traces format), or a folder of them"},
+      {"--trace", "FILE|DIR",
+       "routing trace (JSON, plain or .gz; Mixtral's in data/mixtral-routing), or a folder of them"},
       {"--skew", "zipf:S|dirichlet:A|uniform",
        "synthetic routing instead of a trace (seeded; fitted on one draw, scored on another)"},
       {"--fit-on", "TRACES",
@@ -69,11 +70,28 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-// A trace named NAME in DIR (NAME.json) or a path.
+// A routing trace file: NAME.json, or NAME.json.gz (gzip; io::read_text_file reads both).
+bool is_trace_file(const fs::path& p) {
+  const std::string f = p.filename().string();
+  return (f.size() > 5 && f.ends_with(".json")) || (f.size() > 8 && f.ends_with(".json.gz"));
+}
+
+// The trace's name: its file name without .json or .json.gz ("data/mixtral-routing/math.json.gz"
+// -> "math").
+std::string trace_name(const fs::path& p) {
+  std::string f = p.filename().string();
+  if (f.ends_with(".gz")) f.resize(f.size() - 3);
+  if (f.ends_with(".json")) f.resize(f.size() - 5);
+  return f;
+}
+
+// A trace named NAME in DIR (NAME.json, else NAME.json.gz) or a path.
 fs::path trace_path(const std::string& name, const std::optional<fs::path>& dir) {
   if (dir && name.find('/') == std::string::npos) {
-    const fs::path p = *dir / (name.size() > 5 && name.ends_with(".json") ? name : name + ".json");
-    return p;
+    if (is_trace_file(name)) return *dir / name;
+    std::error_code ec;
+    const fs::path plain = *dir / (name + ".json"), gz = *dir / (name + ".json.gz");
+    return !fs::exists(plain, ec) && fs::exists(gz, ec) ? gz : plain;
   }
   return name;
 }
@@ -82,10 +100,10 @@ moe::RoutingTrace load_trace(const fs::path& p, int experts, int top_k) {
   std::error_code ec;
   if (!fs::is_regular_file(p, ec))
     throw CliError("moe: cannot read routing trace '" + p.string() +
-                   "' (no such file; allowed: a JSON trace in the reference/moe-traces format)");
+                   "' (no such file; allowed: a JSON routing trace, plain or gzip, as in data/mixtral-routing)");
   try {
     auto t = io::load_moe_trace(p, experts, top_k);
-    t.source = p.stem().string();
+    t.source = trace_name(p);
     return t;
   } catch (const std::invalid_argument& e) {
     throw CliError(std::string("moe: ") + e.what());
@@ -241,9 +259,10 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
     if (fs::is_directory(*v, ec)) {
       dir = fs::path(*v);
       for (const auto& e : fs::directory_iterator(*dir))
-        if (e.path().extension() == ".json") files.push_back(e.path());
+        if (is_trace_file(e.path())) files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      if (files.empty()) throw CliError("moe: no .json routing traces in '" + *v + "'");
+      if (files.empty())
+        throw CliError("moe: no routing traces (.json or .json.gz) in '" + *v + "'");
     } else {
       files.push_back(*v);
     }
@@ -435,7 +454,9 @@ Command make_moe_command() {
       "the busiest link's utilisation; --compare prints speedups over TP, EP and balanced.\n"
       "Without PROJECT the builtin 'mixtral-hdmoe' project (HD-MoE's 4x8 mesh). With --trace\n"
       "alone each trace is fitted on its first half of tokens and scored on its second half.\n"
-      "Example: moe --trace ../shared/reference/moe-traces/mixtral --fit-on math,coding\n"
+      "Mixtral-8x7B's routing on MT-Bench (HD-MoE's artifact, MIT) ships in data/mixtral-routing\n"
+      "(installed: share/stackscope/data/mixtral-routing).\n"
+      "Example: moe --trace data/mixtral-routing --fit-on math,coding\n"
       "         --eval-on writing,roleplay --compare";
   c.options = moe_options();
   c.run = run_moe;

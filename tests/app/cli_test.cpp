@@ -384,7 +384,7 @@ TEST(CliCollective, JsonShapeAndBusBandwidthDefinition) {
   // nccl-tests: algBW = bytes / time, all-reduce busBW = algBW x 2(n-1)/n.
   EXPECT_NEAR(j["alg_GBps"].get<double>(), (256 << 20) / t / 1e9, 1e-9);
   EXPECT_NEAR(j["bus_GBps"].get<double>(), j["alg_GBps"].get<double>() * 2 * 7 / 8, 1e-9);
-  // Ring over NVSwitch: near the 370 GB/s of reference/collectives.json at this size.
+  // Ring over NVSwitch: near the 370 GB/s of data/nccl-collectives/collectives.json at this size.
   EXPECT_GT(j["bus_GBps"].get<double>(), 300.0);
   EXPECT_LT(j["bus_GBps"].get<double>(), 450.0);
   EXPECT_GT(j["steps"].get<int>(), 1);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Serving simulator speed: the Azure conversation trace (19,366
-// requests; shared/reference/traces, Splitwise, CC-BY-4.0) for Llama-3-70B FP8 on 8 H100s as
+// requests; data/azure-llm-2023, Splitwise, CC-BY-4.0) for Llama-3-70B FP8 on 8 H100s as
 // one TP8 instance and as 4 TP2 replicas behind join-shortest-queue, and 10^6 synthetic Poisson
 // requests. Counters: simulated requests/s and scheduler iterations/s of wall time.
 #include <benchmark/benchmark.h>
@@ -45,7 +45,7 @@ void run(benchmark::State& state, const std::vector<Request>& reqs, int tp) {
 }
 
 const std::vector<Request>& azure_conv() {
-  static const auto r = io::load_trace(STACKSCOPE_REFERENCE_DIR "/traces/azure-llm-2023-conv.csv");
+  static const auto r = io::load_trace(STACKSCOPE_DATA_DIR "/azure-llm-2023/conv.csv.gz");
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "stackscope/io/limits.hpp"
+#include "stackscope/io/read_file.hpp"
 #include "targets.hpp"
 
 namespace stackscope::fuzz {
@@ -18,7 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = STACKSCOPE_SOURCE_DIR;
-const fs::path kReference = STACKSCOPE_REFERENCE_DIR;
 
 std::string read(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -32,11 +33,17 @@ struct Input {
   bool must_accept = false;  // a shipped preset or recorded data: must be accepted, not refused
 };
 
-// "dir/*suffix" or a file; "@reference/" is STACKSCOPE_REFERENCE_DIR, anything else is relative
-// to the source tree.
+// A seed's text: the shipped data sets are gzip files (data/), which the targets' readers get
+// decompressed, as every reader of files does (io::read_text_file).
+std::string read_seed(const fs::path& file) {
+  return file.extension() == ".gz"
+             ? io::read_text_file(file, file.string(), io::limits::kMaxTraceFileBytes)
+             : read(file);
+}
+
+// "dir/*suffix" or a file, relative to the source tree.
 std::vector<fs::path> expand(const std::string& pattern) {
-  fs::path p =
-      pattern.rfind("@reference/", 0) == 0 ? kReference / pattern.substr(11) : kSource / pattern;
+  const fs::path p = kSource / pattern;
   const std::string name = p.filename().string();
   if (name.empty() || name[0] != '*') return {p};
   const std::string suffix = name.substr(1);
@@ -72,7 +79,7 @@ TEST_P(Replay, SeedsAreReadAndPresetsAccepted) {
   ASSERT_FALSE(inputs.empty()) << "no seeds for " << t.name;
   for (const auto& in : inputs) {
     SCOPED_TRACE(in.file.string());
-    const Outcome outcome = t.run(read(in.file));
+    const Outcome outcome = t.run(read_seed(in.file));
     if (in.must_accept) {
       EXPECT_EQ(outcome, Outcome::accepted);
     }

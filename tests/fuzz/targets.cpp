@@ -101,7 +101,7 @@ Outcome hotspot_config(std::string_view input) {
   return refused_on_config_error([&] { (void)io::parse_hotspot_config(input, "fuzz.config"); });
 }
 
-// A routing trace (reference/moe-traces format) for Mixtral's 8 experts, read from a file as
+// A routing trace (the format of data/mixtral-routing) for Mixtral's 8 experts, read from a file as
 // load_routing_trace does for a project's routing.trace, and token by token as
 // io::load_moe_trace reads it for placements: what that accepts must pass moe::check (it throws
 // std::invalid_argument otherwise, which escapes as a crash) and agree with the frequencies.

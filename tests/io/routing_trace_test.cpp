@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Routing traces (reference/moe-traces format): frequencies from the real Mixtral traces and
+// Routing traces (the format of data/mixtral-routing): frequencies from the real Mixtral traces and
 // every class of malformed trace.
 #include <cmath>
 #include <fstream>
@@ -15,13 +15,14 @@ namespace {
 using testing::contains;
 
 const std::filesystem::path kMixtral =
-    std::filesystem::path(STACKSCOPE_REFERENCE_DIR) / "moe-traces" / "mixtral";
+    std::filesystem::path(STACKSCOPE_DATA_DIR) / "mixtral-routing";
 
-// Mixtral-8x7B: 32 MoE layers, 8 experts, top-2 (reference/README.md), so each row sums to 2.
+// Mixtral-8x7B: 32 MoE layers, 8 experts, top-2 (data/mixtral-routing/README.md), so each row
+// sums to 2.
 TEST(RoutingTrace, MixtralMathTraceGivesTop2Frequencies) {
   workload::Routing routing;
   routing.kind = workload::RoutingKind::trace;
-  routing.trace = (kMixtral / "math.json").string();
+  routing.trace = (kMixtral / "math.json.gz").string();
   load_routing_trace(routing, 8, {});
   ASSERT_EQ(routing.expert_frequency.size(), 32u);
   for (const auto& row : routing.expert_frequency) {
@@ -41,10 +42,10 @@ TEST(RoutingTrace, MixtralMathTraceGivesTop2Frequencies) {
 
 TEST(RoutingTrace, RelativePathsResolveAgainstBaseDir) {
   workload::Routing routing;
-  routing.trace = "math.json";
+  routing.trace = "math.json.gz";
   load_routing_trace(routing, 8, kMixtral);
   EXPECT_EQ(routing.expert_frequency.size(), 32u);
-  EXPECT_EQ(routing.trace, "math.json");  // the path itself is kept as written
+  EXPECT_EQ(routing.trace, "math.json.gz");  // the path itself is kept as written
 }
 
 class BadTrace : public ::testing::Test {
@@ -120,14 +121,14 @@ TEST(RoutingTraceFile, MissingFileIsNamed) {
 // Token-level traces (io/moe_trace.hpp): the reference Mixtral traces hold every token's two
 // experts, and their per-layer statistics are the frequencies load_routing_trace() gives.
 TEST(MoeTrace, MixtralTracesLoadTokenByToken) {
-  const auto t = load_moe_trace(kMixtral / "math.json", 8, 2);
+  const auto t = load_moe_trace(kMixtral / "math.json.gz", 8, 2);
   EXPECT_EQ(t.experts, 8);
   EXPECT_EQ(t.top_k, 2);
   ASSERT_EQ(t.layers.size(), 32u);
   for (std::size_t l = 0; l < 32; ++l) EXPECT_EQ(t.tokens(l), 10'307u) << l;  // math: 10,307
   // Its statistics agree with the frequency reader's.
   workload::Routing routing;
-  routing.trace = (kMixtral / "math.json").string();
+  routing.trace = (kMixtral / "math.json.gz").string();
   load_routing_trace(routing, 8, {});
   for (std::size_t l = 0; l < 32; ++l) {
     const auto s = moe::layer_stats(t, l);
@@ -136,8 +137,8 @@ TEST(MoeTrace, MixtralTracesLoadTokenByToken) {
                   routing.expert_frequency[l][static_cast<std::size_t>(e)], 1e-12);
   }
   // top_k 0 takes the file's own k.
-  EXPECT_EQ(load_moe_trace(kMixtral / "roleplay.json", 8).top_k, 2);
-  const auto role = load_moe_trace(kMixtral / "roleplay.json", 8);
+  EXPECT_EQ(load_moe_trace(kMixtral / "roleplay.json.gz", 8).top_k, 2);
+  const auto role = load_moe_trace(kMixtral / "roleplay.json.gz", 8);
   EXPECT_EQ(role.token(0, 0)[0], 5);  // the file starts {"0": [[5, 1], [3, 6], ...
   EXPECT_EQ(role.token(0, 0)[1], 1);
   EXPECT_EQ(role.token(0, 1)[1], 6);

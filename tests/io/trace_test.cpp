@@ -26,7 +26,7 @@ std::vector<Issue> load_issues(const std::filesystem::path& file) {
 TEST(LoadTrace, ReadsTheShippedAzureTrace) {
   serving::TraceStats stats;
   const auto file =
-      std::filesystem::path(STACKSCOPE_REFERENCE_DIR) / "traces" / "azure-llm-2023-conv.csv";
+      std::filesystem::path(STACKSCOPE_DATA_DIR) / "azure-llm-2023" / "conv.csv.gz";
   const auto requests = load_trace(file, serving::TraceFormat::automatic, &stats);
   EXPECT_EQ(requests.size(), 19366u);
   EXPECT_EQ(stats.rows, 19366u);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The network model against measured collective bandwidths (reference/collectives.json:
+// The network model against measured collective bandwidths (data/nccl-collectives/collectives.json:
 // nccl-tests busBW on NVSwitch and InfiniBand, NVLink point-to-point copies). busBW follows
 // nccl-tests PERFORMANCE.md: algBW = bytes / time, busBW = algBW x 2(n-1)/n for all-reduce.
 // The algorithm is the one NCCL uses on large messages (NVLS where the switch reduces, rings
@@ -25,8 +25,8 @@ using network::Algorithm;
 using network::Collective;
 
 nlohmann::json reference_rows() {
-  std::ifstream in(STACKSCOPE_REFERENCE_DIR "/collectives.json");
-  EXPECT_TRUE(in.good()) << "reference/collectives.json not found";
+  std::ifstream in(STACKSCOPE_DATA_DIR "/nccl-collectives/collectives.json");
+  EXPECT_TRUE(in.good()) << "data/nccl-collectives/collectives.json not found";
   return nlohmann::json::parse(in)["rows"];
 }
 

@@ -4,7 +4,7 @@
 // effect, every placement scored by simulate_gpu_layer (core/experts/gpu_sim.hpp). Prints the
 // table.
 //
-// Routing. No DeepSeek routing trace is public in ../shared/reference, so tokens come from a
+// Routing. No DeepSeek routing trace is in data/ (only Mixtral's), so tokens come from a
 // seeded Zipf distribution over the 256 routed experts whose exponent is set so that the hottest
 // expert's expected load is 11.95 × the mean: the per-expert imbalance DeepSeek-R1 (DeepSeek-V3's
 // architecture) shows without EPLB in NVIDIA's measurement, (max − mean)/mean = 10.948 by expert

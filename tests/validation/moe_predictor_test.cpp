@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The next-layer expert predictor (core/moe/predictor.hpp) on the real
-// Mixtral-8x7B routing traces of reference/moe-traces (MT-Bench math, coding, writing,
+// Mixtral-8x7B routing traces of data/mixtral-routing (MT-Bench math, coding, writing,
 // roleplay; HD-MoE's artifact, MIT licence). Fitted on two categories and scored on the other
 // two, beside the same predictor fitted and scored on one category (first half of its tokens
 // fitted, second half scored) and the frequency-only baseline. Prints the table.
@@ -18,10 +18,10 @@ namespace stackscope {
 namespace {
 
 const std::filesystem::path kMixtral =
-    std::filesystem::path(STACKSCOPE_REFERENCE_DIR) / "moe-traces" / "mixtral";
+    std::filesystem::path(STACKSCOPE_DATA_DIR) / "mixtral-routing";
 
 moe::RoutingTrace load(const std::string& category) {
-  return io::load_moe_trace(kMixtral / (category + ".json"), 8, 2);
+  return io::load_moe_trace(kMixtral / (category + ".json.gz"), 8, 2);
 }
 
 // Tokens [from, to) of every layer.

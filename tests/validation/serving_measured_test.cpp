@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The serving simulator against measured in-flight batching (reference/serving-measured.json:
+// The serving simulator against measured in-flight batching (data/trtllm-measured/serving-measured.json:
 // trtllm-bench throughput runs at maximum load, H100 / H200 / B200): each row's exact lengths,
 // plan and precision, its requests all sent at once, the benchmark's own scheduler settings,
 // one runtime profile (trtllm-2025, fitted on these rows). Prints the per-row error table and
@@ -47,7 +47,7 @@ const PresetRegistry& presets() {
 }
 
 TEST(Validation, ServingMeasuredRows) {
-  const auto rows = load_measured_rows(STACKSCOPE_REFERENCE_DIR "/serving-measured.json");
+  const auto rows = load_measured_rows(STACKSCOPE_DATA_DIR "/trtllm-measured/serving-measured.json");
   ASSERT_GE(rows.size(), 30u);
   const auto checks = check_serving_rows(rows, presets());
   std::cout << format_checks(checks);

@@ -149,7 +149,7 @@ QWidget* DesignEditor::buildStackPage() {
   addDouble(form, tr("DRAM clock:"),
             {"dramClockSpin", "/hardware/memory/clock_MHz", 1, 100'000, 0, tr(" MHz"),
              tr("DRAM I/O clock; DDR moves two transfers per clock (preset: Ramulator2 "
-                "timings, reference/dram-timings.md)")},
+                "HBM3 timings)")},
             [=](perf::Design& d) { return &mem(d).clock_MHz; });
   addDouble(
       form, tr("Capacity / layer:"),
@@ -192,7 +192,7 @@ QWidget* DesignEditor::buildStackPage() {
             {"dramEnergySpin", "/hardware/memory/energy_pJ_per_bit", 0, 1000, 2, tr(" pJ/b"),
              tr("DRAM core + I/O energy per bit read or written (3D adds the vertical link's)")},
             [=](perf::Design& d) { return &mem(d).energy_pJ_per_bit; });
-  form->addRow(sectionLabel(tr("Timings (reference/dram-timings.md)"), dramFields_));
+  form->addRow(sectionLabel(tr("Timings (DRAMsim3, Ramulator2)"), dramFields_));
   const auto timing = [&](const QString& label, const char* object, const char* path, double min,
                           double max, const QString& tip, double hw::DramTiming::*member) {
     addDouble(form, label, {object, path, min, max, 1, tr(" ns"), tip},

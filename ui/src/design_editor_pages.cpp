@@ -149,7 +149,7 @@ QWidget* DesignEditor::buildModelPage() {
   trace->setObjectName(QStringLiteral("traceEdit"));
   trace->setPlaceholderText(tr("path to a routing trace"));
   trace->setToolTip(fieldTip(
-      tr("Recorded expert frequencies per MoE layer (reference/moe-traces format), used when "
+      tr("Recorded expert frequencies per MoE layer (JSON as in data/mixtral-routing), used when "
          "the routing is 'trace file'. A relative path resolves against the project file's "
          "folder."),
       QString(), tr("a readable trace file with one row of experts per MoE layer"),

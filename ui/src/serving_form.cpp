@@ -654,7 +654,7 @@ void ServingForm::showIssues(const std::vector<Issue>& issues) {
 void ServingForm::browseTrace() {
   const QString start = trace_->text().isEmpty() ? QString() : QFileInfo(trace_->text()).path();
   const QString f = QFileDialog::getOpenFileName(this, tr("Request trace"), start,
-                                                 tr("CSV traces (*.csv);;All files (*)"));
+                                                 tr("CSV traces (*.csv *.csv.gz);;All files (*)"));
   if (!f.isEmpty()) trace_->setText(f);
 }
 

@@ -122,7 +122,7 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
       design.model.moe.experts > 0) {
     if (routing.trace.empty()) {
       issues.push_back({"/workload/routing/trace", "routing kind 'trace' needs a trace file", "",
-                        "path to a routing trace (reference/moe-traces format)"});
+                        "path to a routing trace (the format of data/mixtral-routing)"});
     } else {
       try {
         load_routing_trace(routing, design.model.moe.experts, base_dir);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/io/read_file.hpp"
 #include "stackscope/perf/validate.hpp"
 
 namespace stackscope::io {
@@ -41,11 +42,10 @@ T field(const json& row, const char* key, const std::string& where) {
 }  // namespace
 
 std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError({{file.string(), "cannot open file", "", "a readable JSON file"}});
+  const std::string text = read_text_file(file, file.string(), limits::kMaxProjectFileBytes);
   json doc;
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throw ConfigError({{file.string(), std::string("invalid JSON: ") + e.what(), "", ""}});
   }
@@ -87,7 +87,7 @@ perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& preset
   perf::Design d;
   d.name = row.id;
   d.hardware = presets.hardware(row.hardware);
-  // Every row of reference/measured-gpu.json was measured with TensorRT-LLM v0.5/v0.6.1 (its
+  // Every row of data/trtllm-measured/measured-gpu.json was measured with TensorRT-LLM v0.5/v0.6.1 (its
   // sources): the runtime profile of that release, which the rows calibrate.
   d.runtime = presets.runtime(runtime::kLegacyProfileId);
   d.model = presets.model(row.model);

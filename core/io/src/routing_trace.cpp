@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Routing traces in the reference/moe-traces format (HD-MoE artifact, MIT licence):
+// Routing traces in the format of data/mixtral-routing (HD-MoE artifact, MIT licence):
 // {"<layer>": [[e0, e1, ...], ...one list of selected experts per token], ...}.
 // Read with nlohmann's SAX interface: the Mixtral traces hold ~650k ids in 2.6 MB, and building
 // a DOM for them costs ~10x the time of counting them as they stream past.

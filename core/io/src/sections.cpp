@@ -280,44 +280,4 @@ workload::Model read_model(const ResolvedSection& s, const std::string& path, Is
   return m;
 }
 
-std::string read_text_file(const std::filesystem::path& file, const std::string& path,
-                           std::size_t max_bytes) {
-  const std::string name = "'" + file.string() + "'";
-  const std::string allowed = "a regular file of at most " + std::to_string(max_bytes) +
-                              " bytes (" + std::to_string(max_bytes / limits::kMiB) + " MiB)";
-  const auto too_large = [&](const std::string& size) {
-    return ConfigError({{path, "file " + name + " is larger than the limit", size, allowed}});
-  };
-  std::error_code ec;
-  const auto status = std::filesystem::status(file, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw ConfigError({{path, "file not found: " + name, "", ""}});
-  if (!std::filesystem::is_regular_file(status)) {
-    const char* kind =
-        std::filesystem::is_directory(status) ? "a directory"
-        : std::filesystem::is_fifo(status)    ? "a FIFO"
-        : std::filesystem::is_character_file(status) || std::filesystem::is_block_file(status)
-            ? "a device"
-            : "not a regular file";
-    throw ConfigError(
-        {{path, "cannot read " + name + ": it is " + std::string(kind), "", allowed}});
-  }
-  const auto size = std::filesystem::file_size(file, ec);
-  if (!ec && size > max_bytes) throw too_large(std::to_string(size) + " bytes");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ConfigError({{path, "cannot read file " + name, "", ""}});
-  std::string text;
-  if (!ec) text.reserve(static_cast<std::size_t>(size));
-  // The size can change after the check (a growing log); the cap holds whatever happens.
-  char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > max_bytes)
-      throw too_large("more than " + std::to_string(max_bytes) + " bytes");
-  }
-  if (in.bad()) throw ConfigError({{path, "error reading file " + name, "", ""}});
-  return text;
-}
-
 }  // namespace stackscope::io::detail

@@ -8,6 +8,7 @@
 #include "mapping.hpp"
 #include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/read_file.hpp"
 
 namespace stackscope::io::detail {
 
@@ -53,11 +54,7 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
                                 const PresetRegistry& presets,
                                 const std::filesystem::path& base_dir);
 
-// Whole-file text helper: throws ConfigError (at `path`) naming the file when it is missing,
-// not a regular file (a directory, FIFO or device such as /dev/zero is refused before reading,
-// so it can neither block nor fill memory), larger than `max_bytes`, or unreadable. Reads at
-// most max_bytes + 1 bytes whatever the file claims its size is.
-std::string read_text_file(const std::filesystem::path& file, const std::string& path,
-                           std::size_t max_bytes = limits::kMaxProjectFileBytes);
+// Whole-file text, plain or gzip, bounded (stackscope/io/read_file.hpp).
+using ::stackscope::io::read_text_file;
 
 }  // namespace stackscope::io::detail

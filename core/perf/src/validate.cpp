@@ -683,7 +683,7 @@ void check_workload(Checker& c, const workload::Workload& w, const workload::Mod
   const int moe_layers = m.layers - std::max(0, m.moe.first_dense_layers);
   if (f.empty()) {
     c.add(rp + "/trace", "routing kind 'trace' but no expert frequencies were loaded",
-          "\"" + r.trace + "\"", "a routing trace file (reference/moe-traces format)");
+          "\"" + r.trace + "\"", "a routing trace file (the format of data/mixtral-routing)");
     return;
   }
   if (f.size() != 1 && static_cast<int>(f.size()) != moe_layers)

@@ -514,7 +514,7 @@ constexpr PaperFig16 kFig16[] = {
 };
 
 // Decode-heavy rows (output >= 1000 tokens, as the paper's decode to 2048) of
-// shared/reference/serving-measured.json: TensorRT-LLM docs/source/performance/perf-overview.md,
+// data/trtllm-measured/serving-measured.json: TensorRT-LLM docs/source/performance/perf-overview.md,
 // trtllm-bench at maximum load, FP8, one GPU, total output tokens/s.
 struct MeasuredRow {
   const char* id;

@@ -21,8 +21,8 @@
 namespace stackscope::memory {
 namespace {
 
-// HBM2 8 Gb x128 per channel (reference/dram-timings.md): 128 bit at 2 Gb/s/pin (tCK 1 ns, DDR),
-// 16 banks, 1 KiB rows, BL4 -> 64 B sectors in 2 cycles; timings in ns.
+// HBM2 8 Gb x128 per channel (DRAMsim3 configs/HBM2_8Gb_x128.ini): 128 bit at 2 Gb/s/pin
+// (tCK 1 ns, DDR), 16 banks, 1 KiB rows, BL4 -> 64 B sectors in 2 cycles; timings in ns.
 hw::Memory hbm2_organisation() {
   hw::Memory m;
   m.stacks = 1;

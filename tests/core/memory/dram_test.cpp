@@ -6,7 +6,7 @@
 namespace stackscope::memory {
 namespace {
 
-// HBM2 8Gb x128 stack from DRAMsim3 (reference/dram-timings.md): 8 channels x 128 bit,
+// HBM2 8Gb x128 stack from DRAMsim3 (configs/HBM2_8Gb_x128.ini): 8 channels x 128 bit,
 // 2 Gb/s per pin (tCK 1 ns, DDR) -> 32 GB/s per channel, 256 GB/s per stack.
 hw::Memory hbm2_stack() {
   hw::Memory m;

@@ -2,8 +2,8 @@
 // What a DRAM layer costs: the stack-height curve (every layer
 // connected, as DeepStack's fig. 17) of presets/hardware/deepstack-paper.json, whose cores are
 // what the logic die holds next to the TSV field (hw::Area::fit_cores), against the paper's
-// published shape (reference/deepstack-published.md: delivered bandwidth peaks at 9 layers and
-// is 39.6 % lower at 12; 2 layers -> 7-9 SMs, 12 layers -> 2 SMs), and the same sweep of
+// published shape (DeepStack fig. 17, artifact ae/fig17.py: delivered bandwidth peaks at 9
+// layers and is 39.6 % lower at 12; 2 layers -> 7-9 SMs, 12 layers -> 2 SMs), and the same sweep of
 // StackScope's own deepstack-3d, which has no interior optimum (a hybrid-bond field of
 // 0.66 mm^2 per connected layer on a die with 188 mm^2 to spare).
 #include <gtest/gtest.h>

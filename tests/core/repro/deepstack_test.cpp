@@ -5,8 +5,8 @@
 // their step gains within +-3 %, the stack-height peak exactly, the GPU anchors' mean error
 // within 2 points. The golden values are the report's (generated 2026-12-02 under
 // modern-gpu-2025); the paper's values are DeepStack's (tile-ai/DeepStack
-// data/table4/fixed_configs.csv, shared/reference/deepstack-published.md). A model change that
-// moves them regenerates the report and these values together.
+// data/table4/fixed_configs.csv, data/table4/search_reference/ablation_summary.csv). A model
+// change that moves them regenerates the report and these values together.
 #include <gtest/gtest.h>
 
 #include <cmath>

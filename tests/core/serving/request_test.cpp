@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/read_file.hpp"
 
 namespace stackscope::serving {
 namespace {
@@ -25,14 +26,11 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-const std::filesystem::path kTraces = std::filesystem::path(STACKSCOPE_REFERENCE_DIR) / "traces";
+const std::filesystem::path kTraces = std::filesystem::path(STACKSCOPE_DATA_DIR) / "azure-llm-2023";
 
-std::string read(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  EXPECT_TRUE(in) << file;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+// A shipped trace's text (gzip, decompressed by the readers' own io::read_text_file).
+std::string read_gz(const std::filesystem::path& file) {
+  return io::read_text_file(file, file.string(), std::size_t{64} << 20);
 }
 
 bool contains(const std::string& s, std::string_view part) {
@@ -74,7 +72,7 @@ bool same(const std::vector<Request>& a, const std::vector<Request>& b) {
 // from the first and last TIMESTAMP (conv: 18:15:46.6805900 .. 19:14:08.4025270).
 TEST(Trace, AzureConversationTrace) {
   TraceStats stats;
-  const auto rs = parse_trace(read(kTraces / "azure-llm-2023-conv.csv"), "conv.csv",
+  const auto rs = parse_trace(read_gz(kTraces / "conv.csv.gz"), "conv.csv",
                               TraceFormat::automatic, &stats);
   ASSERT_EQ(rs.size(), 19366u);
   expect_well_formed(rs);
@@ -95,7 +93,7 @@ TEST(Trace, AzureConversationTrace) {
 // Code trace: 18:17:03.9799600 .. 19:14:19.9280160.
 TEST(Trace, AzureCodeTrace) {
   TraceStats stats;
-  const auto rs = parse_trace(read(kTraces / "azure-llm-2023-code.csv"), "code.csv",
+  const auto rs = parse_trace(read_gz(kTraces / "code.csv.gz"), "code.csv",
                               TraceFormat::azure, &stats);
   ASSERT_EQ(rs.size(), 8819u);
   expect_well_formed(rs);

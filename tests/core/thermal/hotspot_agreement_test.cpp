@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Agreement of the grid solver with HotSpot 7 (uvahotspot/HotSpot f18831e) on HotSpot's own
-// files: the public bare-die case in shared/reference and the 3D
-// stacks of tests/data/thermal (README.md there says how HotSpot produced them). Each case is
-// read through io::read_hotspot, solved on HotSpot's grid, and compared cell by cell: the rise
-// over ambient at the peak and on the mean within 2 %, and every periphery node's rise.
+// files: the bare-die case in data/hotspot-bare-die and the 3D stacks of tests/data/thermal
+// (the README.md in each says how HotSpot produced them). Each case is read through
+// io::read_hotspot, solved on HotSpot's grid, and compared cell by cell: the rise over ambient
+// at the peak and on the mean within 2 %, and every periphery node's rise.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,7 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kPublic =
-    fs::path(STACKSCOPE_REFERENCE_DIR) / "hotspot" / "bare-die-default-package";
+    fs::path(STACKSCOPE_DATA_DIR) / "hotspot-bare-die";
 const fs::path kData = fs::path(STACKSCOPE_SOURCE_DIR) / "tests" / "data" / "thermal";
 
 // Rise tolerance: 2 % of the rise over ambient.

@@ -77,7 +77,7 @@ TEST(WaferTemplate, ShippedSramWaferMatchesWse3PublicFigures) {
   ASSERT_TRUE(l.issues.empty()) << format_issues(l.issues);
   EXPECT_EQ(l.dies, 84);
   EXPECT_NEAR(l.dies * l.die_mm2, 46225, 1e-6);  // the dies tile the whole 215 x 215 mm
-  // 44 GB of SRAM and 900,000 cores (datasheets.json wse-3) within 1.5 %.
+  // 44 GB of SRAM and 900,000 cores (Cerebras WSE-3 figures, March 2024) within 1.5 %.
   EXPECT_NEAR(l.sram_GB, 44, 44 * 0.015);
   EXPECT_NEAR(l.usable_dies * l.cores, 900000, 900000 * 0.015);
   EXPECT_EQ(l.dram_TB, 0);

@@ -22,7 +22,7 @@
 // The MoE time of the model is the mean evaluated layer time × its MoE layers; the end-to-end
 // time between tokens adds non_moe_s per MoE layer (attention and shared experts, identical for
 // every strategy; non_moe_time()). Speedups are ratios of end-to-end times, as HD-MoE reports
-// them (reference/hdmoe-setup.md), and of MoE times.
+// them (HD-MoE's evaluation, arXiv 2509.09420), and of MoE times.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

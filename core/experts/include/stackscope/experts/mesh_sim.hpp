@@ -5,7 +5,7 @@
 // included, is scored by simulate_layer(); anything an optimiser uses instead is a surrogate to
 // be checked against it.
 //
-// Model (HD-MoE, arXiv 2509.09420 §3 and its evaluation setup, reference/hdmoe-setup.md):
+// Model (HD-MoE, arXiv 2509.09420 §3 and its evaluation setup):
 //  * Dispatch. Token t's hidden state (hidden × activation_bytes) goes from its home node to
 //    every node holding any share of any of its experts' chosen copies, once per (token, node)
 //    however many of its experts that node holds (HD-MoE's OR: a node takes part in a top-k
@@ -38,7 +38,7 @@ namespace stackscope::experts {
 
 // One 2D mesh of identical nodes. Defaults: HD-MoE's default 4×8 mesh at its first hardware
 // point (2.5 TFLOPS, 75 GB/s per link), DRAM 625 GB/s per node, α = 1e-7 s
-// (reference/hdmoe-setup.md; the other points are (5 TFLOPS, 50 GB/s) and (10, 25), meshes
+// (HD-MoE's evaluation setup; the other points are (5 TFLOPS, 50 GB/s) and (10, 25), meshes
 // 4×4, 4×8, 8×8).
 struct MeshConfig {
   int x = 4;                    // nodes along x; node id = y * x + x-coordinate

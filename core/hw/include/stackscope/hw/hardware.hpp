@@ -47,7 +47,8 @@ struct ComputeDie {
 enum class MemoryKind { hbm, stacked_3d, sram_only };
 enum class VerticalLinkKind { tsv, hybrid_bond };
 
-// DRAM timing parameters in nanoseconds (published values in reference/dram-timings.md).
+// DRAM timing parameters in nanoseconds (published values: DRAMsim3 configs/*.ini, Ramulator2
+// src/dram/impl/HBM*.cpp).
 struct DramTiming {
   double tRCD_ns = 14;
   double tRP_ns = 14;

@@ -36,7 +36,7 @@ struct Wafer {
 
   // --- geometry ---
   // The square region of the wafer the die grid may cover. Cerebras WSE-3: 46,225 mm² =
-  // 215 x 215 mm, the largest square cut from a 300 mm wafer (datasheets.json wse-3).
+  // 215 x 215 mm, the largest square cut from a 300 mm wafer (Cerebras WSE-3 figures, March 2024).
   double usable_area_mm2 = 46225;
   // One die. At most the 26 x 33 mm lithography field (reticle), because a die is one exposure.
   double die_width_mm = 26;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Token-level MoE routing traces (moe/trace.hpp) from files in the format of reference/moe-traces
+// Token-level MoE routing traces (moe/trace.hpp) from files in the format of data/mixtral-routing
 // (HD-MoE's artifact, MIT licence): {"<layer>": [[e0, e1], ...one list of expert ids per token]},
 // layers "0".."L-1". Read as a stream (nlohmann SAX), at most limits::kMaxTraceFileBytes.
 #include <filesystem>

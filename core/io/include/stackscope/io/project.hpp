@@ -110,7 +110,7 @@ hw::Wafer resolve_wafer(std::string_view id_or_file, const PresetRegistry& prese
 // "<what>/<key>" for an unknown key or a value of the wrong type.
 hw::Wafer set_wafer_fields(const hw::Wafer& wafer, std::string_view text, std::string_view what);
 
-// Fills routing.expert_frequency from routing.trace (reference/moe-traces format:
+// Fills routing.expert_frequency from routing.trace (the format of data/mixtral-routing:
 // {"<layer>": [[e0, e1], ...]}). Throws ConfigError on a bad file.
 void load_routing_trace(workload::Routing& routing, int experts,
                         const std::filesystem::path& base_dir);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Public measurements to check the model against (../shared/reference/measured-gpu.json).
+// Public measurements to check the model against (data/trtllm-measured: measured-gpu.json,
+// serving-measured.json; plain or gzip, read by io::read_text_file).
 // Each row names a hardware preset, model preset, precision, plan and workload; the model's
 // prediction for the row's metric is compared with the measured value.
 #include <filesystem>
@@ -47,7 +48,7 @@ struct RowCheck {
 std::vector<RowCheck> check_measured_rows(const std::vector<MeasuredRow>& rows,
                                           const PresetRegistry& presets);
 
-// Serving rows (reference/serving-measured.json: trtllm-bench, in-flight batching at maximum
+// Serving rows (data/trtllm-measured/serving-measured.json: trtllm-bench, in-flight batching at maximum
 // load): each row's design under `runtime`, identical requests of the row's lengths sent at
 // once to its replicas (serving::benchmark) and run with the scheduler settings trtllm-bench
 // picks for the row (serving::trtllm_bench_scheduler), the simulated output tokens/s compared.

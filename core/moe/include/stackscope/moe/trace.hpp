@@ -2,7 +2,7 @@
 #pragma once
 // Token-level MoE routing (docs/model.md §6.1): for each MoE layer, the
 // top-k experts every token selected, from a recorded trace (io::load_moe_trace reads the format of
-// reference/moe-traces, HD-MoE's artifact: {"<layer>": [[e0, e1], ...one list per token]}) or
+// data/mixtral-routing, HD-MoE's artifact: {"<layer>": [[e0, e1], ...one list per token]}) or
 // drawn from a seeded synthetic distribution (synthetic_trace). What placement strategies are
 // fitted on and scored with; the per-layer frequencies of routing.hpp are its first moment.
 //

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Reproduction of DeepStack's published results (arXiv 2604.04750; the numbers are in
-// shared/reference/deepstack-published.md and the paper's public artifact, tile-ai/DeepStack:
+// Reproduction of DeepStack's published results (arXiv 2604.04750; the numbers are
+// the paper's and its public artifact's, tile-ai/DeepStack:
 // data/table4/fixed_configs.csv, configs/fig16_decode_winners_march2026.csv) with StackScope's
 // own model, like for like: one runtime profile for every design, the paper's global batch,
 // STPS averaged over the paper's four KV lengths, the paper's 256-device and 32-GPU systems.
@@ -97,7 +97,7 @@ struct StackPoint {
 // A measured row of a current GPU runtime, set beside StackScope's GPU model under the report's
 // runtime profile: the evidence for how fast the GPU side of fig. 16 should be.
 struct GpuAnchor {
-  std::string id;       // shared/reference/serving-measured.json row id
+  std::string id;       // data/trtllm-measured/serving-measured.json row id
   double measured = 0;  // total output tokens/s (trtllm-bench, in-flight batching, max load)
   double ours = 0;      // static batch at the largest batch that fits (perf::Metrics e2e)
 };

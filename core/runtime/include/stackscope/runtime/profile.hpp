@@ -26,7 +26,7 @@ struct Profile {
   std::string source;  // where the values come from
   DeviceClass device_class = DeviceClass::any;
   // Achieved fraction of the matrix peak on large, well-shaped GEMMs (the kernel library's
-  // quality, calibrated on reference/ rows).
+  // quality, calibrated on the measured rows in data/trtllm-measured).
   double matmul_efficiency = 0.7;
   // The same for FP4 GEMMs (block-scaled NVFP4/MXFP4 on Blackwell), which libraries reach a
   // smaller share of than 8- and 16-bit ones; 0 = matmul_efficiency.
@@ -93,7 +93,7 @@ const char* to_string(DeviceClass c);
 inline constexpr const char* kModernGpuProfileId = "modern-gpu-2025";
 inline constexpr const char* kAcceleratorProfileId = "accel-native";
 // The profile schema 1 projects' values are migrated onto: 2023 TensorRT-LLM, the calibration
-// of reference/measured-gpu.json.
+// of data/trtllm-measured/measured-gpu.json.
 inline constexpr const char* kLegacyProfileId = "trtllm-2023";
 const char* default_profile_id(DeviceClass c);
 

@@ -20,7 +20,7 @@ struct Request {
 
 // ---- Traces ----
 // azure: the Azure LLM inference trace format (Patel et al., "Splitwise", ISCA 2024;
-//   shared/reference/traces, CC-BY-4.0): header TIMESTAMP,ContextTokens,GeneratedTokens, the
+//   data/azure-llm-2023, CC-BY-4.0): header TIMESTAMP,ContextTokens,GeneratedTokens, the
 //   timestamp "YYYY-MM-DD HH:MM:SS[.fraction]" (UTC, 0-9 fractional digits, 'T' accepted for
 //   the space); arrivals become seconds after the first row (so the first is 0), computed
 //   exactly from the nanosecond difference (no time zone, locale or mktime).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The scheduler settings `trtllm-bench throughput --backend pytorch` runs with when the user
-// gives no max_batch_size / max_num_tokens (TensorRT-LLM 0.19-1.0; reference/
-// serving-measured.json was measured this way): the benchmark's own sizing rule, so a
+// gives no max_batch_size / max_num_tokens (TensorRT-LLM 0.19-1.0;
+// data/trtllm-measured/serving-measured.json was measured this way): the benchmark's own sizing rule, so a
 // simulated benchmark runs the batch the real one ran, not a default.
 //
 // The rule (NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/tuning.py calc_engine_setting and

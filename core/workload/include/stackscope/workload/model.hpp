@@ -58,7 +58,7 @@ struct Routing {
   double zipf_s = 1.0;          // exponent for zipf
   double dirichlet_alpha = 1.0; // concentration for dirichlet (small = skewed)
   std::uint64_t seed = 1;
-  std::string trace;            // path to a routing trace (reference/moe-traces format)
+  std::string trace;            // path to a routing trace (the format of data/mixtral-routing)
   // Expert activation frequency per MoE layer, filled by core/io from `trace` (or left empty
   // to be generated from kind/seed). Each inner vector has Model::moe.experts entries summing to
   // top_k (expected experts per token).
