@@ -141,9 +141,9 @@ run_block() {
   (
     cd "$work" || exit 1
     set -a
-    local bad=0 rec kind b line re cmd t0 rc
+    local bad=0 rec kind line re cmd t0 rc
     for rec in "$@"; do
-      IFS=$'\t' read -r kind b line re cmd <<< "$rec"
+      IFS=$'\t' read -r kind _ line re cmd <<< "$rec"
       re="$(unescape "${re#=}")"
       cmd="$(unescape "$cmd")"
       t0=$SECONDS
