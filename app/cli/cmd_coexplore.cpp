@@ -115,6 +115,9 @@ int run_coexplore(const ParsedArgs& a, const std::string& text,
   }
   if (auto v = a.get("--time-scale")) spec.time_scale = parse_double("--time-scale", *v, 1e-6, 1e6);
   const coexplore::CompiledSpace space(p.space);
+  // The base workload and the serving section with serve's ranges (as validate-project).
+  if (auto issues = coexplore::validate(space); !issues.empty())
+    throw ConfigError(std::move(issues));
   const std::string fp = io::coexplore_fingerprint(space.space());
   serving::TraceStats stats;
   const std::vector<serving::Request> requests = io::serving_requests(spec, &stats);

@@ -517,10 +517,8 @@ int run_search(std::span<const std::string> args, Context& ctx) {
 
   // Every rank checks the space before MPI starts, so bad input never meets a collective.
   const search::CompiledSpace space(std::move(sp.space));
-  // A space with no point is a search that cannot run: bad input, with the reason.
-  if (space.size() == 0)
-    throw CliError("search: the space has no point: " + space.empty_reason() +
-                   " (allowed: parallel degrees whose product is a device count of the space)");
+  // The base workload, the models, a space with no point (as validate-project checks them).
+  if (auto issues = search::validate(space); !issues.empty()) throw ConfigError(std::move(issues));
   if (use_mpi) return run_search_mpi(space, opt, sp, resume, log_all, json, out_dir, ctx);
 
   LogState state;

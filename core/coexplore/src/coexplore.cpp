@@ -11,6 +11,7 @@
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/wafer/run.hpp"
 
 namespace stackscope::coexplore {
@@ -130,6 +131,13 @@ search::Direction default_direction(Metric m) {
     case Metric::output_tokens_per_s: return search::Direction::maximize;
     default: return search::Direction::minimize;
   }
+}
+
+std::vector<Issue> validate(const CompiledSpace& space) {
+  const PointConfig& base = space.space().base;
+  std::vector<Issue> issues = perf::validate_base(base.design);
+  for (Issue& i : serving::validate(base.spec)) issues.push_back(std::move(i));
+  return issues;
 }
 
 CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {

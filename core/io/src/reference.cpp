@@ -45,10 +45,10 @@ std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file) {
   const std::string text = detail::read_text_file(file, file.string());
   detail::Issues issues;
   // Appended, not "'" + s + "'": GCC 12's bogus -Wrestrict (GCC bug 105329).
-  std::string where = "'";
-  where += file.string();
-  where += '\'';
-  auto parsed = detail::parse_json_text(text, where, "", issues);
+  std::string name = "'";
+  name += file.string();
+  name += '\'';
+  auto parsed = detail::parse_json_text(text, name, "", issues);
   if (!parsed || !issues.empty()) throw ConfigError(std::move(issues));
   json doc = std::move(*parsed);
   if (!doc.contains("rows") || !doc["rows"].is_array())

@@ -589,6 +589,12 @@ SearchProject resolve_search_project(std::string_view id_or_file, const PresetRe
   return load_search_project(file, presets);
 }
 
+bool has_search_section(std::string_view json_text) {
+  Issues ignored;  // reported by the parser of the project it turns out to be
+  const auto j = detail::parse_json_text(json_text, "project", "", ignored);
+  return j && j->is_object() && j->contains("search");
+}
+
 std::string point_to_jsonl(const search::PointRecord& p) {
   return detail::dump(record_json(p), -1);
 }

@@ -736,6 +736,36 @@ perf::Design CompiledSpace::decode(PointId id) const {
   return d;
 }
 
+std::vector<Issue> validate(const CompiledSpace& cs) {
+  const Space& sp = cs.space();
+  std::vector<Issue> issues;
+  const auto model_axis = std::find_if(sp.hardware.begin(), sp.hardware.end(),
+                                       [](const HardwareAxis& x) { return x.knob == "model"; });
+  if (cs.hardware_points() > 0)
+    for (Issue& issue : perf::validate_base(cs.hardware_design(0)))
+      // With a model axis, the models are checked one by one below, at the axis.
+      if (model_axis == sp.hardware.end() || issue.path.rfind("/model", 0) != 0)
+        issues.push_back(std::move(issue));
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a) {
+    if (sp.hardware[a].knob != "model") continue;
+    for (std::size_t i = 0; i < sp.models.size(); ++i) {
+      perf::Design d = sp.base;
+      d.model = sp.models[i];
+      const std::string at = "/search/hardware/" + std::to_string(a) + "/values/" +
+                             std::to_string(i);
+      for (Issue& issue : perf::validate_base(d)) {
+        if (issue.path.rfind("/model", 0) != 0) continue;  // the workload's: reported above
+        issue.path = at + issue.path.substr(std::string_view("/model").size());
+        issues.push_back(std::move(issue));
+      }
+    }
+  }
+  if (cs.size() == 0)
+    issues.push_back({"/search/parallel", "the space has no point: " + cs.empty_reason(), "",
+                      "parallel degrees whose product is a device count of the space"});
+  return issues;
+}
+
 PointId CompiledSpace::point_at(Count rank) const {
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     const Count inner = Count{classes_[c].groups.size()} * per_group_;

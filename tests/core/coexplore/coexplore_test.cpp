@@ -139,6 +139,30 @@ TEST(CoexploreSpace, RefusesUnknownKnobsValuesOutOfRangeAndDesignsWithoutAWafer)
   EXPECT_EQ(issues_of(s).size(), 2u);
 }
 
+// validate(): the base workload and the serving section with serve's ranges. A TTFT SLO of
+// -1e308 made every point "infeasible" (exit 0), a negative rate ended as "error: internal",
+// 1.1e12 requests as "out of memory".
+TEST(CoexploreSpace, ValidateChecksTheBaseWorkloadAndTheServingSectionAsServeDoes) {
+  EXPECT_TRUE(validate(CompiledSpace(small_space())).empty());
+  auto only_path = [](Space s) {
+    const auto is = validate(CompiledSpace(std::move(s)));
+    EXPECT_EQ(is.size(), 1u) << format_issues(is);
+    return is.empty() ? std::string() : is.front().path;
+  };
+  Space s = small_space();
+  s.base.spec.slo.ttft_s = -1e308;
+  EXPECT_EQ(only_path(s), "/serving/slo/ttft_s");
+  s = small_space();
+  s.base.spec.rate_per_s = -5;
+  EXPECT_EQ(only_path(s), "/serving/rate_per_s");
+  s = small_space();
+  s.base.spec.requests = 1'100'000'000'000;
+  EXPECT_EQ(only_path(s), "/serving/requests");
+  s = small_space();
+  s.base.design.workload.output_len = 0;
+  EXPECT_EQ(only_path(s), "/workload/output_len");
+}
+
 TEST(CoexploreRun, EachPointIsTheCentralSchedulersChoiceRunOnTheWholeStream) {
   const CompiledSpace s(small_space());
   const auto reqs = stream(40, 120);

@@ -219,6 +219,34 @@ TEST(SearchSpace, AnEmptySpaceSaysWhy) {
   EXPECT_TRUE(CompiledSpace(hand_space()).empty_reason().empty());
 }
 
+// validate(): what no point re-checks. A base workload with output_len 0 made every point
+// invalid and the search visited them all (minutes, then "no point feasible" blaming memory);
+// a bad model of the model axis is named at the axis; an empty space at /search/parallel.
+TEST(SearchSpace, ValidateChecksTheBaseWorkloadTheModelsAndEmptiness) {
+  auto has = [](const std::vector<Issue>& is, const std::string& path) {
+    return std::any_of(is.begin(), is.end(), [&](const Issue& i) { return i.path == path; });
+  };
+  EXPECT_TRUE(validate(CompiledSpace(dense_space())).empty());
+  EXPECT_TRUE(validate(CompiledSpace(workload_space())).empty());
+  Space s = dense_space();
+  s.base.workload.output_len = 0;
+  auto is = validate(CompiledSpace(s));
+  ASSERT_EQ(is.size(), 1u) << format_issues(is);
+  EXPECT_EQ(is[0].path, "/workload/output_len");
+  EXPECT_EQ(is[0].allowed, "integer >= 1");
+  Space w = workload_space();
+  w.models[1].moe.top_k = 0;  // the model axis is /search/hardware/2
+  is = validate(CompiledSpace(w));
+  EXPECT_TRUE(has(is, "/search/hardware/2/values/1/moe/top_k")) << format_issues(is);
+  EXPECT_FALSE(has(is, "/model/moe/top_k")) << format_issues(is);
+  Space e = dense_space();
+  e.inner.tp = {3};
+  is = validate(CompiledSpace(e));
+  ASSERT_EQ(is.size(), 1u) << format_issues(is);
+  EXPECT_EQ(is[0].path, "/search/parallel");
+  EXPECT_NE(is[0].message.find("the space has no point"), std::string::npos);
+}
+
 TEST(SearchSpace, ConnectedAboveTotalIsPrunedNotEvaluated) {
   Space s = hand_space();
   s.hardware = {{"memory.layers_total", {4}}, {"memory.layers_connected", {2, 8}}};

@@ -54,6 +54,8 @@ struct SearchProject {
 SearchProject parse_search_project(std::string_view json_text, const PresetRegistry& presets,
                                    const std::filesystem::path& base_dir = {});
 SearchProject load_search_project(const std::filesystem::path& file, const PresetRegistry& presets);
+// True when the JSON text is an object with a "search" key (no other check).
+bool has_search_section(std::string_view json_text);
 // A search preset id (presets/search/) or a path to a search project file.
 SearchProject resolve_search_project(std::string_view id_or_file, const PresetRegistry& presets);
 

@@ -149,6 +149,17 @@ struct Space {
 // ("model" axis); empty for numeric axes (format the number).
 std::string axis_value_name(const Space& space, std::size_t axis, double value);
 
+class CompiledSpace;
+
+// The checks of a search project beyond the space's structure (which CompiledSpace's
+// constructor refuses with a ConfigError): the base design's model, workload and runtime
+// (perf::validate_base, at the axes' first values; a workload with output_len 0 makes every
+// point invalid, and the search would visit them all), every model of the "model" axis (at
+// /search/hardware/<axis>/values/<i>/...), and a space with no point (at /search/parallel, with
+// empty_reason()). `search`, `validate-project` and the GUI call it after compiling; empty
+// means the search may run.
+std::vector<Issue> validate(const CompiledSpace& space);
+
 // One parallel combination of the inner space.
 struct ParallelGroup {
   int tp = 1, pp = 1, ep = 1, dp = 1, cp = 1;
