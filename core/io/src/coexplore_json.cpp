@@ -349,6 +349,18 @@ CoexploreProject load_coexplore_project(const std::filesystem::path& file,
 
 std::string coexplore_canonical_text(const coexplore::Space& space) {
   Json j = detail::project_json(space.base.design, space.base.spec, {});
+  // A request trace stands in the text by its content, not by its path: a trace edited in place
+  // is another stream (a resume must not mix points of both), while the same file named by a
+  // relative or an absolute path, or a copy of it, is the same stream. A trace that is not
+  // the source is not read.
+  if (auto serving = j.find("serving"); serving != j.end() && serving->is_object()) {
+    if (space.base.spec.source == serving::SourceKind::trace && !space.base.spec.trace.empty())
+      (*serving)["trace"] =
+          "fnv1a64:" + detail::fingerprint(detail::read_text_file(
+                           space.base.spec.trace, "/serving/trace", limits::kMaxTraceFileBytes));
+    else
+      serving->erase("trace");
+  }
   j["coexplore"] = section_json(space);
   j["load"] = space.base.load;
   return detail::dump(j, -1);

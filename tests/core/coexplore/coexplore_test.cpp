@@ -5,6 +5,7 @@
 // optimum-along-an-axis report, the log and CSV on disk (io/coexplore.hpp), and the geometric
 // maximality of the scheduler's partitions (wafer/partition.hpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -357,6 +358,47 @@ TEST(CoexploreIo, LogResumesFromItsLastGoodLineAndCsvNamesTheAxes) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')).rfind("index,d2d_GBps,load,on_frontier,feasible", 0), 0u);
   EXPECT_NE(csv.find("\n4,4500,2,1,1,"), std::string::npos) << csv;
   std::filesystem::remove_all(dir);
+}
+
+// A trace source is fingerprinted by its content: edited in place it is another space (a resume
+// mixed old and new points before, the fingerprint holding the path), while the same file by a
+// relative path, or a copy, is the same space (a resume was refused before).
+TEST(CoexploreIo, TheFingerprintHoldsTheTracesContentNotItsPath) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("stackscope-coexplore-fp-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto trace = dir / "trace.csv";
+  auto write = [](const std::filesystem::path& f, const std::string& generated) {
+    std::ofstream(f) << "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                     << "2023-11-16 18:15:46.6805900,374," << generated << "\n"
+                     << "2023-11-16 18:15:50.9951690,396,109\n";
+  };
+  write(trace, "44");
+  Space s = small_space();
+  s.base.spec.source = serving::SourceKind::trace;
+  s.base.spec.trace = trace.string();
+  const std::string fp = io::coexplore_fingerprint(s);
+  EXPECT_EQ(io::coexplore_canonical_text(s).find(trace.string()), std::string::npos);
+
+  Space relative = s;  // the same file, spelled relative to the working directory
+  relative.base.spec.trace =
+      std::filesystem::relative(trace, std::filesystem::current_path()).string();
+  ASSERT_NE(relative.base.spec.trace, s.base.spec.trace);
+  EXPECT_EQ(io::coexplore_fingerprint(relative), fp);
+  Space copy = s;
+  std::filesystem::copy_file(trace, dir / "copy.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  copy.base.spec.trace = (dir / "copy.csv").string();
+  EXPECT_EQ(io::coexplore_fingerprint(copy), fp);
+
+  write(trace, "45");  // one output length changed, in place
+  EXPECT_NE(io::coexplore_fingerprint(s), fp);
+  // A generated source does not read (nor name) a leftover trace path.
+  Space generated = s;
+  generated.base.spec.source = serving::SourceKind::generated;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(io::coexplore_fingerprint(generated), io::coexplore_fingerprint(small_space()));
+  EXPECT_THROW((void)io::coexplore_fingerprint(s), ConfigError);  // the trace is gone
 }
 
 TEST(CoexploreIo, ProjectSectionParsesAndItsErrorsNameThePath) {

@@ -50,7 +50,9 @@ CoexploreProject load_coexplore_project(const std::filesystem::path& file,
                                         const PresetRegistry& presets);
 
 // The canonical text of a space (base project with its serving section, and the section as
-// written back) and its FNV-1a fingerprint: equal for files describing the same space.
+// written back) and its FNV-1a fingerprint: equal for files describing the same space. A trace
+// source is named by the FNV-1a hash of the file's content, not its path (the file is read:
+// ConfigError at /serving/trace when it cannot be).
 std::string coexplore_canonical_text(const coexplore::Space& space);
 std::string coexplore_fingerprint(const coexplore::Space& space);
 
