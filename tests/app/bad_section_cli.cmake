@@ -47,6 +47,12 @@ elseif(what STREQUAL "search-output-len-0")
   set(old "\"output_len\": 256")
   set(new "\"output_len\": 0")
   set(EXPECT_STDERR "^error: /workload/output_len: must be at least 1 \\(got 0. allowed: integer >= 1\\)")
+elseif(what STREQUAL "search-axis-factor")
+  # 1.4 x 10^10 values: "out of memory" after seconds, naming nothing; counted before expanding.
+  set(from "${space}")
+  set(old "\"max\": 400, \"factor\": 2")
+  set(new "\"max\": 400, \"factor\": 1.0000000001")
+  set(EXPECT_STDERR "^error: /search/hardware/3: the noc.link_GBps axis' range has 1386294[0-9][0-9][0-9][0-9] values .*allowed: at most 1048576 values per axis \\(a larger factor\\)")
 elseif(what STREQUAL "serving-negative-rate")
   # validate-project said "ok" for a serving section serve refuses.
   set(from "${serving}")

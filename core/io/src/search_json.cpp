@@ -71,18 +71,30 @@ std::vector<double> read_values(const Json& j, const std::string& path, Issues& 
   if (has_step) detail::read_value(j["step"], child_path(path, "step"), step, issues);
   if (has_factor) detail::read_value(j["factor"], child_path(path, "factor"), factor, issues);
   if (issues.size() != before) return out;
+  // Counted before it is expanded: a factor of 1.0000000001 is 10^11 values (it ran out of
+  // memory after seconds, naming nothing).
+  std::uint64_t count = 0;
   try {
-    out = has_step ? search::linear_range(lo, hi, step) : search::geometric_range(lo, hi, factor);
+    count = has_step ? search::linear_range_count(lo, hi, step)
+                     : search::geometric_range_count(lo, hi, factor);
   } catch (const std::invalid_argument& e) {
     issues.push_back({path, e.what(), value_text(j),
                       has_step ? "min <= max, step > 0" : "0 < min <= max, factor > 1"});
+    return out;
   }
-  constexpr std::size_t kMaxValues = 1u << 20;
-  if (out.size() > kMaxValues) {
-    issues.push_back({path, "range has " + std::to_string(out.size()) + " values", value_text(j),
-                      "at most " + std::to_string(kMaxValues) + " values"});
-    out.clear();
+  if (count > search::kMaxAxisValues) {
+    const auto knob = j.find("knob");
+    const std::string what =
+        knob != j.end() && knob->is_string() ? "the " + knob->get<std::string>() + " axis' " : "";
+    const std::string count_text = count == std::numeric_limits<std::uint64_t>::max()
+                                       ? "more than 18446744073709551615"
+                                       : std::to_string(count);
+    issues.push_back({path, what + "range has " + count_text + " values", value_text(j),
+                      "at most " + std::to_string(search::kMaxAxisValues) +
+                          " values per axis (a larger " + (has_step ? "step" : "factor") + ")"});
+    return out;
   }
+  out = has_step ? search::linear_range(lo, hi, step) : search::geometric_range(lo, hi, factor);
   return out;
 }
 
