@@ -380,6 +380,17 @@ std::optional<coexplore::Record> record_from_jsonl(std::string_view line) {
   return record_from(*j);
 }
 
+namespace {
+
+// A record field's CSV column. The die grid laid out (after an automatic fit) is grid_dies_x /
+// grid_dies_y, beside the dies_x / dies_y axes that asked for it (0 = fit to the area): the
+// columns were repeated before.
+std::string csv_column(std::string_view key) {
+  return key == "dies_x" || key == "dies_y" ? "grid_" + std::string(key) : std::string(key);
+}
+
+}  // namespace
+
 std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
                              std::span<const coexplore::Record> records,
                              std::span<const coexplore::Record> frontier) {
@@ -387,7 +398,7 @@ std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
   o << "index";
   for (const auto& a : space.space().axes) o << "," << a.knob;
   o << ",on_frontier,feasible";
-  for (const auto& f : kInts) o << "," << f.key;
+  for (const auto& f : kInts) o << "," << csv_column(f.key);
   for (const auto& f : kDoubles) o << "," << f.key;
   o << ",requests,partition,reason\n";
   for (const auto& r : records) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -358,6 +359,33 @@ TEST(CoexploreIo, LogResumesFromItsLastGoodLineAndCsvNamesTheAxes) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')).rfind("index,d2d_GBps,load,on_frontier,feasible", 0), 0u);
   EXPECT_NE(csv.find("\n4,4500,2,1,1,"), std::string::npos) << csv;
   std::filesystem::remove_all(dir);
+}
+
+// points.csv repeated dies_x and dies_y (an axis and the grid laid out): with every knob of the
+// registry as an axis, no column name may repeat.
+TEST(CoexploreIo, CsvColumnsAreUniqueWhateverTheAxes) {
+  Space s = small_space();
+  s.axes.clear();
+  for (const Knob& k : knobs()) s.axes.push_back({std::string(k.name), {k.min}});
+  const CompiledSpace c(s);
+  Record r;
+  r.values.assign(s.axes.size(), 0);
+  const std::string csv = io::coexplore_to_csv(c, std::vector<Record>{r}, {});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::set<std::string> seen;
+  std::size_t columns = 0;
+  for (std::size_t b = 0; b <= header.size();) {
+    const std::size_t e = std::min(header.find(',', b), header.size());
+    EXPECT_TRUE(seen.insert(header.substr(b, e - b)).second) << header.substr(b, e - b);
+    ++columns;
+    b = e + 1;
+  }
+  EXPECT_GT(columns, s.axes.size() + 30);
+  EXPECT_NE(header.find(",dies_x,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",grid_dies_x,grid_dies_y,usable_dies,"), std::string::npos) << header;
+  // Every row has as many fields as the header.
+  const std::string row = csv.substr(header.size() + 1);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(row.begin(), row.end(), ',')), columns - 1);
 }
 
 // A trace source is fingerprinted by its content: edited in place it is another space (a resume

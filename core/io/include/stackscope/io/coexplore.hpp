@@ -62,7 +62,8 @@ std::string record_to_jsonl(const coexplore::Record& r);
 std::optional<coexplore::Record> record_from_jsonl(std::string_view line);
 
 // CSV, one row per record: index, the axis values (by knob name), on_frontier (1/0), feasible,
-// reason, wafer and serving metrics, the partition.
+// wafer metrics (the die grid laid out as grid_dies_x, grid_dies_y: an axis may be dies_x),
+// serving metrics, requests, the partition, reason. Column names are unique.
 std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
                              std::span<const coexplore::Record> records,
                              std::span<const coexplore::Record> frontier);
