@@ -14,6 +14,7 @@
 
 #include "coexplore_run.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "mpi_search.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
@@ -280,9 +281,9 @@ struct Infeasibility {
 // Runs the search (of one shard) and adds the counters of the resumed, earlier part.
 search::Summary execute(const search::CompiledSpace& space, const search::RunOptions& opt,
                         LogState& state, bool log_all, bool tty, std::ostream& err,
-                        Infeasibility* why = nullptr) {
+                        Infeasibility* why = nullptr, std::stop_token stop = {}) {
   CliSink sink(state.log ? &*state.log : nullptr, log_all, space.space().objectives, tty, err);
-  search::Summary sum = search::run(space, opt, sink);
+  search::Summary sum = search::run(space, opt, sink, stop);
   sink.end_line();
   if (why) {
     why->feasible = sink.feasible();
@@ -456,10 +457,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
         std::filesystem::is_regular_file(arg, ec)) {
       const std::string text = io::read_project_text(arg);
       if (io::has_coexplore_section(text))
-        return run_coexplore(a, text, std::filesystem::path(arg).parent_path(), ctx);
+        return run_coexplore(a, args, text, std::filesystem::path(arg).parent_path(), ctx);
     } else if (ctx.presets.contains(io::PresetKind::project, arg)) {
       const std::string text(ctx.presets.json_text(io::PresetKind::project, arg));
-      if (io::has_coexplore_section(text)) return run_coexplore(a, text, {}, ctx);
+      if (io::has_coexplore_section(text)) return run_coexplore(a, args, text, {}, ctx);
     }
   }
   for (const char* o : {"--max-points", "--trace", "--time-scale"})
@@ -525,9 +526,24 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   if (out_dir) state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
   Infeasibility why;
-  const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err, &why);
+  // Ctrl-C stops the workers at their next point; finished units stay logged, the rest of the
+  // log is dropped on resume (io::SearchLog), and what was found so far is written and shown.
+  const Interrupt interrupt;
+  const search::Summary sum =
+      execute(space, opt, state, log_all, tty, ctx.err, &why, interrupt.token());
   if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);
   report(space, sum, opt.shard, json, out_dir, 0, ctx.out, &why);
+  if (interrupt.interrupted()) {
+    ctx.out.flush();
+    if (opt.strategy == search::Strategy::nsga2)
+      ctx.err << "interrupted: an nsga2 search does not resume; run it again\n";
+    else if (!out_dir)
+      ctx.err << "interrupted: nothing was logged; run with --out DIR to be able to resume\n";
+    else
+      ctx.err << "interrupted: the log in " << *out_dir
+              << " is consistent; continue with:\n  " << resume_command("search", args) << "\n";
+    return kExitInterrupted;
+  }
   return kExitOk;
 }
 
@@ -610,9 +626,11 @@ Command make_search_command() {
       "gathers the ranks' frontiers and prints and writes what a single-process run would.\n"
       "One --out DIR serves one search at a time (DIR/search.lock). A damaged points.jsonl is\n"
       "resumed from its last good record (format: io/search.hpp); one with an unreadable header\n"
-      "is refused with how to start over. Exit status: 0 when the search ran (also when no\n"
-      "point is feasible: the status line says so, summary.json has \"frontier\": 0), 2 on bad\n"
-      "input or an unusable --out DIR, 3 on an internal error.";
+      "is refused with how to start over. Ctrl-C stops the run at a consistent point (the\n"
+      "frontier so far written, the log resumable) and prints the command that resumes it.\n"
+      "Exit status: 0 when the search ran (also when no point is feasible: the status line\n"
+      "says so, summary.json has \"frontier\": 0), 2 on bad input or an unusable --out DIR,\n"
+      "3 on an internal error, 130 after Ctrl-C.";
   c.options = search_options();
   c.run = run_search;
   return c;
