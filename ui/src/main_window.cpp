@@ -6,7 +6,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QBuffer>
-#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
@@ -23,7 +22,6 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QSvgRenderer>
 #include <QTabWidget>
@@ -65,15 +63,8 @@ static void initStackScopeResources() {
 namespace stackscope::ui {
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-QString describeError(const std::exception& e) {
-  if (const auto* ce = dynamic_cast<const ConfigError*>(&e)) return qs(format_issues(ce->issues()));
-  return QString::fromLocal8Bit(e.what());
-}
-
+using detail::describeError;
+using detail::qs;
 using detail::renderIcon;
 using detail::tabPage;
 
@@ -130,51 +121,7 @@ MainWindow::~MainWindow() = default;
 // buildUi(): main_window_views.cpp
 
 void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open Project…"), this, &MainWindow::openDialog);
-  open->setShortcut(QKeySequence::Open);
-  // The preset browser: every built-in project, by name, with its id and source on hover.
-  QMenu* presetsMenu = file->addMenu(tr("Open &Preset Project"));
-  for (const auto& p : presets_->list(io::PresetKind::project)) {
-    QAction* a = presetsMenu->addAction(qs(p.name), this, [this, id = p.id] {
-      if (doc_.dirty() &&
-          QMessageBox::question(this, tr("Discard changes?"),
-                                tr("The current design has unsaved changes. Open the preset "
-                                   "anyway?")) != QMessageBox::Yes)
-        return;
-      openPreset(qs(id));
-    });
-    a->setToolTip(tr("preset id: %1").arg(qs(p.id)));
-  }
-  presetsMenu->setToolTipsVisible(true);
-  QMenu* recent = file->addMenu(tr("Open &Recent"));
-  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
-    recent->clear();
-    const QStringList files = QSettings().value(QStringLiteral("recent")).toStringList();
-    for (const QString& f : files)
-      recent->addAction(f, this, [this, f] {
-        QString err;
-        if (!openProject(f, &err)) QMessageBox::warning(this, tr("Cannot open project"), err);
-      });
-    if (files.isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
-  });
-  QAction* save = file->addAction(tr("&Save Project"), this, [this] {
-    if (file_.isEmpty()) return saveAsDialog();
-    QString err;
-    if (!saveProject(file_, &err)) QMessageBox::warning(this, tr("Cannot save project"), err);
-  });
-  save->setShortcut(QKeySequence::Save);
-  QAction* saveAs = file->addAction(tr("Save Project &As…"), this, &MainWindow::saveAsDialog);
-  saveAs->setShortcut(QKeySequence::SaveAs);
-  QAction* report =
-      file->addAction(tr("Export Design &Review…"), this, &MainWindow::exportReportDialog);
-  report->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
-  report->setToolTip(
-      tr("One HTML file with the metrics, power per layer, every view and the "
-         "project JSON"));
-  file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  buildFileMenu();  // main_window_files.cpp
   QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
   QAction* undo = doc_.undoStack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
@@ -267,64 +214,6 @@ void MainWindow::evaluateNow() {
   updateHeader();
 }
 
-QString MainWindow::autosavePath() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
-      .filePath(QStringLiteral("autosave.json"));
-}
-
-bool MainWindow::autosaveNow() {
-  if (!doc_.dirty()) return false;
-  try {
-    QDir().mkpath(QFileInfo(autosavePath()).path());
-    io::save_text_atomic(autosavePath().toStdString(),
-                         io::project_to_json(doc_.design(), doc_.serving(),
-                                             QFileInfo(autosavePath()).path().toStdString()));
-    QSettings().setValue(QStringLiteral("autosave/file"), file_);
-    Q_EMIT autosaved();
-    return true;
-  } catch (const std::exception&) {
-    return false;  // best effort; the next tick tries again
-  }
-}
-
-void MainWindow::setAutosaveInterval(int ms) {
-  autosave_.setInterval(ms);
-}
-
-void MainWindow::dropAutosave() {
-  QFile::remove(autosavePath());
-  QSettings().remove(QStringLiteral("autosave/file"));
-}
-
-bool MainWindow::recoverAutosave(QString* error) {
-  const QString path = autosavePath();
-  if (!QFileInfo::exists(path)) return false;
-  try {
-    const perf::Design d = io::load_project(path.toStdString(), *presets_);
-    const auto serving = io::load_serving_section(path.toStdString());
-    const QString original = QSettings().value(QStringLiteral("autosave/file")).toString();
-    setDesign(d);
-    if (serving) doc_.reset(doc_.design(), *serving);
-    file_ = original;
-    // Recovered edits are unsaved: keep the document dirty until the user saves.
-    doc_.edit(d, tr("Recovered edits"));
-    updateHeader();
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = describeError(e);
-    return false;
-  }
-}
-
-void MainWindow::addRecent(const QString& file) {
-  QSettings s;
-  QStringList recent = s.value(QStringLiteral("recent")).toStringList();
-  recent.removeAll(file);
-  recent.prepend(file);
-  while (recent.size() > 8) recent.removeLast();
-  s.setValue(QStringLiteral("recent"), recent);
-}
-
 void MainWindow::setTheme(theme::Mode mode) {
   theme::apply(mode);
   setStyleSheet(theme::styleSheet(baseStyleSheet_));
@@ -357,6 +246,7 @@ void MainWindow::enableSessionState() {
     if (answer != QMessageBox::Yes) dropAutosave();
   }
   QSettings s;
+  lastSaveDir_ = s.value(QStringLiteral("files/lastSaveDir")).toString();
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
@@ -365,38 +255,6 @@ void MainWindow::enableSessionState() {
   if (tab >= 0 && tab < views_->count()) views_->setCurrentIndex(tab);
   // Maximised and detached views as they were left.
   area_->setRemembered(true);
-}
-
-void MainWindow::closeEvent(QCloseEvent* e) {
-  if (sessionState_ && doc_.dirty()) {
-    const auto answer = QMessageBox::question(
-        this, tr("Unsaved changes"), tr("Save the changes to the design before closing?"),
-        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) {
-      e->ignore();
-      return;
-    }
-    if (answer == QMessageBox::Save) {
-      if (file_.isEmpty())
-        saveAsDialog();
-      else if (QString err; !saveProject(file_, &err))
-        QMessageBox::warning(this, tr("Cannot save project"), err);
-      if (doc_.dirty()) {  // the save was cancelled or failed: stay open
-        e->ignore();
-        return;
-      }
-    }
-  }
-  if (sessionState_) dropAutosave();
-  if (sessionState_) {
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
-      s.setValue(QStringLiteral("window/mainSplitter"), split->saveState());
-    s.setValue(QStringLiteral("window/tab"), views_->currentIndex());
-  }
-  QMainWindow::closeEvent(e);
 }
 
 void MainWindow::addToCompare() {
@@ -447,58 +305,6 @@ void MainWindow::updateHeader() {
   subtitle_->setText(sub);
   subtitle_->setToolTip(file_.isEmpty() ? sub : file_);
   setWindowTitle(tr("%1[*] — StackScope").arg(title_->text()));
-}
-
-bool MainWindow::openProject(const QString& file, QString* error) {
-  try {
-    const perf::Design d = io::load_project(file.toStdString(), *presets_);
-    const auto serving = io::load_serving_section(file.toStdString());
-    file_ = QFileInfo(file).absoluteFilePath();
-    setDesign(d);
-    if (serving) doc_.reset(doc_.design(), *serving);
-    if (sessionState_) addRecent(file_);
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = describeError(e);
-    return false;
-  }
-}
-
-bool MainWindow::openPreset(const QString& id) {
-  try {
-    perf::Design d = presets_->project(id.toStdString());
-    const auto serving =
-        io::parse_serving_section(presets_->json_text(io::PresetKind::project, id.toStdString()));
-    file_.clear();
-    setDesign(d);
-    if (serving) doc_.reset(doc_.design(), *serving);
-    statusBar()->showMessage(tr("Opened preset project %1 (Save As to keep edits)").arg(id));
-    return true;
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(describeError(e));
-    return false;
-  }
-}
-
-bool MainWindow::saveProject(const QString& file, QString* error) {
-  if (debounce_.isActive()) evaluateNow();  // an edit still waiting for its evaluation
-  try {
-    io::save_text_atomic(
-        file.toStdString(),
-        io::project_to_json(design_, doc_.serving(), QFileInfo(file).absolutePath().toStdString()));
-    file_ = QFileInfo(file).absoluteFilePath();
-    doc_.markClean();
-    setWindowModified(false);
-    if (sessionState_) {
-      addRecent(file_);
-      dropAutosave();
-    }
-    updateHeader();
-    return true;
-  } catch (const std::exception& e) {
-    if (error) *error = describeError(e);
-    return false;
-  }
 }
 
 namespace {
@@ -588,7 +394,7 @@ bool MainWindow::exportReport(const QString& file, QString* error) {
               .arg(tr("Project"),
                    tr("The design as a StackScope project (save it as .json to load it in the "
                       "workbench or stackscope-cli)."),
-                   qs(io::project_to_json(design_, doc_.serving())).toHtmlEscaped());
+                   qs(io::project_file_to_json(design_, doc_.serving(), origin_)).toHtmlEscaped());
   html += QStringLiteral("<p><small>StackScope %1</small></p></body></html>\n")
               .arg(QStringLiteral(STACKSCOPE_VERSION));
   try {
@@ -603,9 +409,9 @@ bool MainWindow::exportReport(const QString& file, QString* error) {
 void MainWindow::exportReportDialog() {
   QString suggested = QFileInfo(file_).completeBaseName();
   if (suggested.isEmpty()) suggested = QStringLiteral("design-review");
+  const QDir folder = QFileInfo(saveAsSuggestion()).absoluteDir();
   const QString f = QFileDialog::getSaveFileName(
-      this, tr("Export design review"),
-      QDir(QFileInfo(file_).path()).filePath(suggested + QStringLiteral(".html")),
+      this, tr("Export design review"), folder.filePath(suggested + QStringLiteral(".html")),
       tr("HTML report (*.html)"));
   if (f.isEmpty()) return;
   QString err;
@@ -613,24 +419,6 @@ void MainWindow::exportReportDialog() {
     QMessageBox::warning(this, tr("Cannot export the report"), err);
   else
     statusBar()->showMessage(tr("Design review written to %1").arg(f));
-}
-
-void MainWindow::openDialog() {
-  const QString f = QFileDialog::getOpenFileName(this, tr("Open project"), QFileInfo(file_).path(),
-                                                 tr("StackScope projects (*.json);;All files (*)"));
-  if (f.isEmpty()) return;
-  QString err;
-  if (!openProject(f, &err)) QMessageBox::warning(this, tr("Cannot open project"), err);
-}
-
-void MainWindow::saveAsDialog() {
-  QString suggested = file_;
-  if (suggested.isEmpty()) suggested = QDir::home().filePath(QStringLiteral("project.json"));
-  const QString f = QFileDialog::getSaveFileName(this, tr("Save project as"), suggested,
-                                                 tr("StackScope projects (*.json)"));
-  if (f.isEmpty()) return;
-  QString err;
-  if (!saveProject(f, &err)) QMessageBox::warning(this, tr("Cannot save project"), err);
 }
 
 void MainWindow::about() {
@@ -850,7 +638,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
     mode->setCurrentIndex(was);
   }
-  // Enlarged views (issue 14): the throughput curve maximised in place, the thermal view in a
+  // Enlarged views: the throughput curve maximised in place, the thermal view in a
   // window of its own; empty plots as hints (a fresh Compare and Search, an invalid design).
   if (ResultPane* p = area_->pane(QStringLiteral("throughput"))) {
     p->maximise();

@@ -32,7 +32,10 @@ const Json* require_section(const Json& root, std::string_view key, std::string_
   return &*it;
 }
 
-// `where` names the text in syntax-error messages ("project" or the file name).
+}  // namespace
+
+namespace detail {
+
 perf::Design parse_project_text(std::string_view json_text, std::string_view where,
                                 const PresetRegistry& presets,
                                 const std::filesystem::path& base_dir) {
@@ -132,11 +135,11 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
   return design;
 }
 
-}  // namespace
+}  // namespace detail
 
 perf::Design parse_project(std::string_view json_text, const PresetRegistry& presets,
                            const std::filesystem::path& base_dir) {
-  return parse_project_text(json_text, "project", presets, base_dir);
+  return detail::parse_project_text(json_text, "project", presets, base_dir);
 }
 
 perf::Design load_project(const std::filesystem::path& file, const PresetRegistry& presets) {
@@ -145,7 +148,7 @@ perf::Design load_project(const std::filesystem::path& file, const PresetRegistr
   std::string where = "'";
   where += file.string();
   where += '\'';
-  return parse_project_text(text, where, presets, file.parent_path());
+  return detail::parse_project_text(text, where, presets, file.parent_path());
 }
 
 namespace {

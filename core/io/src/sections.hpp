@@ -55,6 +55,12 @@ Json project_json(const perf::Design& design);
 Json project_json(const perf::Design& design, const serving::ServingSpec& spec,
                   const std::filesystem::path& base_dir);
 
+// A project document (io::parse_project); `where` names the text in syntax-error messages
+// ("project" or the file name).
+perf::Design parse_project_text(std::string_view json_text, std::string_view where,
+                                const PresetRegistry& presets,
+                                const std::filesystem::path& base_dir);
+
 // Whole-file text helper: throws ConfigError (at `path`) naming the file when it is missing,
 // not a regular file (a directory, FIFO or device such as /dev/zero is refused before reading,
 // so it can neither block nor fill memory), larger than `max_bytes`, or unreadable. Reads at

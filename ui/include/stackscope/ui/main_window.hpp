@@ -11,11 +11,14 @@
 #include <optional>
 
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/project_file.hpp"
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/theme.hpp"
 
+class QDragEnterEvent;
+class QDropEvent;
 class QLabel;
 class QTabWidget;
 
@@ -42,12 +45,36 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Loads a project file; on failure keeps the current design and returns the reason.
+  // Loads a project file (its design, serving settings and origin: id, source, notes and the
+  // sections the design does not hold); on failure keeps the current design and returns the
+  // reason. Does not ask about unsaved edits (requestOpen() does); clears the undo history.
   bool openProject(const QString& file, QString* error);
+  // Writes the project with its origin (io::project_file_to_json), so a saved copy of a shipped
+  // project keeps its id, source and notes.
   bool saveProject(const QString& file, QString* error);
   // Opens a built-in project preset (io::PresetKind::project) as a new, unsaved design.
   bool openPreset(const QString& id);
   void setDesign(const perf::Design& design);
+  // What the open project says about itself beyond the design (io/project_file.hpp).
+  const io::ProjectOrigin& origin() const { return origin_; }
+  const QString& file() const { return file_; }
+
+  // Unsaved edits: asks Save / Discard / Cancel (a modal box named "unsavedChangesBox"). Save
+  // saves as File > Save does (Save As for a document without a file of the user's); returns
+  // true when the caller may go on: nothing unsaved, saved, or discarded.
+  bool maybeSave();
+  // Open, Open Recent and a dropped file: asks first (maybeSave), then opens `file`; a file
+  // that cannot be opened is reported in a box. True when `file` was opened.
+  bool requestOpen(const QString& file);
+  // File > New: asks first, then the default project as a new design without a file or origin.
+  bool newProject();
+  // The file Save As proposes: the document's own file when it is the user's, else a file
+  // named after the project in the folder of the last Save As or the user's documents folder,
+  // never in a shipped presets folder.
+  QString saveAsSuggestion() const;
+  // A file of the shipped presets (in a "projects" or "search" folder of a "presets" folder,
+  // as in the source tree): Save goes to Save As rather than overwriting it.
+  static bool isShippedPreset(const QString& file);
 
   // Re-evaluates at once (the debounced path calls this too).
   void evaluateNow();
@@ -98,10 +125,19 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  // A project file dropped on the window opens as File > Open does (asking first).
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
 
  private:
+  void buildFileMenu();
+  // The document becomes `project`, read from `file` ("" for a preset or a new design).
+  void adopt(const io::ProjectFile& project, const QString& file);
   void openDialog();
-  void saveAsDialog();
+  // File > Save: to the document's file, or Save As when it has none of the user's. True when
+  // the project was written.
+  bool save();
+  bool saveAsDialog();
   void exportReportDialog();
   void dropAutosave();
   void addRecent(const QString& file);
@@ -112,6 +148,8 @@ class MainWindow : public QMainWindow {
   perf::Design design_;
   std::optional<perf::Result> result_;
   QString file_;
+  io::ProjectOrigin origin_;  // written back on save
+  QString lastSaveDir_;       // the folder of the last Save As (QSettings "files/lastSaveDir")
   QString startupError_;
   QString baseStyleSheet_;  // resources/stackscope.qss; the theme appends its overrides
 
