@@ -183,9 +183,8 @@ int run_coexplore(const ParsedArgs& a, std::span<const std::string> raw_args,
     if (!interrupt.interrupted()) return kExitOk;
     ctx.out.flush();
     if (out_dir)
-      ctx.err << "interrupted: the log in " << *out_dir
-              << " is consistent; continue with:\n  " << resume_command("search", raw_args)
-              << "\n";
+      ctx.err << "interrupted: the log in " << *out_dir << " is consistent; continue with:\n  "
+              << resume_command("search", raw_args) << "\n";
     else
       ctx.err << "interrupted: nothing was logged; run with --out DIR to be able to resume\n";
     return kExitInterrupted;

@@ -350,9 +350,8 @@ std::string status_text(const search::Summary& sum, const search::Shard& shard,
 
 // The report on stdout (table or --json). `ranks` > 0 for an MPI run over that many ranks.
 void report(const search::CompiledSpace& space, const search::Summary& sum,
-            const search::Shard& shard, bool json,
-            const std::optional<std::string>& out_dir, int ranks, std::ostream& out,
-            const Infeasibility* why = nullptr) {
+            const search::Shard& shard, bool json, const std::optional<std::string>& out_dir,
+            int ranks, std::ostream& out, const Infeasibility* why = nullptr) {
   const auto& p = sum.progress;
   const std::string status = status_text(sum, shard, why);
   const bool none_feasible = sum.complete && (sum.archive.size() == 0);
@@ -540,8 +539,8 @@ int run_search(std::span<const std::string> args, Context& ctx) {
     else if (!out_dir)
       ctx.err << "interrupted: nothing was logged; run with --out DIR to be able to resume\n";
     else
-      ctx.err << "interrupted: the log in " << *out_dir
-              << " is consistent; continue with:\n  " << resume_command("search", args) << "\n";
+      ctx.err << "interrupted: the log in " << *out_dir << " is consistent; continue with:\n  "
+              << resume_command("search", args) << "\n";
     return kExitInterrupted;
   }
   return kExitOk;

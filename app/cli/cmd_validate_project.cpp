@@ -55,8 +55,8 @@ int run_validate_project(std::span<const std::string> args, Context& ctx) {
     const perf::Design design = io::load_project(file, ctx.presets);
     const auto spec = io::load_serving_section(file);
     // serve's default partition on a wafer is the central scheduler's (--partition auto).
-    issues = perf::validate(
-        spec ? wafer::design_to_validate(design, !spec->disaggregate.enabled()) : design);
+    issues = perf::validate(spec ? wafer::design_to_validate(design, !spec->disaggregate.enabled())
+                                 : design);
     if (spec)
       for (Issue& i : serving::validate(*spec)) issues.push_back(std::move(i));
   }

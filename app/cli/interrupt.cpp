@@ -50,9 +50,10 @@ bool Interrupt::interrupted() const {
 
 std::string resume_command(std::string_view command, std::span<const std::string> args) {
   const auto quoted = [](const std::string& a) {
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789_-+=.,/:@%") == std::string::npos;
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyz"
+                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-+=.,/:@%") == std::string::npos;
     if (plain) return a;
     std::string q = "'";
     for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);

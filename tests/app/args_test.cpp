@@ -113,8 +113,8 @@ TEST(ParseArgs, Errors) {
 // The resume line printed after Ctrl-C: the arguments as given, quoted for a POSIX shell where
 // they need it, and --resume once.
 TEST(Interrupt, ResumeCommandQuotesForTheShellAndAddsResumeOnce) {
-  const std::vector<std::string> args = {"my project.json", "--out", "out/dir", "--time-scale",
-                                         "0.5", "it's"};
+  const std::vector<std::string> args = {"my project.json", "--out", "out/dir",
+                                         "--time-scale",    "0.5",   "it's"};
   EXPECT_EQ(resume_command("search", args),
             "stackscope-cli search 'my project.json' --out out/dir --time-scale 0.5 'it'\\''s' "
             "--resume");

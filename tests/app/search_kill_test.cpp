@@ -193,7 +193,7 @@ TEST(SearchInterrupt, CtrlCStopsACoExplorationWhoseLogThenResumes) {
       (fs::path(STACKSCOPE_SOURCE_DIR) / "presets/projects/llama-3-70b-wafer-coexplore.json")
           .string();
   const fs::path dir = work / "out";
-  const std::vector<std::string> args = {STACKSCOPE_CLI, "search", project,     "--out",
+  const std::vector<std::string> args = {STACKSCOPE_CLI, "search",    project, "--out",
                                          dir.string(),   "--threads", "2"};
   const Child c = spawn(args, work / "c.out", work / "c.err");
   ASSERT_GT(c.pid, 0);
@@ -208,7 +208,8 @@ TEST(SearchInterrupt, CtrlCStopsACoExplorationWhoseLogThenResumes) {
   ::kill(c.pid, SIGINT);
   const auto t1 = std::chrono::steady_clock::now();
   const int rc = wait_for(c);
-  const double stop_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   const std::string err = read_file(work / "c.err");
   ASSERT_EQ(rc, 130) << err;
   EXPECT_LT(stop_s, 10.0);  // the point in progress is cut short, not run to its end

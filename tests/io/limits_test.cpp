@@ -97,8 +97,8 @@ TEST(JsonLimits, DeepNestingIsRefusedBeforeAnyParse) {
   EXPECT_FALSE(point_from_jsonl(deep).has_value());
   EXPECT_FALSE(record_from_jsonl("{\"index\": " + deep + "}").has_value());
   // The pointer of escaped keys and later array elements; brackets in strings are text.
-  const Issue keyed = only_issue(project_with_notes(
-      "{\"a/b\\\"c\": [1, \"]]][[[\", " + repeat("[", 70) + repeat("]", 70) + "]}"));
+  const Issue keyed = only_issue(project_with_notes("{\"a/b\\\"c\": [1, \"]]][[[\", " +
+                                                    repeat("[", 70) + repeat("]", 70) + "]}"));
   EXPECT_EQ(keyed.path, "/notes/a~1b\"c/2" + repeat("/0", 61));
   EXPECT_NO_THROW((void)parse_project(
       project_with_notes("\"" + repeat("[", 1000) + "\\\"" + repeat("{", 1000) + "\""),

@@ -192,10 +192,9 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     product += (product.empty() ? "" : " x ") + ax.knob + " " + std::to_string(ax.values.size());
   }
   if (const search::Count n = search::count_points(sizes); n > kMaxPoints)
-    throw ConfigError({{"/coexplore/axes", "the axes give " + search::to_string(n) + " points (" +
-                                               product + ")",
-                        search::to_string(n), "at most 2^40 = " + std::to_string(kMaxPoints) +
-                                                  " points"}});
+    throw ConfigError(
+        {{"/coexplore/axes", "the axes give " + search::to_string(n) + " points (" + product + ")",
+          search::to_string(n), "at most 2^40 = " + std::to_string(kMaxPoints) + " points"}});
   // Mixed radix, the last axis fastest.
   stride_.assign(space_.axes.size(), 1);
   for (std::size_t a = space_.axes.size(); a-- > 0;) {

@@ -276,8 +276,7 @@ std::string raw_key_text(std::string_view raw) {
 std::optional<Issue> check_json_text(std::string_view text, std::string_view where,
                                      const std::string& path, std::size_t max_bytes) {
   if (text.size() > max_bytes)
-    return Issue{path,
-                 "JSON text of " + std::string(where) + " is larger than the limit",
+    return Issue{path, "JSON text of " + std::string(where) + " is larger than the limit",
                  std::to_string(text.size()) + " bytes",
                  "at most " + std::to_string(max_bytes) + " bytes (" +
                      std::to_string(max_bytes / limits::kMiB) + " MiB)"};
@@ -309,11 +308,11 @@ std::optional<Issue> check_json_text(std::string_view text, std::string_view whe
           for (const Frame& f : open)
             pointer += "/" + (f.array ? std::to_string(f.index)
                                       : escape_pointer_token(raw_key_text(f.key)));
-          return Issue{pointer,
-                       "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) +
-                           " levels in " + std::string(where),
-                       "", "at most " + std::to_string(limits::kMaxJsonDepth) +
-                               " nested arrays/objects"};
+          return Issue{
+              pointer,
+              "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels in " +
+                  std::string(where),
+              "", "at most " + std::to_string(limits::kMaxJsonDepth) + " nested arrays/objects"};
         }
         open.push_back({c == '[', 0, {}});
         break;

@@ -844,8 +844,8 @@ std::string search_report_to_json(const search::CompiledSpace& space, const sear
       p.elapsed_s > 0
           ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
           : 0.0);
-  j["evaluations_per_core_second"] = write_value(
-      p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0);
+  j["evaluations_per_core_second"] =
+      write_value(p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0);
   j["elapsed_s"] = write_value(p.elapsed_s);
   j["complete"] = s.complete;
   j["feasible_found"] = s.archive.size() > 0;

@@ -388,8 +388,9 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   auto count_axis = [&](const HardwareAxis& axis, const std::string& p) {
     if (axis.values.empty()) return;
     if (hw_points_ > kMaxHw / axis.values.size())
-      issues.push_back(issue(p, "more than 2^62 hardware points (the axes give " +
-                                    to_string(count_points(axis_sizes)) + ")",
+      issues.push_back(issue(p,
+                             "more than 2^62 hardware points (the axes give " +
+                                 to_string(count_points(axis_sizes)) + ")",
                              std::to_string(axis.values.size()) + " values",
                              "at most 2^62 hardware points"));
     else
@@ -832,8 +833,8 @@ std::vector<Issue> validate(const CompiledSpace& cs) {
     for (std::size_t i = 0; i < sp.models.size(); ++i) {
       perf::Design d = sp.base;
       d.model = sp.models[i];
-      const std::string at = "/search/hardware/" + std::to_string(a) + "/values/" +
-                             std::to_string(i);
+      const std::string at =
+          "/search/hardware/" + std::to_string(a) + "/values/" + std::to_string(i);
       for (Issue& issue : perf::validate_base(d)) {
         if (issue.path.rfind("/model", 0) != 0) continue;  // the workload's: reported above
         issue.path = at + issue.path.substr(std::string_view("/model").size());

@@ -166,9 +166,8 @@ TEST(SearchEngine, AxisWithInvalidFirstValueEqualsBruteForce) {
 // like the unpruned run does.
 TEST(SearchEngine, DeviceCountWithoutParallelGroupEqualsBruteForce) {
   Space s = dense_space();
-  s.hardware = {{"devices", {8, 16}},
-                {"memory.layers_total", {4, 8}},
-                {"compute.cores", {64, 128}}};
+  s.hardware = {
+      {"devices", {8, 16}}, {"memory.layers_total", {4, 8}}, {"compute.cores", {64, 128}}};
   s.inner.tp = {8};
   s.inner.pp = {1};
   s.inner.dp = {1};

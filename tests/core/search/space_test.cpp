@@ -258,8 +258,8 @@ TEST(SearchSpace, RangesAreCountedBeforeTheyAreExpanded) {
   for (const auto& [lo, hi, step] : {std::tuple{1.0, 256.0, 1.0}, std::tuple{0.1, 1.0, 0.1},
                                      std::tuple{100.0, 400.0, 0.3}, std::tuple{5.0, 5.0, 1.0}})
     EXPECT_EQ(linear_range_count(lo, hi, step), linear_range(lo, hi, step).size()) << step;
-  for (const auto& [lo, hi, f] : {std::tuple{1.0, 1024.0, 2.0}, std::tuple{100.0, 400.0, 1.1},
-                                  std::tuple{1.0, 1e6, 1.0001}})
+  for (const auto& [lo, hi, f] :
+       {std::tuple{1.0, 1024.0, 2.0}, std::tuple{100.0, 400.0, 1.1}, std::tuple{1.0, 1e6, 1.0001}})
     EXPECT_EQ(geometric_range_count(lo, hi, f), geometric_range(lo, hi, f).size()) << f;
   EXPECT_EQ(geometric_range_count(1, 1024, 2), 11u);
   // ln 4 / ln(factor) = 1.386 x 10^10 values (the double nearest 1.0000000001 is
