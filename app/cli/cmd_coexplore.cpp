@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "coexplore_run.hpp"
+#include "interrupt.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/coexplore/coexplore.hpp"
 #include "stackscope/io/coexplore.hpp"
@@ -99,8 +100,8 @@ bool coexplore_refuses(std::string_view option) {
   return std::find(std::begin(kRefused), std::end(kRefused), option) != std::end(kRefused);
 }
 
-int run_coexplore(const ParsedArgs& a, const std::string& text,
-                  const std::filesystem::path& base_dir, Context& ctx) {
+int run_coexplore(const ParsedArgs& a, std::span<const std::string> raw_args,
+                  const std::string& text, const std::filesystem::path& base_dir, Context& ctx) {
   for (const auto& [opt, v] : a.values)
     if (coexplore_refuses(opt))
       throw CliError("search: " + opt +
@@ -115,6 +116,9 @@ int run_coexplore(const ParsedArgs& a, const std::string& text,
   }
   if (auto v = a.get("--time-scale")) spec.time_scale = parse_double("--time-scale", *v, 1e-6, 1e6);
   const coexplore::CompiledSpace space(p.space);
+  // The base workload and the serving section with serve's ranges (as validate-project).
+  if (auto issues = coexplore::validate(space); !issues.empty())
+    throw ConfigError(std::move(issues));
   const std::string fp = io::coexplore_fingerprint(space.space());
   serving::TraceStats stats;
   const std::vector<serving::Request> requests = io::serving_requests(spec, &stats);
@@ -169,9 +173,22 @@ int run_coexplore(const ParsedArgs& a, const std::string& text,
   }
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
   StreamSink sink(table, log ? &*log : nullptr, tty, ctx.err);
-  const coexplore::Summary s = coexplore::run(space, requests, opt, sink);
+  // Ctrl-C cuts the point in progress short (not recorded); the finished points stay logged.
+  const Interrupt interrupt;
+  const coexplore::Summary s = coexplore::run(space, requests, opt, sink, interrupt.token());
   sink.clear();
   log.reset();
+  // After the report: an interrupted run says how to continue, exit 130.
+  const auto status = [&] {
+    if (!interrupt.interrupted()) return kExitOk;
+    ctx.out.flush();
+    if (out_dir)
+      ctx.err << "interrupted: the log in " << *out_dir << " is consistent; continue with:\n  "
+              << resume_command("search", raw_args) << "\n";
+    else
+      ctx.err << "interrupted: nothing was logged; run with --out DIR to be able to resume\n";
+    return kExitInterrupted;
+  };
   if (out_dir) {
     const std::filesystem::path dir(*out_dir);
     io::save_text_atomic(dir / "points.csv", io::coexplore_to_csv(space, s.records, s.frontier));
@@ -191,7 +208,7 @@ int run_coexplore(const ParsedArgs& a, const std::string& text,
                         coexplore::optimum_along_axis(space, s.records, ax, first)});
   if (json) {
     ctx.out << io::coexplore_summary_json(space, s, fp);
-    return kExitOk;
+    return status();
   }
   ctx.out << "\n"
           << (s.complete  ? "complete"
@@ -231,7 +248,7 @@ int run_coexplore(const ParsedArgs& a, const std::string& text,
   }
   if (out_dir)
     ctx.out << "wrote " << *out_dir << "/coexplore.jsonl, points.csv, frontier.csv, summary.json\n";
-  return kExitOk;
+  return status();
 }
 
 }  // namespace stackscope::cli

@@ -9,12 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 
 #include "coexplore_run.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "mpi_search.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
@@ -281,9 +281,9 @@ struct Infeasibility {
 // Runs the search (of one shard) and adds the counters of the resumed, earlier part.
 search::Summary execute(const search::CompiledSpace& space, const search::RunOptions& opt,
                         LogState& state, bool log_all, bool tty, std::ostream& err,
-                        Infeasibility* why = nullptr) {
+                        Infeasibility* why = nullptr, std::stop_token stop = {}) {
   CliSink sink(state.log ? &*state.log : nullptr, log_all, space.space().objectives, tty, err);
-  search::Summary sum = search::run(space, opt, sink);
+  search::Summary sum = search::run(space, opt, sink, stop);
   sink.end_line();
   if (why) {
     why->feasible = sink.feasible();
@@ -350,35 +350,14 @@ std::string status_text(const search::Summary& sum, const search::Shard& shard,
 
 // The report on stdout (table or --json). `ranks` > 0 for an MPI run over that many ranks.
 void report(const search::CompiledSpace& space, const search::Summary& sum,
-            const search::Shard& shard, const std::string& fingerprint, bool json,
-            const std::optional<std::string>& out_dir, int ranks, std::ostream& out,
-            const Infeasibility* why = nullptr) {
+            const search::Shard& shard, bool json, const std::optional<std::string>& out_dir,
+            int ranks, std::ostream& out, const Infeasibility* why = nullptr) {
   const auto& p = sum.progress;
   const std::string status = status_text(sum, shard, why);
   const bool none_feasible = sum.complete && (sum.archive.size() == 0);
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
   if (json) {
-    auto j = nlohmann::ordered_json::object();
-    j["space_size"] = search::to_string(sum.space_size);
-    j["points_in_run"] = search::to_string(p.total);
-    j["evaluated"] = p.evaluated;
-    j["pruned"] = p.pruned;
-    j["pruned_by_bound"] = p.pruned_bound;
-    j["infeasible"] = p.infeasible;
-    j["evaluations_per_second"] = rate;
-    j["points_per_second"] =
-        p.elapsed_s > 0
-            ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
-            : 0.0;
-    j["evaluations_per_core_second"] =
-        p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0;
-    j["elapsed_s"] = p.elapsed_s;
-    j["complete"] = sum.complete;
-    j["feasible_found"] = sum.archive.size() > 0;
-    j["status"] = status;
-    j["frontier"] = nlohmann::ordered_json::parse(
-        io::frontier_to_json(space, sum.archive, fingerprint))["points"];
-    out << j.dump(2) << "\n";
+    out << io::search_report_to_json(space, sum, status);
     return;
   }
   out << "space        " << search::to_string(sum.space_size) << " points ("
@@ -438,7 +417,7 @@ int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
     const auto all = world.gather(mine, space.space().objectives);
     if (!all) return kExitOk;  // only rank 0 reports
     if (out_dir) write_results(*out_dir, space, *all, sp.fingerprint);
-    report(space, *all, {}, sp.fingerprint, json, out_dir, world.size(), ctx.out);
+    report(space, *all, {}, json, out_dir, world.size(), ctx.out);
     ctx.out.flush();
   } catch (...) {
     const ErrorReport e = current_error();
@@ -477,10 +456,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
         std::filesystem::is_regular_file(arg, ec)) {
       const std::string text = io::read_project_text(arg);
       if (io::has_coexplore_section(text))
-        return run_coexplore(a, text, std::filesystem::path(arg).parent_path(), ctx);
+        return run_coexplore(a, args, text, std::filesystem::path(arg).parent_path(), ctx);
     } else if (ctx.presets.contains(io::PresetKind::project, arg)) {
       const std::string text(ctx.presets.json_text(io::PresetKind::project, arg));
-      if (io::has_coexplore_section(text)) return run_coexplore(a, text, {}, ctx);
+      if (io::has_coexplore_section(text)) return run_coexplore(a, args, text, {}, ctx);
     }
   }
   for (const char* o : {"--max-points", "--trace", "--time-scale"})
@@ -538,19 +517,32 @@ int run_search(std::span<const std::string> args, Context& ctx) {
 
   // Every rank checks the space before MPI starts, so bad input never meets a collective.
   const search::CompiledSpace space(std::move(sp.space));
-  // A space with no point is a search that cannot run: bad input, with the reason.
-  if (space.size() == 0)
-    throw CliError("search: the space has no point: " + space.empty_reason() +
-                   " (allowed: parallel degrees whose product is a device count of the space)");
+  // The base workload, the models, a space with no point (as validate-project checks them).
+  if (auto issues = search::validate(space); !issues.empty()) throw ConfigError(std::move(issues));
   if (use_mpi) return run_search_mpi(space, opt, sp, resume, log_all, json, out_dir, ctx);
 
   LogState state;
   if (out_dir) state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
   Infeasibility why;
-  const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err, &why);
+  // Ctrl-C stops the workers at their next point; finished units stay logged, the rest of the
+  // log is dropped on resume (io::SearchLog), and what was found so far is written and shown.
+  const Interrupt interrupt;
+  const search::Summary sum =
+      execute(space, opt, state, log_all, tty, ctx.err, &why, interrupt.token());
   if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);
-  report(space, sum, opt.shard, sp.fingerprint, json, out_dir, 0, ctx.out, &why);
+  report(space, sum, opt.shard, json, out_dir, 0, ctx.out, &why);
+  if (interrupt.interrupted()) {
+    ctx.out.flush();
+    if (opt.strategy == search::Strategy::nsga2)
+      ctx.err << "interrupted: an nsga2 search does not resume; run it again\n";
+    else if (!out_dir)
+      ctx.err << "interrupted: nothing was logged; run with --out DIR to be able to resume\n";
+    else
+      ctx.err << "interrupted: the log in " << *out_dir << " is consistent; continue with:\n  "
+              << resume_command("search", args) << "\n";
+    return kExitInterrupted;
+  }
   return kExitOk;
 }
 
@@ -633,9 +625,11 @@ Command make_search_command() {
       "gathers the ranks' frontiers and prints and writes what a single-process run would.\n"
       "One --out DIR serves one search at a time (DIR/search.lock). A damaged points.jsonl is\n"
       "resumed from its last good record (format: io/search.hpp); one with an unreadable header\n"
-      "is refused with how to start over. Exit status: 0 when the search ran (also when no\n"
-      "point is feasible: the status line says so, summary.json has \"frontier\": 0), 2 on bad\n"
-      "input or an unusable --out DIR, 3 on an internal error.";
+      "is refused with how to start over. Ctrl-C stops the run at a consistent point (the\n"
+      "frontier so far written, the log resumable) and prints the command that resumes it.\n"
+      "Exit status: 0 when the search ran (also when no point is feasible: the status line\n"
+      "says so, summary.json has \"frontier\": 0), 2 on bad input or an unusable --out DIR,\n"
+      "3 on an internal error, 130 after Ctrl-C.";
   c.options = search_options();
   c.run = run_search;
   return c;

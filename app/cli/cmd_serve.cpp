@@ -384,21 +384,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   apply_overrides(design, a, ctx.presets, /*workload=*/false);
   design.workload.batch_auto = false;
   design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
-  // On a wafer the central scheduler gives every pool its own plan, so the project's plan need
-  // not divide the dies (a --wafer-set grid): what is checked is the smallest instance of
-  // 2^k dies at tp 2^k that holds the model (wafer/partition.cpp tries the same sizes).
-  perf::Design checked = design;
-  if (design.wafer && a.get("--partition").value_or("auto") == "auto" && !a.has("--disaggregate") &&
-      design.system.devices % std::max(1, parallel::devices_per_replica(design.parallel)) != 0) {
-    for (int k = 1; k <= design.system.devices; k *= 2) {
-      perf::Design d = serving::pool_design(design, serving::PoolConfig{k, 1, 1, 1});
-      d.system = hw::region_system(*design.wafer, k, 1);
-      if (perf::validate(d).empty() || 2 * k > design.system.devices) {
-        checked = d;
-        break;
-      }
-    }
-  }
+  // On a wafer the central scheduler gives every pool its own plan (wafer::design_to_validate).
+  const perf::Design checked = wafer::design_to_validate(
+      design, a.get("--partition").value_or("auto") == "auto" && !a.has("--disaggregate"));
   if (const auto issues = perf::validate(checked); !issues.empty()) {
     print_issues(ctx.err, issues);
     return kExitBadInput;

@@ -6,8 +6,14 @@
 #include "commands.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/coexplore.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/search.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/search/space.hpp"
+#include "stackscope/serving/spec.hpp"
+#include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -33,8 +39,27 @@ int run_validate_project(std::span<const std::string> args, Context& ctx) {
     throw CliError("validate-project: cannot read project file '" + file.string() +
                    "' (no such file)");
   }
-  const perf::Design design = io::load_project(file, ctx.presets);  // structural issues throw
-  const auto issues = perf::validate(design);
+  // The checks of the command that runs the project, one function per section (structural
+  // issues throw): a co-exploration as `search` runs it (coexplore::validate, which holds
+  // serve's serving checks), a search space as `search` (search::validate), else the design as
+  // `evaluate` and, with a serving section, as `serve` (perf::validate, serving::validate).
+  const std::string text = io::read_project_text(file);
+  std::vector<Issue> issues;
+  if (io::has_coexplore_section(text)) {
+    const io::CoexploreProject p = io::load_coexplore_project(file, ctx.presets);
+    issues = coexplore::validate(coexplore::CompiledSpace(p.space));
+  } else if (io::has_search_section(text)) {
+    io::SearchProject sp = io::load_search_project(file, ctx.presets);
+    issues = search::validate(search::CompiledSpace(std::move(sp.space)));
+  } else {
+    const perf::Design design = io::load_project(file, ctx.presets);
+    const auto spec = io::load_serving_section(file);
+    // serve's default partition on a wafer is the central scheduler's (--partition auto).
+    issues = perf::validate(spec ? wafer::design_to_validate(design, !spec->disaggregate.enabled())
+                                 : design);
+    if (spec)
+      for (Issue& i : serving::validate(*spec)) issues.push_back(std::move(i));
+  }
   if (issues.empty()) {
     ctx.out << "ok\n";
     return kExitOk;
@@ -52,8 +77,12 @@ Command make_validate_project_command() {
   c.summary = "check a project file and print every problem, or 'ok'";
   c.description =
       "Parses the project (unknown keys, wrong types, unknown preset ids) and runs the semantic\n"
-      "checks (ranges, parallel plan vs devices and heads, batch vs memory). Prints 'ok' or one\n"
-      "'error:' line per problem with its JSON path and the allowed values (exit 2).";
+      "checks of the command that runs it: a \"coexplore\" section as `search` checks it (its\n"
+      "axes, the base workload and the serving section with serve's ranges), a \"search\"\n"
+      "section as `search` (its space, the base workload and models), else the design as\n"
+      "`evaluate` (ranges, parallel plan vs devices and heads, batch vs memory) and a \"serving\"\n"
+      "section as `serve`. Prints 'ok' or one 'error:' line per problem with its JSON path and\n"
+      "the allowed values (exit 2).";
   c.options = validate_options();
   c.run = run_validate_project;
   return c;

@@ -3,6 +3,7 @@
 // `search` on a co-exploration project (a "coexplore" section): wafer architecture x
 // serving configuration, the central scheduler per point (cmd_coexplore.cpp).
 #include <filesystem>
+#include <span>
 #include <string>
 
 #include "stackscope/cli/args.hpp"
@@ -18,7 +19,8 @@ search::Shard parse_shard(const std::string& text);
 bool coexplore_refuses(std::string_view option);
 
 // `text` is the project file's content, `base_dir` its folder (relative trace paths).
-int run_coexplore(const ParsedArgs& args, const std::string& text,
-                  const std::filesystem::path& base_dir, Context& ctx);
+// `raw_args` are the command's arguments as given (for the resume line after Ctrl-C).
+int run_coexplore(const ParsedArgs& args, std::span<const std::string> raw_args,
+                  const std::string& text, const std::filesystem::path& base_dir, Context& ctx);
 
 }  // namespace stackscope::cli

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
 #include "stackscope/cli/args.hpp"
 
 namespace stackscope::cli {
@@ -107,6 +108,20 @@ TEST(ParseArgs, Errors) {
   fails({"--tp", "1", "--tp", "2"}, "given more than once");
   fails({"--json=yes"}, "takes no value");
   fails({"a.json", "b.json"}, "unexpected argument 'b.json'");
+}
+
+// The resume line printed after Ctrl-C: the arguments as given, quoted for a POSIX shell where
+// they need it, and --resume once.
+TEST(Interrupt, ResumeCommandQuotesForTheShellAndAddsResumeOnce) {
+  const std::vector<std::string> args = {"my project.json", "--out", "out/dir",
+                                         "--time-scale",    "0.5",   "it's"};
+  EXPECT_EQ(resume_command("search", args),
+            "stackscope-cli search 'my project.json' --out out/dir --time-scale 0.5 'it'\\''s' "
+            "--resume");
+  const std::vector<std::string> resumed = {"p.json", "--out", "o", "--resume"};
+  EXPECT_EQ(resume_command("search", resumed), "stackscope-cli search p.json --out o --resume");
+  EXPECT_EQ(resume_command("search", std::vector<std::string>{""}),
+            "stackscope-cli search '' --resume");
 }
 
 }  // namespace

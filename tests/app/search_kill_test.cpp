@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -139,6 +140,93 @@ TEST(SearchKill, RandomSigkillsThenResumeGiveTheUninterruptedFrontier) {
   std::cout << "kill/resume: " << kCycles << " cycles, " << killed << " killed mid-run, "
             << finished_early << " finished before the kill, frontier " << reference.size()
             << " points, equal\n";
+  fs::remove_all(work);
+}
+
+// Ctrl-C (SIGINT) stops a search through its stop token: exit 130, the partial frontier written,
+// the log consistent and the resume command printed; resumed, the run ends at the frontier of an
+// uninterrupted one. (Without a handler SIGINT ended the process wherever it was.)
+TEST(SearchInterrupt, CtrlCStopsWithExit130AndTheRunResumesToTheSameFrontier) {
+  const fs::path work =
+      fs::temp_directory_path() / ("stackscope_sigint_" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const Child ref =
+      spawn(search_args(work / "reference", false), work / "ref.out", work / "ref.err");
+  ASSERT_GT(ref.pid, 0);
+  ASSERT_EQ(wait_for(ref), 0) << read_file(work / "ref.err");
+
+  const fs::path dir = work / "interrupted";
+  const Child c = spawn(search_args(dir, false), work / "int.out", work / "int.err");
+  ASSERT_GT(c.pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  ::kill(c.pid, SIGINT);
+  const int rc = wait_for(c);
+  const std::string err = read_file(work / "int.err");
+  if (rc == 0) GTEST_SKIP() << "the search finished before the signal";
+  ASSERT_EQ(rc, 130) << err;
+  EXPECT_NE(read_file(work / "int.out").find("status       stopped"), std::string::npos);
+  EXPECT_NE(err.find("interrupted: the log in " + dir.string() + " is consistent"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("stackscope-cli search " + kProject.string() + " --out " + dir.string() +
+                     " --threads 1 --log all --no-bound-pruning --resume"),
+            std::string::npos)
+      << err;
+  EXPECT_TRUE(fs::exists(dir / "frontier.json"));
+  const Child fin = spawn(search_args(dir, true), work / "fin.out", work / "fin.err");
+  ASSERT_GT(fin.pid, 0);
+  ASSERT_EQ(wait_for(fin), 0) << read_file(work / "fin.err");
+  EXPECT_NE(read_file(work / "fin.err").find("resuming: "), std::string::npos);
+  EXPECT_EQ(frontier(dir), frontier(work / "reference"));
+  fs::remove_all(work);
+}
+
+// The same for a co-exploration (the shipped wafer project, points of about a second): the point
+// in progress is cut short and not recorded, the finished ones resume.
+TEST(SearchInterrupt, CtrlCStopsACoExplorationWhoseLogThenResumes) {
+  const fs::path work =
+      fs::temp_directory_path() / ("stackscope_sigint_cx_" + std::to_string(::getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const std::string project =
+      (fs::path(STACKSCOPE_SOURCE_DIR) / "presets/projects/llama-3-70b-wafer-coexplore.json")
+          .string();
+  const fs::path dir = work / "out";
+  const std::vector<std::string> args = {STACKSCOPE_CLI, "search",    project, "--out",
+                                         dir.string(),   "--threads", "2"};
+  const Child c = spawn(args, work / "c.out", work / "c.err");
+  ASSERT_GT(c.pid, 0);
+  // Signal once a point or two are logged (header + points), or after 20 s.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto lines = [&] {
+    const std::string log = read_file(dir / "coexplore.jsonl");
+    return std::count(log.begin(), log.end(), '\n');
+  };
+  while (lines() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::kill(c.pid, SIGINT);
+  const auto t1 = std::chrono::steady_clock::now();
+  const int rc = wait_for(c);
+  const double stop_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const std::string err = read_file(work / "c.err");
+  ASSERT_EQ(rc, 130) << err;
+  EXPECT_LT(stop_s, 10.0);  // the point in progress is cut short, not run to its end
+  EXPECT_NE(err.find("continue with:\n  stackscope-cli search " + project + " --out " +
+                     dir.string() + " --threads 2 --resume"),
+            std::string::npos)
+      << err;
+  const auto logged = lines() - 1;  // the header line
+  EXPECT_GE(logged, 1);
+  std::vector<std::string> again = args;
+  again.insert(again.end(), {"--resume", "--max-points", "1"});
+  const Child r = spawn(again, work / "r.out", work / "r.err");
+  ASSERT_GT(r.pid, 0);
+  ASSERT_EQ(wait_for(r), 0) << read_file(work / "r.err");
+  EXPECT_NE(read_file(work / "r.err").find("resuming: " + std::to_string(logged) + " points done"),
+            std::string::npos)
+      << read_file(work / "r.err");
   fs::remove_all(work);
 }
 

@@ -11,6 +11,7 @@
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/wafer/run.hpp"
 
 namespace stackscope::coexplore {
@@ -132,6 +133,13 @@ search::Direction default_direction(Metric m) {
   }
 }
 
+std::vector<Issue> validate(const CompiledSpace& space) {
+  const PointConfig& base = space.space().base;
+  std::vector<Issue> issues = perf::validate_base(base.design);
+  for (Issue& i : serving::validate(base.spec)) issues.push_back(std::move(i));
+  return issues;
+}
+
 CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
   std::vector<Issue> issues;
   if (!space_.base.design.wafer)
@@ -174,14 +182,24 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
     issues.push_back(
         {"/coexplore/constraints/max_power_W", "out of range", num(c.max_power_W), "> 0 W"});
   if (!issues.empty()) throw ConfigError(std::move(issues));
-  // Mixed radix, the last axis fastest. 2^40 points is far beyond any run (each point is a
-  // scheduler run of seconds), so the product cannot overflow.
+  // 2^40 points is far beyond any run (each point is a scheduler run of seconds); counted
+  // before the strides, so their product cannot overflow.
+  constexpr std::uint64_t kMaxPoints = std::uint64_t{1} << 40;
+  std::vector<std::uint64_t> sizes;
+  std::string product;
+  for (const Axis& ax : space_.axes) {
+    sizes.push_back(ax.values.size());
+    product += (product.empty() ? "" : " x ") + ax.knob + " " + std::to_string(ax.values.size());
+  }
+  if (const search::Count n = search::count_points(sizes); n > kMaxPoints)
+    throw ConfigError(
+        {{"/coexplore/axes", "the axes give " + search::to_string(n) + " points (" + product + ")",
+          search::to_string(n), "at most 2^40 = " + std::to_string(kMaxPoints) + " points"}});
+  // Mixed radix, the last axis fastest.
   stride_.assign(space_.axes.size(), 1);
   for (std::size_t a = space_.axes.size(); a-- > 0;) {
     stride_[a] = size_;
     size_ *= space_.axes[a].values.size();
-    if (size_ > (std::uint64_t{1} << 40))
-      throw ConfigError({{"/coexplore/axes", "too many points", "> 2^40", "at most 2^40"}});
   }
 }
 

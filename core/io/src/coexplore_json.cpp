@@ -308,8 +308,11 @@ std::string read_project_text(const std::filesystem::path& file) {
 }
 
 bool has_coexplore_section(std::string_view json_text) {
-  const Json j = Json::parse(json_text, nullptr, false);
-  return !j.is_discarded() && j.is_object() && j.contains("coexplore");
+  // Any problem of the text (syntax, a limit) is reported by the parser of the project it
+  // turns out to be.
+  Issues ignored;
+  const auto j = detail::parse_json_text(json_text, "project", "", ignored);
+  return j && j->is_object() && j->contains("coexplore");
 }
 
 CoexploreProject parse_coexplore_project(std::string_view text, const PresetRegistry& presets,
@@ -345,7 +348,19 @@ CoexploreProject load_coexplore_project(const std::filesystem::path& file,
 }
 
 std::string coexplore_canonical_text(const coexplore::Space& space) {
-  Json j = Json::parse(project_to_json(space.base.design, space.base.spec));
+  Json j = detail::project_json(space.base.design, space.base.spec, {});
+  // A request trace stands in the text by its content, not by its path: a trace edited in place
+  // is another stream (a resume must not mix points of both), while the same file named by a
+  // relative or an absolute path, or a copy of it, is the same stream. A trace that is not
+  // the source is not read.
+  if (auto serving = j.find("serving"); serving != j.end() && serving->is_object()) {
+    if (space.base.spec.source == serving::SourceKind::trace && !space.base.spec.trace.empty())
+      (*serving)["trace"] =
+          "fnv1a64:" + detail::fingerprint(detail::read_text_file(
+                           space.base.spec.trace, "/serving/trace", limits::kMaxTraceFileBytes));
+    else
+      serving->erase("trace");
+  }
   j["coexplore"] = section_json(space);
   j["load"] = space.base.load;
   return detail::dump(j, -1);
@@ -360,10 +375,21 @@ std::string record_to_jsonl(const coexplore::Record& r) {
 }
 
 std::optional<coexplore::Record> record_from_jsonl(std::string_view line) {
-  const Json j = Json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return record_from(j);
+  const auto j = detail::parse_json_record(line);
+  if (!j || !j->is_object()) return std::nullopt;
+  return record_from(*j);
 }
+
+namespace {
+
+// A record field's CSV column. The die grid laid out (after an automatic fit) is grid_dies_x /
+// grid_dies_y, beside the dies_x / dies_y axes that asked for it (0 = fit to the area): the
+// columns were repeated before.
+std::string csv_column(std::string_view key) {
+  return key == "dies_x" || key == "dies_y" ? "grid_" + std::string(key) : std::string(key);
+}
+
+}  // namespace
 
 std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
                              std::span<const coexplore::Record> records,
@@ -372,7 +398,7 @@ std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
   o << "index";
   for (const auto& a : space.space().axes) o << "," << a.knob;
   o << ",on_frontier,feasible";
-  for (const auto& f : kInts) o << "," << f.key;
+  for (const auto& f : kInts) o << "," << csv_column(f.key);
   for (const auto& f : kDoubles) o << "," << f.key;
   o << ",requests,partition,reason\n";
   for (const auto& r : records) {
@@ -459,9 +485,10 @@ CoexploreLog CoexploreLog::resume(const std::filesystem::path& dir,
       continue;
     }
     const auto body = verify_log_line(line);
-    const Json j = body ? Json::parse(*body, nullptr, false) : Json();
+    const auto parsed = body ? detail::parse_json_record(*body) : std::nullopt;
+    const Json j = parsed ? *parsed : Json();
     if (n == 1) {
-      const auto h = body && !j.is_discarded() ? header_from(j) : std::nullopt;
+      const auto h = parsed ? header_from(j) : std::nullopt;
       if (!h) {
         log.close();
         throw log_error(log.path_, "is not a co-exploration log (unreadable header)",

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 
 #include "sections.hpp"
 #include "stackscope/io/serving.hpp"
@@ -72,6 +73,13 @@ ProjectOrigin origin_of(const Json& root) {
   return o;
 }
 
+// A value of a ProjectOrigin (compact JSON text, as origin_of writes it), through the bounded
+// entry of every parse (json_detail.hpp).
+Json origin_json(const std::string& text) {
+  if (auto j = detail::parse_json_record(text)) return std::move(*j);
+  throw std::invalid_argument("project origin: not a JSON value: " + text.substr(0, 60));
+}
+
 ProjectFile parse_file_text(std::string_view text, std::string_view where,
                             const PresetRegistry& presets, const std::filesystem::path& base_dir) {
   ProjectFile f;
@@ -103,11 +111,10 @@ ProjectFile load_project_file(const std::filesystem::path& file, const PresetReg
 std::string project_file_to_json(const perf::Design& design, const serving::ServingSpec& serving,
                                  const ProjectOrigin& origin,
                                  const std::filesystem::path& base_dir) {
-  // The design's own writer, trusted to produce an object.
-  Json body = Json::parse(project_to_json(design, serving, base_dir));
+  Json body = detail::project_json(design, serving, base_dir);
   for (const auto& [key, notes] : origin.section_notes)
     if (auto it = body.find(key); it != body.end() && it->is_object() && !it->contains("notes"))
-      (*it)["notes"] = Json::parse(notes);
+      (*it)["notes"] = origin_json(notes);
   const auto extra = [&](std::string_view key) -> const std::string* {
     for (const auto& [k, v] : origin.sections)
       if (k == key) return &v;
@@ -115,7 +122,7 @@ std::string project_file_to_json(const perf::Design& design, const serving::Serv
   };
   Json out = Json::object();
   out["schema_version"] = body["schema_version"];
-  if (const std::string* kind = extra("kind")) out["kind"] = Json::parse(*kind);
+  if (const std::string* kind = extra("kind")) out["kind"] = origin_json(*kind);
   if (origin.id) out["id"] = *origin.id;
   out["name"] = body["name"];
   if (origin.source) out["source"] = *origin.source;
@@ -123,7 +130,7 @@ std::string project_file_to_json(const perf::Design& design, const serving::Serv
   for (auto& [key, value] : body.items())
     if (!out.contains(key)) out[key] = std::move(value);
   for (const auto& [key, value] : origin.sections)
-    if (!out.contains(key)) out[key] = Json::parse(value);
+    if (!out.contains(key)) out[key] = origin_json(value);
   return detail::dump(out, 2) + "\n";
 }
 

@@ -9,6 +9,7 @@
 #include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/read_file.hpp"
+#include "stackscope/serving/spec.hpp"
 
 namespace stackscope::io::detail {
 
@@ -47,6 +48,13 @@ hw::Wafer read_wafer(const ResolvedSection& s, const std::string& path, Issues& 
 runtime::Profile resolve_runtime(const Json* section, const hw::Hardware& hardware,
                                  const std::string& path, const PresetRegistry& presets,
                                  Issues& issues);
+
+// The project document of a design (what project_to_json writes), and with a serving section
+// when `spec` is not the default (project_to_json(design, spec, base_dir)). Writers that embed a
+// design build on these rather than parsing project_to_json's text back.
+Json project_json(const perf::Design& design);
+Json project_json(const perf::Design& design, const serving::ServingSpec& spec,
+                  const std::filesystem::path& base_dir);
 
 // A project document (io::parse_project); `where` names the text in syntax-error messages
 // ("project" or the file name).

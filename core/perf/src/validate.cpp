@@ -751,6 +751,14 @@ std::vector<Issue> validate_memory(const hw::Hardware& h, const std::string& pre
   return std::move(c.issues);
 }
 
+std::vector<Issue> validate_base(const Design& d) {
+  Checker c;
+  check_runtime(c, d.runtime);
+  check_model(c, d.model, Degrees{});  // Degrees::valid false: no plan, no split checks
+  check_workload(c, d.workload, d.model);
+  return std::move(c.issues);
+}
+
 std::vector<Issue> validate(const Design& d) {
   Checker c;
   check_hardware(c, d.hardware);

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -229,26 +231,99 @@ std::string knob_names() {
   return s;
 }
 
-std::vector<double> linear_range(double min, double max, double step) {
+namespace {
+
+void check_linear(double min, double max, double step) {
   if (!(step > 0) || !(min <= max) || !std::isfinite(min) || !std::isfinite(max))
     throw std::invalid_argument("linear range needs finite min <= max and step > 0");
-  std::vector<double> v;
+}
+void check_geometric(double min, double max, double factor) {
+  if (!(factor > 1) || !(min > 0) || !(min <= max) || !std::isfinite(max))
+    throw std::invalid_argument("geometric range needs 0 < min <= max and factor > 1");
+}
+
+// The expansions' loops: `emit(x)` per value, stopping (false) after `limit` values.
+template <class Emit>
+void linear_values(double min, double max, double step, std::uint64_t limit, Emit emit) {
   const double slack = 1e-9 * std::max(1.0, std::abs(max));
-  for (std::size_t i = 0;; ++i) {
+  for (std::uint64_t i = 0; i < limit; ++i) {
     const double x = min + static_cast<double>(i) * step;
     if (x > max + slack) break;
-    v.push_back(x);
+    emit(x);
   }
+}
+template <class Emit>
+void geometric_values(double min, double max, double factor, std::uint64_t limit, Emit emit) {
+  const double slack = 1e-9 * max;
+  std::uint64_t n = 0;
+  for (double x = min; x <= max + slack && n < limit; x *= factor, ++n) emit(x);
+}
+
+// The closed-form count, or below 2 x kMaxAxisValues the loop's (which is what expands).
+template <class Loop>
+std::uint64_t range_count(double estimate, Loop loop) {
+  constexpr auto kExact = 2 * kMaxAxisValues;
+  if (!(estimate < static_cast<double>(kExact))) {
+    // NaN cannot occur for checked ranges; 2^64 and beyond saturate.
+    return estimate >= 0x1p64 ? std::numeric_limits<std::uint64_t>::max()
+                              : static_cast<std::uint64_t>(estimate);
+  }
+  std::uint64_t n = 0;
+  loop(kExact + 1, [&n](double) { ++n; });
+  return n;
+}
+
+std::string too_many(std::uint64_t n) {
+  return "range has " + std::to_string(n) + " values (at most " + std::to_string(kMaxAxisValues) +
+         " per axis)";
+}
+
+}  // namespace
+
+std::uint64_t linear_range_count(double min, double max, double step) {
+  check_linear(min, max, step);
+  // (max - min) / step can overflow to inf for a denormal step: saturates.
+  const double estimate = std::floor((max - min) / step) + 1;
+  return range_count(estimate, [&](std::uint64_t limit, auto emit) {
+    linear_values(min, max, step, limit, emit);
+  });
+}
+
+std::uint64_t geometric_range_count(double min, double max, double factor) {
+  check_geometric(min, max, factor);
+  // log1p keeps a factor of 1 + 1e-10 exact enough (log(factor) would lose its digits).
+  const double estimate = std::floor(std::log(max / min) / std::log1p(factor - 1)) + 1;
+  return range_count(estimate, [&](std::uint64_t limit, auto emit) {
+    geometric_values(min, max, factor, limit, emit);
+  });
+}
+
+std::vector<double> linear_range(double min, double max, double step) {
+  const std::uint64_t n = linear_range_count(min, max, step);
+  if (n > kMaxAxisValues) throw std::invalid_argument("linear " + too_many(n));
+  std::vector<double> v;
+  v.reserve(n);
+  linear_values(min, max, step, n, [&v](double x) { v.push_back(x); });
   return v;
 }
 
 std::vector<double> geometric_range(double min, double max, double factor) {
-  if (!(factor > 1) || !(min > 0) || !(min <= max) || !std::isfinite(max))
-    throw std::invalid_argument("geometric range needs 0 < min <= max and factor > 1");
+  const std::uint64_t n = geometric_range_count(min, max, factor);
+  if (n > kMaxAxisValues) throw std::invalid_argument("geometric " + too_many(n));
   std::vector<double> v;
-  const double slack = 1e-9 * max;
-  for (double x = min; x <= max + slack; x *= factor) v.push_back(x);
+  v.reserve(n);
+  geometric_values(min, max, factor, n, [&v](double x) { v.push_back(x); });
   return v;
+}
+
+Count count_points(std::span<const std::uint64_t> axis_sizes) {
+  constexpr Count kMax = ~Count{0};
+  Count n = 1;
+  for (const std::uint64_t s : axis_sizes) {
+    if (s == 0) return 0;
+    n = n > kMax / s ? kMax : n * s;
+  }
+  return n;
 }
 
 std::string_view to_string(Metric m) {
@@ -306,11 +381,18 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
 
   // Hardware axes.
   constexpr std::uint64_t kMaxHw = std::uint64_t{1} << 62;
+  std::vector<std::uint64_t> axis_sizes;
+  for (const auto& axis : sp.hardware) axis_sizes.push_back(axis.values.size());
   // hw_points_ *= the axis's size (hardware indices are 64-bit; 2^62 leaves room for strides).
+  // The first axis past the limit is named, with the count of all of them.
   auto count_axis = [&](const HardwareAxis& axis, const std::string& p) {
     if (axis.values.empty()) return;
     if (hw_points_ > kMaxHw / axis.values.size())
-      issues.push_back(issue(p, "more than 2^62 hardware points", "", "fewer hardware points"));
+      issues.push_back(issue(p,
+                             "more than 2^62 hardware points (the axes give " +
+                                 to_string(count_points(axis_sizes)) + ")",
+                             std::to_string(axis.values.size()) + " values",
+                             "at most 2^62 hardware points"));
     else
       hw_points_ *= axis.values.size();
   };
@@ -734,6 +816,36 @@ perf::Design CompiledSpace::decode(PointId id) const {
   perf::Design d = hardware_design(id.hw);
   apply_inner(d, id.hw, id.inner);
   return d;
+}
+
+std::vector<Issue> validate(const CompiledSpace& cs) {
+  const Space& sp = cs.space();
+  std::vector<Issue> issues;
+  const auto model_axis = std::find_if(sp.hardware.begin(), sp.hardware.end(),
+                                       [](const HardwareAxis& x) { return x.knob == "model"; });
+  if (cs.hardware_points() > 0)
+    for (Issue& issue : perf::validate_base(cs.hardware_design(0)))
+      // With a model axis, the models are checked one by one below, at the axis.
+      if (model_axis == sp.hardware.end() || issue.path.rfind("/model", 0) != 0)
+        issues.push_back(std::move(issue));
+  for (std::size_t a = 0; a < sp.hardware.size(); ++a) {
+    if (sp.hardware[a].knob != "model") continue;
+    for (std::size_t i = 0; i < sp.models.size(); ++i) {
+      perf::Design d = sp.base;
+      d.model = sp.models[i];
+      const std::string at =
+          "/search/hardware/" + std::to_string(a) + "/values/" + std::to_string(i);
+      for (Issue& issue : perf::validate_base(d)) {
+        if (issue.path.rfind("/model", 0) != 0) continue;  // the workload's: reported above
+        issue.path = at + issue.path.substr(std::string_view("/model").size());
+        issues.push_back(std::move(issue));
+      }
+    }
+  }
+  if (cs.size() == 0)
+    issues.push_back({"/search/parallel", "the space has no point: " + cs.empty_reason(), "",
+                      "parallel degrees whose product is a device count of the space"});
+  return issues;
 }
 
 PointId CompiledSpace::point_at(Count rank) const {

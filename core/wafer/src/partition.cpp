@@ -402,4 +402,16 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
   return choice;
 }
 
+perf::Design design_to_validate(const perf::Design& design, bool auto_partition) {
+  if (!design.wafer || !auto_partition ||
+      design.system.devices % std::max(1, parallel::devices_per_replica(design.parallel)) == 0)
+    return design;
+  for (int k = 1; k <= design.system.devices; k *= 2) {
+    perf::Design d = serving::pool_design(design, serving::PoolConfig{k, 1, 1, 1});
+    d.system = hw::region_system(*design.wafer, k, 1);
+    if (perf::validate(d).empty() || 2 * k > design.system.devices) return d;
+  }
+  return design;
+}
+
 }  // namespace stackscope::wafer

@@ -5,7 +5,9 @@
 // optimum-along-an-axis report, the log and CSV on disk (io/coexplore.hpp), and the geometric
 // maximality of the scheduler's partitions (wafer/partition.hpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -137,6 +139,30 @@ TEST(CoexploreSpace, RefusesUnknownKnobsValuesOutOfRangeAndDesignsWithoutAWafer)
   s.objectives.clear();
   s.constraints.min_slo_attainment = 1.5;
   EXPECT_EQ(issues_of(s).size(), 2u);
+}
+
+// validate(): the base workload and the serving section with serve's ranges. A TTFT SLO of
+// -1e308 made every point "infeasible" (exit 0), a negative rate ended as "error: internal",
+// 1.1e12 requests as "out of memory".
+TEST(CoexploreSpace, ValidateChecksTheBaseWorkloadAndTheServingSectionAsServeDoes) {
+  EXPECT_TRUE(validate(CompiledSpace(small_space())).empty());
+  auto only_path = [](Space s) {
+    const auto is = validate(CompiledSpace(std::move(s)));
+    EXPECT_EQ(is.size(), 1u) << format_issues(is);
+    return is.empty() ? std::string() : is.front().path;
+  };
+  Space s = small_space();
+  s.base.spec.slo.ttft_s = -1e308;
+  EXPECT_EQ(only_path(s), "/serving/slo/ttft_s");
+  s = small_space();
+  s.base.spec.rate_per_s = -5;
+  EXPECT_EQ(only_path(s), "/serving/rate_per_s");
+  s = small_space();
+  s.base.spec.requests = 1'100'000'000'000;
+  EXPECT_EQ(only_path(s), "/serving/requests");
+  s = small_space();
+  s.base.design.workload.output_len = 0;
+  EXPECT_EQ(only_path(s), "/workload/output_len");
 }
 
 TEST(CoexploreRun, EachPointIsTheCentralSchedulersChoiceRunOnTheWholeStream) {
@@ -333,6 +359,74 @@ TEST(CoexploreIo, LogResumesFromItsLastGoodLineAndCsvNamesTheAxes) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')).rfind("index,d2d_GBps,load,on_frontier,feasible", 0), 0u);
   EXPECT_NE(csv.find("\n4,4500,2,1,1,"), std::string::npos) << csv;
   std::filesystem::remove_all(dir);
+}
+
+// points.csv repeated dies_x and dies_y (an axis and the grid laid out): with every knob of the
+// registry as an axis, no column name may repeat.
+TEST(CoexploreIo, CsvColumnsAreUniqueWhateverTheAxes) {
+  Space s = small_space();
+  s.axes.clear();
+  for (const Knob& k : knobs()) s.axes.push_back({std::string(k.name), {k.min}});
+  const CompiledSpace c(s);
+  Record r;
+  r.values.assign(s.axes.size(), 0);
+  const std::string csv = io::coexplore_to_csv(c, std::vector<Record>{r}, {});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  std::set<std::string> seen;
+  std::size_t columns = 0;
+  for (std::size_t b = 0; b <= header.size();) {
+    const std::size_t e = std::min(header.find(',', b), header.size());
+    EXPECT_TRUE(seen.insert(header.substr(b, e - b)).second) << header.substr(b, e - b);
+    ++columns;
+    b = e + 1;
+  }
+  EXPECT_GT(columns, s.axes.size() + 30);
+  EXPECT_NE(header.find(",dies_x,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",grid_dies_x,grid_dies_y,usable_dies,"), std::string::npos) << header;
+  // Every row has as many fields as the header.
+  const std::string row = csv.substr(header.size() + 1);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(row.begin(), row.end(), ',')), columns - 1);
+}
+
+// A trace source is fingerprinted by its content: edited in place it is another space (a resume
+// mixed old and new points before, the fingerprint holding the path), while the same file by a
+// relative path, or a copy, is the same space (a resume was refused before).
+TEST(CoexploreIo, TheFingerprintHoldsTheTracesContentNotItsPath) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("stackscope-coexplore-fp-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto trace = dir / "trace.csv";
+  auto write = [](const std::filesystem::path& f, const std::string& generated) {
+    std::ofstream(f) << "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                     << "2023-11-16 18:15:46.6805900,374," << generated << "\n"
+                     << "2023-11-16 18:15:50.9951690,396,109\n";
+  };
+  write(trace, "44");
+  Space s = small_space();
+  s.base.spec.source = serving::SourceKind::trace;
+  s.base.spec.trace = trace.string();
+  const std::string fp = io::coexplore_fingerprint(s);
+  EXPECT_EQ(io::coexplore_canonical_text(s).find(trace.string()), std::string::npos);
+
+  Space relative = s;  // the same file, spelled relative to the working directory
+  relative.base.spec.trace =
+      std::filesystem::relative(trace, std::filesystem::current_path()).string();
+  ASSERT_NE(relative.base.spec.trace, s.base.spec.trace);
+  EXPECT_EQ(io::coexplore_fingerprint(relative), fp);
+  Space copy = s;
+  std::filesystem::copy_file(trace, dir / "copy.csv",
+                             std::filesystem::copy_options::overwrite_existing);
+  copy.base.spec.trace = (dir / "copy.csv").string();
+  EXPECT_EQ(io::coexplore_fingerprint(copy), fp);
+
+  write(trace, "45");  // one output length changed, in place
+  EXPECT_NE(io::coexplore_fingerprint(s), fp);
+  // A generated source does not read (nor name) a leftover trace path.
+  Space generated = s;
+  generated.base.spec.source = serving::SourceKind::generated;
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(io::coexplore_fingerprint(generated), io::coexplore_fingerprint(small_space()));
+  EXPECT_THROW((void)io::coexplore_fingerprint(s), ConfigError);  // the trace is gone
 }
 
 TEST(CoexploreIo, ProjectSectionParsesAndItsErrorsNameThePath) {

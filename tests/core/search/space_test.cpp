@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
 
 #include "spaces.hpp"
 
@@ -217,6 +221,68 @@ TEST(SearchSpace, AnEmptySpaceSaysWhy) {
       << none.empty_reason();
   EXPECT_NE(none.empty_reason().find("(8)"), std::string::npos) << none.empty_reason();
   EXPECT_TRUE(CompiledSpace(hand_space()).empty_reason().empty());
+}
+
+// validate(): what no point re-checks. A base workload with output_len 0 made every point
+// invalid and the search visited them all (minutes, then "no point feasible" blaming memory);
+// a bad model of the model axis is named at the axis; an empty space at /search/parallel.
+TEST(SearchSpace, ValidateChecksTheBaseWorkloadTheModelsAndEmptiness) {
+  auto has = [](const std::vector<Issue>& is, const std::string& path) {
+    return std::any_of(is.begin(), is.end(), [&](const Issue& i) { return i.path == path; });
+  };
+  EXPECT_TRUE(validate(CompiledSpace(dense_space())).empty());
+  EXPECT_TRUE(validate(CompiledSpace(workload_space())).empty());
+  Space s = dense_space();
+  s.base.workload.output_len = 0;
+  auto is = validate(CompiledSpace(s));
+  ASSERT_EQ(is.size(), 1u) << format_issues(is);
+  EXPECT_EQ(is[0].path, "/workload/output_len");
+  EXPECT_EQ(is[0].allowed, "integer >= 1");
+  Space w = workload_space();
+  w.models[1].moe.top_k = 0;  // the model axis is /search/hardware/2
+  is = validate(CompiledSpace(w));
+  EXPECT_TRUE(has(is, "/search/hardware/2/values/1/moe/top_k")) << format_issues(is);
+  EXPECT_FALSE(has(is, "/model/moe/top_k")) << format_issues(is);
+  Space e = dense_space();
+  e.inner.tp = {3};
+  is = validate(CompiledSpace(e));
+  ASSERT_EQ(is.size(), 1u) << format_issues(is);
+  EXPECT_EQ(is[0].path, "/search/parallel");
+  EXPECT_NE(is[0].message.find("the space has no point"), std::string::npos);
+}
+
+// Axis sizes are counted before a range is expanded: the count equals the expansion's size
+// where it is exact (up to 2 x kMaxAxisValues), a factor of 1.0000000001 is 1.4 x 10^10 values
+// refused at once (it ran out of memory after seconds), and the product of the axes saturates.
+TEST(SearchSpace, RangesAreCountedBeforeTheyAreExpanded) {
+  for (const auto& [lo, hi, step] : {std::tuple{1.0, 256.0, 1.0}, std::tuple{0.1, 1.0, 0.1},
+                                     std::tuple{100.0, 400.0, 0.3}, std::tuple{5.0, 5.0, 1.0}})
+    EXPECT_EQ(linear_range_count(lo, hi, step), linear_range(lo, hi, step).size()) << step;
+  for (const auto& [lo, hi, f] :
+       {std::tuple{1.0, 1024.0, 2.0}, std::tuple{100.0, 400.0, 1.1}, std::tuple{1.0, 1e6, 1.0001}})
+    EXPECT_EQ(geometric_range_count(lo, hi, f), geometric_range(lo, hi, f).size()) << f;
+  EXPECT_EQ(geometric_range_count(1, 1024, 2), 11u);
+  // ln 4 / ln(factor) = 1.386 x 10^10 values (the double nearest 1.0000000001 is
+  // 1 + 1.0000000827e-10).
+  const double factor = 1.0000000001;
+  const std::uint64_t n = geometric_range_count(100, 400, factor);
+  EXPECT_NEAR(static_cast<double>(n), std::log(4.0) / std::log1p(factor - 1), 2.0);
+  EXPECT_GT(n, kMaxAxisValues);
+  try {
+    (void)geometric_range(100, 400, 1.0000000001);
+    ADD_FAILURE() << "a range of 10^10 values must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("range has 1386294"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)linear_range(0, 1, 1e-9), std::invalid_argument);
+  EXPECT_EQ(linear_range_count(0, 1, 5e-324), std::numeric_limits<std::uint64_t>::max());
+  EXPECT_THROW((void)linear_range_count(1, 0, 1), std::invalid_argument);
+  EXPECT_EQ(linear_range(0, 1, 1.0 / (kMaxAxisValues - 1)).size(), kMaxAxisValues);
+  const std::uint64_t sizes[] = {kMaxAxisValues, kMaxAxisValues, 3};
+  EXPECT_EQ(to_string(count_points(sizes)), "3298534883328");
+  const std::vector<std::uint64_t> huge(8, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(count_points(huge), ~Count{0});
+  EXPECT_EQ(count_points(std::vector<std::uint64_t>{4, 0, 2}), Count{0});
 }
 
 TEST(SearchSpace, ConnectedAboveTotalIsPrunedNotEvaluated) {

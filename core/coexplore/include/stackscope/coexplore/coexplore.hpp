@@ -125,6 +125,15 @@ class CompiledSpace {
   std::uint64_t size_ = 1;
 };
 
+// The checks of a co-exploration project beyond the space's structure (which CompiledSpace's
+// constructor refuses with a ConfigError): the base design's model, workload and runtime
+// (perf::validate_base: the points replace the wafer and the partition, not these) and the
+// serving section with the ranges `serve` checks (serving::validate: rate, request count, SLOs,
+// scheduler limits...), so a point is never run on a stream `serve` would refuse. `search` and
+// `validate-project` call it after compiling (and after the CLI's --trace/--time-scale); empty
+// means the co-exploration may run.
+std::vector<Issue> validate(const CompiledSpace& space);
+
 // One evaluated point.
 struct Record {
   std::uint64_t index = 0;

@@ -50,7 +50,9 @@ CoexploreProject load_coexplore_project(const std::filesystem::path& file,
                                         const PresetRegistry& presets);
 
 // The canonical text of a space (base project with its serving section, and the section as
-// written back) and its FNV-1a fingerprint: equal for files describing the same space.
+// written back) and its FNV-1a fingerprint: equal for files describing the same space. A trace
+// source is named by the FNV-1a hash of the file's content, not its path (the file is read:
+// ConfigError at /serving/trace when it cannot be).
 std::string coexplore_canonical_text(const coexplore::Space& space);
 std::string coexplore_fingerprint(const coexplore::Space& space);
 
@@ -60,7 +62,8 @@ std::string record_to_jsonl(const coexplore::Record& r);
 std::optional<coexplore::Record> record_from_jsonl(std::string_view line);
 
 // CSV, one row per record: index, the axis values (by knob name), on_frontier (1/0), feasible,
-// reason, wafer and serving metrics, the partition.
+// wafer metrics (the die grid laid out as grid_dies_x, grid_dies_y: an axis may be dies_x),
+// serving metrics, requests, the partition, reason. Column names are unique.
 std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
                              std::span<const coexplore::Record> records,
                              std::span<const coexplore::Record> frontier);

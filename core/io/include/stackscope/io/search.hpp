@@ -54,6 +54,8 @@ struct SearchProject {
 SearchProject parse_search_project(std::string_view json_text, const PresetRegistry& presets,
                                    const std::filesystem::path& base_dir = {});
 SearchProject load_search_project(const std::filesystem::path& file, const PresetRegistry& presets);
+// True when the JSON text is an object with a "search" key (no other check).
+bool has_search_section(std::string_view json_text);
 // A search preset id (presets/search/) or a path to a search project file.
 SearchProject resolve_search_project(std::string_view id_or_file, const PresetRegistry& presets);
 
@@ -81,6 +83,12 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
 
 // summary.json: space size, counters, rate, frontier size, completion flags.
 std::string summary_to_json(const search::CompiledSpace& space, const search::Summary& s);
+
+// `search --json` on stdout: space_size, points_in_run, evaluated, pruned, pruned_by_bound,
+// infeasible, the rates, elapsed_s, complete, feasible_found, `status` (the status line) and
+// "frontier": the points as frontier.json has them.
+std::string search_report_to_json(const search::CompiledSpace& space, const search::Summary& s,
+                                  std::string_view status);
 
 // The append-only point log of a search output directory (DIR/points.jsonl). Line 1 is a
 // header naming the search (fingerprint, strategy, seed, samples, shard, and the canonical space

@@ -22,6 +22,13 @@ namespace stackscope::perf {
 // stackscope/perf/limits.hpp; products of counts are formed with checked arithmetic.
 std::vector<Issue> validate(const Design& design);
 
+// The checks of validate() that hold whatever hardware, system and parallel plan the design
+// runs on: the model's own fields (its splits by tp are the plan's checks), the workload and the
+// runtime profile. A search or a co-exploration checks its base design with this once, before
+// any point: its points replace the hardware, system and plan, but a workload with
+// output_len 0 would make every one of them invalid.
+std::vector<Issue> validate_base(const Design& design);
+
 // The memory part of validate() for a hardware description alone (the `dram` command): the
 // DRAM fields and the compute fields the DRAM model reads (cores, clock, SRAM bandwidth).
 // Paths start with `prefix` ("/hardware" as in a project, "" for a hardware file).

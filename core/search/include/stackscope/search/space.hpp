@@ -63,11 +63,27 @@ const Knob* find_knob(std::string_view name);
 // "a, b, c": the known knob names, for error messages.
 std::string knob_names();
 
+// Values one axis may hold, a list or an expanded range (8 MiB of doubles): far above any
+// useful sweep, while a factor of 1.0000000001 (10^11 values) is refused before it is expanded.
+inline constexpr std::uint64_t kMaxAxisValues = std::uint64_t{1} << 20;
+
 // Value lists; ranges expand to lists. linear: min, min+step, ... <= max (+1e-9 relative
 // slack); geometric: min, min*factor, ... <= max. Throw std::invalid_argument on empty or
-// non-terminating ranges (step <= 0, factor <= 1, min > max).
+// non-terminating ranges (step <= 0, factor <= 1, min > max) and on ranges of more than
+// kMaxAxisValues values (counted first, never expanded).
 std::vector<double> linear_range(double min, double max, double step);
 std::vector<double> geometric_range(double min, double max, double factor);
+
+// How many values linear_range / geometric_range give, counted without expanding: exact up to
+// 2 x kMaxAxisValues (the expansion's own loop, run without storing), the closed form
+// (max - min) / step + 1 or log(max / min) / log(factor) + 1 above, saturating at UINT64_MAX.
+// Throw std::invalid_argument for the ranges the expansions refuse as non-terminating.
+std::uint64_t linear_range_count(double min, double max, double step);
+std::uint64_t geometric_range_count(double min, double max, double factor);
+
+// Points of a space whose axes have these sizes: the product, exact, saturating at the largest
+// Count (a space of 10^14 points is common, of 2^128 is not searchable either way).
+Count count_points(std::span<const std::uint64_t> axis_sizes);
 
 struct HardwareAxis {
   std::string knob;            // a name from knobs()
@@ -148,6 +164,17 @@ struct Space {
 // The name of an index-valued axis value: the variant's name ("variant" axis), the model's id
 // ("model" axis); empty for numeric axes (format the number).
 std::string axis_value_name(const Space& space, std::size_t axis, double value);
+
+class CompiledSpace;
+
+// The checks of a search project beyond the space's structure (which CompiledSpace's
+// constructor refuses with a ConfigError): the base design's model, workload and runtime
+// (perf::validate_base, at the axes' first values; a workload with output_len 0 makes every
+// point invalid, and the search would visit them all), every model of the "model" axis (at
+// /search/hardware/<axis>/values/<i>/...), and a space with no point (at /search/parallel, with
+// empty_reason()). `search`, `validate-project` and the GUI call it after compiling; empty
+// means the search may run.
+std::vector<Issue> validate(const CompiledSpace& space);
 
 // One parallel combination of the inner space.
 struct ParallelGroup {

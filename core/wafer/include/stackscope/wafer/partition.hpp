@@ -116,4 +116,12 @@ Candidate evaluate_partition(const perf::Design& design, const serving::ServingS
 // The spec with the partition's disaggregation (for serving::deploy on a non-wafer design).
 serving::ServingSpec with_partition(serving::ServingSpec spec, const Partition& partition);
 
+// The design `serve` (and validate-project, for a serving project) checks with perf::validate.
+// The design itself, except on a wafer whose partition the central scheduler chooses
+// (`auto_partition`) and whose plan does not divide the dies (e.g. a grid refitted with
+// --wafer-set): there every pool gets its own plan, so what is checked is the smallest
+// instance of 2^k dies at tp 2^k that holds the model (the instance sizes choose_partition
+// tries), or the largest such instance when none does (its issues then say why).
+perf::Design design_to_validate(const perf::Design& design, bool auto_partition);
+
 }  // namespace stackscope::wafer
