@@ -3,7 +3,7 @@
 # Packaging check: every file that the configure and build in BUILD_DIR took from the system
 # must belong to a Debian package that a fresh machine gets from packaging/install-deps.sh,
 # i.e. to the dependency closure of (debian-packages.txt ∪ base-image.txt). A package that is
-# installed here by chance but reached by no install step is what let issue 12 through
+# installed here by chance but reached by no install step once let a missing dependency through
 # (Qt6Charts' config needs Qt6OpenGL; qt6-charts-dev does not depend on libqt6opengl6-dev).
 #
 # Usage: bash packaging/check-packages.sh BUILD_DIR [PACKAGE_LIST [BASE_LIST]]

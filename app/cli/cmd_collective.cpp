@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `collective`: one collective on a system network through the dual-stage model (MODEL.md §6):
+// `collective`: one collective on a system network through the dual-stage model (docs/model.md §5):
 // time, chosen algorithm, nccl-tests bus bandwidth and the per-link loads, optionally checked
 // against the flow-level reference simulator.
 #include <algorithm>

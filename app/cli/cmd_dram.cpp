@@ -63,7 +63,7 @@ hw::Hardware resolve_memory(const std::string& memory_arg, Context& ctx) {
   return hardware;
 }
 
-// --table: the DRAM agreement table (issue 13 deliverable 4, MODEL.md §2 "Check"). The
+// --table: the DRAM agreement table (docs/model.md §4.6, §18.3). The
 // simulator runs its default window, so the whole table takes tens of seconds.
 int run_table(const ParsedArgs& a, Context& ctx) {
   if (a.has("--pattern") || a.has("--temperature"))
@@ -83,7 +83,7 @@ int run_table(const ParsedArgs& a, Context& ctx) {
   for (const auto& [name, mem] : memories)
     for (const auto& pattern : memory::agreement_patterns())
       rows.push_back(memory::agreement_row(name, mem, pattern));
-  constexpr double kTolerance = 0.10;  // MODEL.md §2
+  constexpr double kTolerance = 0.10;  // docs/model.md §18.3
   double worst = 0;
   std::string worst_case;
   int over = 0;

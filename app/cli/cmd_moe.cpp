@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `moe`: expert placement of an MoE model on a 2D mesh of near-memory nodes (issue 15,
-// deliverable 6): each strategy fitted on routing traces and scored by the one MoE-layer
+// `moe`: expert placement of an MoE model on a 2D mesh of near-memory nodes: each strategy
+// fitted on routing traces and scored by the one MoE-layer
 // simulator (experts/compare.hpp) on the same or other traces.
 #include <algorithm>
 #include <cstdio>

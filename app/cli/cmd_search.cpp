@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `search` and `merge` (issue 5): run the core search engine over a project's search space,
+// `search` and `merge`: run the core search engine over a project's search space,
 // stream points to DIR/points.jsonl, write the frontier and a summary atomically, resume a killed
 // run, run one shard of a partition, and merge shard frontiers.
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// `search` on a co-exploration project (a "coexplore" section; issue 16): wafer architecture x
+// `search` on a co-exploration project (a "coexplore" section): wafer architecture x
 // serving configuration, the central scheduler per point (cmd_coexplore.cpp).
 #include <filesystem>
 #include <string>

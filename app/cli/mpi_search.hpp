@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// `search --mpi` (issue 5, deliverable 5): rank r of N runs shard r/N of the space and rank 0
+// `search --mpi`: rank r of N runs shard r/N of the space and rank 0
 // gathers every rank's counters and frontier. The MPI calls are compiled only when CMake found
 // MPI (STACKSCOPE_WITH_MPI); without it World() throws a CliError, so the normal CLI never needs
 // mpirun. MPI is initialised only by World, i.e. only when --mpi is given.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Reading `--tp T --ep E` the way TensorRT-LLM and vLLM mean it (issue 12, deliverable 6).
+// Reading `--tp T --ep E` the way TensorRT-LLM and vLLM mean it.
 // There `--tp_size 8 --ep_size 8` (TensorRT-LLM) or `--tensor-parallel-size 8
 // --enable-expert-parallel` (vLLM) on 8 GPUs shard attention 8 ways and spread the experts over
 // the same 8 GPUs: moe_tp x moe_ep = tp. In StackScope tp, pp, dp, ep and cp are separate mesh

@@ -90,7 +90,7 @@ TEST(CliEvaluate, DefaultProjectJsonHasEveryMetric) {
   EXPECT_TRUE(j["breakdown"].contains("decode"));
 }
 
-TEST(CliEvaluate, IssueCommandLine) {
+TEST(CliEvaluate, H100Llama270bFromFlags) {
   const auto j = json_of(cli({"evaluate", "--hardware", "h100-sxm", "--devices", "4", "--model",
                               "llama-2-70b", "--precision", "fp8", "--tp", "4", "--batch", "1",
                               "--input-len", "2048", "--output-len", "1", "--json"}));
@@ -200,26 +200,26 @@ TEST(CliEvaluate, BrokenProjectFileIsAnErrorNotACrash) {
   std::filesystem::remove_all(dir);
 }
 
-// The acceptance command line of issue 3 (README): DeepSeek-V3 on 256 3D-stacked chips.
-const std::vector<std::string> kIssue3 = {"evaluate",
-                                          "--model",
-                                          "deepseek-v3",
-                                          "--hardware",
-                                          "deepstack-3d",
-                                          "--system",
-                                          "deepstack-3d-x256",
-                                          "--tp",
-                                          "2",
-                                          "--ep",
-                                          "64",
-                                          "--pp",
-                                          "2",
-                                          "--batch",
-                                          "1024",
-                                          "--overlap",
-                                          "auto",
-                                          "--links",
-                                          "--json"};
+// The README's DeepSeek-V3 command line: DeepSeek-V3 on 256 3D-stacked chips.
+const std::vector<std::string> kDeepSeekV3Stacked256 = {"evaluate",
+                                                        "--model",
+                                                        "deepseek-v3",
+                                                        "--hardware",
+                                                        "deepstack-3d",
+                                                        "--system",
+                                                        "deepstack-3d-x256",
+                                                        "--tp",
+                                                        "2",
+                                                        "--ep",
+                                                        "64",
+                                                        "--pp",
+                                                        "2",
+                                                        "--batch",
+                                                        "1024",
+                                                        "--overlap",
+                                                        "auto",
+                                                        "--links",
+                                                        "--json"};
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -232,8 +232,8 @@ std::string project_file(const char* id) {
       .string();
 }
 
-TEST(CliEvaluate, Issue3CommandIsFeasibleWithLinkLoads) {
-  const auto j = json_of(cli(kIssue3));
+TEST(CliEvaluate, DeepSeekV3On256StackedChipsIsFeasibleWithLinkLoads) {
+  const auto j = json_of(cli(kDeepSeekV3Stacked256));
   EXPECT_TRUE(j["feasible"].get<bool>()) << j["reasons"].dump();
   EXPECT_EQ(j["batch"].get<int>(), 1024);
   EXPECT_LE(j["memory"]["total"].get<double>(), j["memory"]["capacity"].get<double>());
@@ -260,10 +260,10 @@ TEST(CliEvaluate, Issue3CommandIsFeasibleWithLinkLoads) {
   EXPECT_EQ(j["links"].size() + j["idle_links"].get<std::size_t>(), 64u * 8 + 256u * 4);
 }
 
-TEST(CliEvaluate, ProjectPresetMatchesTheIssueCommand) {
+TEST(CliEvaluate, ProjectPresetMatchesTheFlagsCommand) {
   const auto project =
       json_of(cli({"evaluate", project_file("deepseek-v3-deepstack-256"), "--json"}));
-  auto args = kIssue3;
+  auto args = kDeepSeekV3Stacked256;
   args.erase(std::find(args.begin(), args.end(), "--links"));
   const auto flags = json_of(cli(args));
   EXPECT_DOUBLE_EQ(project["metrics"]["tpot_s"].get<double>(),

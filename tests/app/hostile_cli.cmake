@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DCLI=... -DSOURCE_DIR=... -DWORK=dir -DCASE=name -P hostile_cli.cmake
-# Hostile inputs (issue 12), generated here at run time rather than committed (some are
+# Hostile inputs, generated here at run time rather than committed (some are
 # megabytes): writes the input of CASE into WORK, runs the CLI on it through run_cli.cmake and
 # expects exit 2 with the limit in the message. A crash, an abort or a hang (the test timeout)
 # fails the check.
@@ -108,7 +108,7 @@ elseif(CASE STREQUAL "dram-refresh")
   set(EXPECT_STDERR "/memory/timing/tRCD_ns: must be positive.*/memory/timing/tRFC_ns: refresh")
 elseif(CASE STREQUAL "dram-1e6-banks-reference")
   # Valid, at the limits: 1024 layers behind one link x 1024 banks = 2^20 banks per simulated
-  # channel; the bank-level reference must still answer (issue 13: it once took 42 s).
+  # channel; the bank-level reference must still answer (it once took 42 s).
   file(WRITE "${in}.json" "{\"kind\": \"hardware\", \"base\": \"deepstack-3d\", \"memory\": "
                           "{\"layers_total\": 1024, \"layers_connected\": 1, "
                           "\"banks_per_channel\": 1024}}")

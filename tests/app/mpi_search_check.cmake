@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DCLI=stackscope-cli -DMPIEXEC=mpirun -DPROJECT=space.json -DWORK=dir
 #       -P mpi_search_check.cmake
-# Issue 5: a 2-rank `search --mpi` gathers the exact single-process frontier. Runs
+# A 2-rank `search --mpi` gathers the exact single-process frontier. Runs
 #   stackscope-cli search PROJECT --json --threads 1                     (reference)
 #   mpirun -np 2 stackscope-cli search PROJECT --mpi --json --threads 1 --out WORK/mpi
 #   mpirun -np 2 stackscope-cli search PROJECT --mpi --json --threads 1 --out WORK/mpi --resume

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// `search` and `merge` in-process (issue 5): the frontier of an interrupted + resumed run and of
+// `search` and `merge` in-process: the frontier of an interrupted + resumed run and of
 // three merged shards equals the single uninterrupted run's; the log holds every point once.
 #include <gtest/gtest.h>
 
@@ -200,7 +200,7 @@ TEST_F(SearchCli, BadInputIsReportedNotGuessed) {
   bad({"search", plain}, "/search");
 }
 
-// Issue 12, deliverable 5: damaged, empty, foreign and busy output directories.
+// Damaged, empty, foreign and busy output directories.
 std::vector<std::string> lines_of(const std::filesystem::path& p) {
   std::ifstream in(p);
   std::vector<std::string> v;

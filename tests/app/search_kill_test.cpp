@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 12, deliverable 5: a `stackscope-cli search --out DIR` killed with SIGKILL at random
+// A `stackscope-cli search --out DIR` killed with SIGKILL at random
 // moments and resumed each time ends at the frontier of an uninterrupted run, point for point.
 // The real executable runs in a child process (a kill must not be caught or cleaned up after).
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Evaluations per second of full design points (issue 2: a DeepSeek-V3 design point must
-// evaluate in well under a millisecond).
+// Evaluations per second of full design points (the goal: a DeepSeek-V3 design point
+// evaluates in well under a millisecond).
 #include <benchmark/benchmark.h>
 
 #include "stackscope/io/project.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// perf::IterationModel::cost() per call after warm-up (issue 14: the serving simulator calls it
+// perf::IterationModel::cost() per call after warm-up (the serving simulator calls it
 // 1e5-1e7 times per run; goal < 2 us for typical batches). Decode contexts grow between calls,
 // as in a simulation, so the attention part is recomputed every call and only the token-keyed
 // parts hit the memo.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // NetworkModel::cost, cold (a new model, so topology build + stage 1 + routing every
 // iteration) and memoised (the evaluator's case: the same collective shapes at other sizes).
-// Issue 3: a 256-device DeepSeek-V3 evaluation (~6-10 collectives) must stay well under 1 ms.
+// A 256-device DeepSeek-V3 evaluation (~6-10 collectives) must stay well under 1 ms.
 #include <benchmark/benchmark.h>
 
 #include <numeric>

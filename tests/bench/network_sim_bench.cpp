@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Analytic network model vs the reference flow simulator (issue 3, deliverable 5; MODEL.md
+// Analytic network model vs the reference flow simulator (docs/model.md
 // §6: the simulator should be >= 1000x slower than the analytic path). For each collective:
 //  - analytic: NetworkModel::cost on a warm model (the evaluator's path: memoised per shape,
 //    the size changes every call so only the bytes-dependent part is recomputed);
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   RatioReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  std::printf("\nsimulate / analytic wall-time ratio (MODEL.md §6 goal: >= 1000x)\n");
+  std::printf("\nsimulate / analytic wall-time ratio (docs/model.md §18.2 goal: >= 1000x)\n");
   for (const auto& c : cases()) {
     const std::string n = c.name;
     const double sim = reporter.ns("simulate/" + n);

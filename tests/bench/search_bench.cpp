@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Search engine throughput (issue 5): evaluated points per second per core and the fraction of
+// Search engine throughput: evaluated points per second per core and the fraction of
 // the space pruned, on DeepSeek-V3 decode over 3D-stacked chips (hardware x full parallelism).
 #include <benchmark/benchmark.h>
 
@@ -79,7 +79,7 @@ void BM_DeepSeekV3_NoBoundPruning(benchmark::State& s) {
 BENCHMARK(BM_DeepSeekV3_Exhaustive)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_DeepSeekV3_NoBoundPruning)->Arg(1)->Arg(2)->Unit(benchmark::kSecond)->Iterations(1);
 
-// The issue's figure: the whole presets/search/deepseek-v3-deepstack space (1.79e12 points),
+// The headline figure: the whole presets/search/deepseek-v3-deepstack space (1.79e12 points),
 // exhaustive, on all cores of the machine (minutes: run it with
 // --benchmark_filter=Preset).
 void BM_DeepSeekV3_PresetExhaustive(benchmark::State& state) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Serving simulator speed (issue 14 deliverable 5): the Azure conversation trace (19,366
+// Serving simulator speed: the Azure conversation trace (19,366
 // requests; shared/reference/traces, Splitwise, CC-BY-4.0) for Llama-3-70B FP8 on 8 H100s as
 // one TP8 instance and as 4 TP2 replicas behind join-shortest-queue, and 10^6 synthetic Poisson
 // requests. Counters: simulated requests/s and scheduler iterations/s of wall time.

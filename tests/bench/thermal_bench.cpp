@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Thermal grid solver (issue 4): a 64x64 x 20-layer steady solve must take well under a second.
+// Thermal grid solver: a 64x64 x 20-layer steady solve must take well under a second.
 // Stacks: make_3d_stack with 9 DRAM dies (1 + 2x9 + TIM = 20 chip layers, plus spreader and
 // sink) at 32/64/128 grids, and the sparse LDL^T path on 32x32 for comparison.
 #include <benchmark/benchmark.h>

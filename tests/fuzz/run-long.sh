@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The long fuzz run (issue 12: >= 10^6 executions per target), one target at a time, one
+# The long fuzz run (>= 10^6 executions per target), one target at a time, one
 # process each, at low priority. Needs the asan preset's build (cmake --preset asan &&
 # cmake --build --preset asan). Usage: tests/fuzz/run-long.sh [RUNS] [TARGET...]
 # MAX_TIME=S also stops each target after S seconds (-max_total_time), for runs in slices.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Hostile inputs to core/io (issue 12, deliverable 4): every size limit of io/limits.hpp is
+// Hostile inputs to core/io: every size limit of io/limits.hpp is
 // refused with a ConfigError that states it, before the input can cost unbounded time or memory.
 // The inputs are generated here (10^5-deep nesting, 10^6-element arrays, a 10^5-column power
 // trace); each test parses one and must return at once with the limit in the message.

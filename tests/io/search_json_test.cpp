@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Search sections of project files and search result files (issue 5): parsing with JSON-pointer
+// Search sections of project files and search result files: parsing with JSON-pointer
 // errors, exact round trip of logged points, frontier files and their merge.
 #include <gtest/gtest.h>
 
@@ -122,7 +122,7 @@ TEST(SearchJson, ModelAndWorkloadAxes) {
   EXPECT_TRUE(has_path(lengths, "/search/hardware/0/values/0")) << lengths.size();
 }
 
-// The expert placement as search axes (issue 15, deliverable 5): strategy names or indices,
+// The expert placement as search axes: strategy names or indices,
 // the redundant slots; decoded designs carry them; unknown names are reported at their element.
 TEST(SearchJson, ExpertPlacementAxes) {
   const auto sp = parse_search_project(R"({"schema_version": 1, "name": "s",

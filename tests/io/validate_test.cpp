@@ -642,7 +642,7 @@ TEST(Validate, AreaThermalAndKvRereadRanges) {
   }
 }
 
-// Issue 12: ranges a real design never reaches, but that bound memory and time and keep every
+// Ranges a real design never reaches, but that bound memory and time and keep every
 // product finite (stackscope/perf/limits.hpp). Each message states the allowed range.
 TEST(ValidateLimits, CountsPastTheModelledRangeAreRefusedWithTheRange) {
   Design d = baseline();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Killed mid-edit, the workbench loses at most the edits since its last autosave (issue 12,
-// deliverable 5: "autosave recovery is tested by killing the GUI process mid-edit").
+// Killed mid-edit, the workbench loses at most the edits since its last autosave: autosave
+// recovery is tested by killing the GUI process mid-edit.
 //
 // The test runs this executable three ways:
 //   (no arguments)     the Qt Test below, the parent;

@@ -340,7 +340,7 @@ class EditorsTest : public QObject {
     QCOMPARE(w.document().undoStack()->count(), 5);  // cores, mesh, dp, overlap, kv
   }
 
-  // Expert placement (issue 15): the strategy and HD-MoE's solver limits are undoable edits of
+  // Expert placement: the strategy and HD-MoE's solver limits are undoable edits of
   // the design; the solver fields are live only for the HD-MoE strategies; the evaluation runs
   // the chosen placement (balanced on the Mixtral mesh costs decode differently from the
   // plan's TP 4 x EP 8).

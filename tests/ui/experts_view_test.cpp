@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Experts tab (issue 15, deliverable 5): on the mixtral-hdmoe project it runs the placement
+// The Experts tab: on the mixtral-hdmoe project it runs the placement
 // comparison off the UI thread to the end, its per-layer runs merged equal experts::compare
 // called once over the same layers (the deterministic strategies), the table has a row per
 // strategy with finite positive speedups and TP over TP 1.00, the heat map has experts × nodes

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The link view's expert placement (issue 6, deliverable 6): for an MoE design every device
+// The link view's expert placement: for an MoE design every device
 // reports the routed experts it hosts under the design's placement, the "Colour devices by"
 // selector changes the picture, and a dense model disables the selector. The on-die mesh below
 // it shows one device's mesh links with the evaluator's loads (compute/noc.hpp).

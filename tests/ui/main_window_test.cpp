@@ -208,7 +208,7 @@ class MainWindowTest : public QObject {
 
   // Run a search from the panel: the frontier appears, the exact engine frontier replaces the
   // live one at the end, a click loads a frontier design into the editor, and the event loop
-  // keeps running while the engine uses every core (the issue's responsiveness figure is
+  // keeps running while the engine uses every core (the responsiveness figure is
   // printed; the assertion only catches a frozen UI).
   void searchPanelRunsAndLoadsAFrontierDesign() {
     MainWindow w;
@@ -424,7 +424,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.document().undoStack()->count(), 2);
   }
 
-  // Hostile files (issue 12): a document nested 10^5 deep, an array of 10^6 elements, a file
+  // Hostile files: a document nested 10^5 deep, an array of 10^6 elements, a file
   // past the size limit and a FIFO are refused with the limit in the message, without freezing
   // or killing the window, which keeps its design; a design value past its allowed range loads
   // and turns its own field red with the range, as the CLI prints it.
@@ -540,7 +540,7 @@ class MainWindowTest : public QObject {
     QVERIFY(t->item(stpsRow, 1)->font().bold());  // the larger batch has the higher STPS
   }
 
-  // Issue 13: Compare runs every column under the first design's runtime profile unless the
+  // Compare runs every column under the first design's runtime profile unless the
   // user unticks it; the Runtime page's profile combo changes the design's profile.
   void compareUsesOneRuntimeUnlessAskedOtherwise() {
     MainWindow w;
@@ -572,7 +572,7 @@ class MainWindowTest : public QObject {
     QVERIFY(t->item(stpsRow, 1)->text() != t->item(stpsRow, 0)->text());
   }
 
-  // The issue's walk-through: open a 3D-stacked preset, change the stack height, and both the
+  // A first user's walk-through: open a 3D-stacked preset, change the stack height, and both the
   // throughput and the DRAM temperature move.
   void stackHeightMovesThroughputAndTemperature() {
     MainWindow w;

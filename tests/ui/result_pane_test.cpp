@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Enlargeable result views and empty-plot hints (issue 14, deliverable 3): a view maximised in
+// Enlargeable result views and empty-plot hints: a view maximised in
 // place fills the results area and hides the others until restored; a detached view lives in a
 // window of its own until that window closes; the states outlive the window (temporary
 // QSettings); an empty plot says what to do and stops saying it when data arrives.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The search-space form (issue 6, deliverable 3): every search preset loads with the core's
+// The search-space form: every search preset loads with the core's
 // point count; range edits change the count; bad values are reported on their row and Run is
 // refused; form -> JSON -> parse and JSON -> form agree; a saved space loads again and runs in
 // `stackscope-cli search`; a search of a form-edited space finds a frontier; edits undo and redo
@@ -327,7 +327,7 @@ class SearchFormTest : public QObject {
     QCOMPARE(e.origin(), box->currentData().toString());
   }
 
-  // Undo and redo of the form (STYLE.md "forms bound to a document with undo").
+  // Undo and redo of the form (docs/architecture.md §6: forms bound to a document with undo).
   void formEditsUndoAndRedo() {
     SearchPanel panel(presets_);
     SpaceEditor& e = *panel.spaceEditor();

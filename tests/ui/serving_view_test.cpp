@@ -388,7 +388,7 @@ class ServingViewTest : public QObject {
     QCOMPARE(view.timelinePlot()->graphCount(), 3);
   }
 
-  // A wafer project (issue 16): without a given split the view runs the central scheduler and
+  // A wafer project: without a given split the view runs the central scheduler and
   // the wafer deployment, as `serve` does; the run equals wafer::choose_partition +
   // wafer::deploy + serving::simulate on the same spec, and the summary names the partition.
   void waferRunMatchesTheCore() {

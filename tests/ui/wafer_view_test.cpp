@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The Wafer view (issue 16, deliverable 5) against the core: its map is the central
+// The Wafer view against the core: its map is the central
 // scheduler's partition run by wafer::run_on_wafer on the project's requests, its dies carry
 // their roles and its tooltips name them; its sweep is coexplore::run over the knob, plotted
 // (one point per feasible value) and exported as the CLI's CSV. Screenshots of both.

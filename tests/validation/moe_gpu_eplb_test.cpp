@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 15, "done when": DeepSeek-V3's MoE layer on 8 H100 SXM GPUs (presets h100-sxm-x8,
+// DeepSeek-V3's MoE layer on 8 H100 SXM GPUs (presets h100-sxm-x8,
 // h100-sxm, deepseek-v3) with EPLB-style redundancy — the max/mean load imbalance and its time
 // effect, every placement scored by simulate_gpu_layer (core/experts/gpu_sim.hpp). Prints the
 // table.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 15, deliverable 1: the next-layer expert predictor (core/moe/predictor.hpp) on the real
+// The next-layer expert predictor (core/moe/predictor.hpp) on the real
 // Mixtral-8x7B routing traces of reference/moe-traces (MT-Bench math, coding, writing,
 // roleplay; HD-MoE's artifact, MIT licence). Fitted on two categories and scored on the other
 // two, beside the same predictor fitted and scored on one category (first half of its tokens

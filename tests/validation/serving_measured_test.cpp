@@ -3,7 +3,7 @@
 // trtllm-bench throughput runs at maximum load, H100 / H200 / B200): each row's exact lengths,
 // plan and precision, its requests all sent at once, the benchmark's own scheduler settings,
 // one runtime profile (trtllm-2025, fitted on these rows). Prints the per-row error table and
-// fails above issue 14's 10 % MAPE (6.2 % when fitted) or any row beyond 20 % (17.1 %).
+// fails above 10 % MAPE (6.2 % when fitted) or any row beyond 20 % (17.1 %).
 //
 // Held out: tests/validation/data/serving-holdout.json, the other dense columns of the same
 // TensorRT-LLM tables (other models, TP degrees and devices), never used to fit the profile.

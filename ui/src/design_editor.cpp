@@ -517,9 +517,9 @@ void DesignEditor::refreshDerived() {
                  readable(random.activation_Bps / units::kGiga),
                  readable(100.0 * stream.refresh_overhead)));
     dramInfo_->setToolTip(
-        tr("core/memory effective_bandwidth() at 50 °C (MODEL.md §2): min(row-cycle, tFAW/tRRD "
-           "activation, Little's-law buffering, SRAM staging) × utilisation cap × (1 − "
-           "tRFC / tREFI)."));
+        tr("core/memory effective_bandwidth() at 50 °C (docs/model.md §4): min(row-cycle, "
+           "tFAW/tRRD activation, Little's-law buffering, SRAM staging) × utilisation cap × "
+           "(1 − tRFC / tREFI)."));
   } else {
     dramInfo_->setText(QStringLiteral("—"));
   }
@@ -541,7 +541,7 @@ void DesignEditor::refreshDerived() {
                          readable(100.0 * area.vertical_mm2 / std::max(1e-9, area.die_mm2)))
               : QStringLiteral("—"));
   density_->setToolTip(
-      tr("Derived (core/power_area, MODEL.md §8): a hybrid bond occupies pitch², a TSV the "
+      tr("Derived (core/power_area, docs/model.md §13.3): a hybrid bond occupies pitch², a TSV the "
          "larger of pitch² and its keep-out. Links = connected channels × channel rate / link "
          "rate / signal share."));
   const int layers = stacked ? std::clamp(mem.layers_total, 0, 64) : 0;

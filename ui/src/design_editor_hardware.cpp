@@ -94,7 +94,7 @@ QWidget* DesignEditor::buildStackPage() {
           tr(" dies"),
           tr("DRAM dies per stack (an 8-high HBM stack has 8). 3D: more layers, more capacity "
              "and, with more layers per vertical connection, row recharge hidden; more thermal "
-             "resistance (DeepStack, MODEL.md §2, §9)."),
+             "resistance (DeepStack, docs/model.md §4, §14)."),
           {}},
          [=](perf::Design& d) { return &mem(d).layers_total; });
   addInt(form, tr("&Connected layers:"),
@@ -135,7 +135,7 @@ QWidget* DesignEditor::buildStackPage() {
           1024,
           tr(" banks"),
           tr("Banks per channel: more banks overlap more row cycles (row-cycle efficiency, "
-             "MODEL.md §2)"),
+             "docs/model.md §4)"),
           {}},
          [=](perf::Design& d) { return &mem(d).banks_per_channel; });
   addDouble(form, tr("Channel width:"),
@@ -160,8 +160,8 @@ QWidget* DesignEditor::buildStackPage() {
   addDouble(form, tr("Bit density:"),
             {"bitDensitySpin", "/hardware/memory/bit_density_Gb_per_mm2", 0, 100, 3, tr(" Gb/mm²"),
              tr("3D stacks: DRAM bits per mm² of a layer; > 0 derives a layer's capacity from the "
-                "die area left after the vertical-link field (MODEL.md §8). 0 = use Capacity / "
-                "layer."),
+                "die area left after the vertical-link field (docs/model.md §4.7). 0 = use "
+                "Capacity / layer."),
              tr("off (use capacity)")},
             [=](perf::Design& d) { return &mem(d).bit_density_Gb_per_mm2; });
   form->addRow(sectionLabel(tr("Access and efficiency"), dramFields_));
@@ -319,7 +319,7 @@ QWidget* DesignEditor::buildComputePage() {
   addDouble(form, tr("Die &area:"),
             {"dieAreaSpin", "/hardware/compute/die_area_mm2", 1, 100'000, 0, tr(" mm²"),
              tr("Logic die area; cores, SRAM, NoC, PHYs, vertical-link field and uncore must "
-                "fit (MODEL.md §8); the reticle is 858 mm²")},
+                "fit (docs/model.md §13.3); the reticle is 858 mm²")},
             [=](perf::Design& d) { return &die(d).die_area_mm2; });
   addDouble(form, tr("Area / core:"),
             {"coreAreaSpin", "/hardware/compute/area_per_core_mm2", 0.001, 1000, 3, tr(" mm²"),
@@ -333,7 +333,7 @@ QWidget* DesignEditor::buildComputePage() {
             {"sramBwSpin", "/hardware/compute/sram_bw_bytes_per_cycle_per_core", 1, 1'000'000, 0,
              tr(" B/cycle"),
              tr("SRAM bytes per cycle per core; half of the total caps DRAM streaming "
-                "(MODEL.md §2)")},
+                "(docs/model.md §4)")},
             [=](perf::Design& d) { return &die(d).sram_bw_bytes_per_cycle_per_core; });
   addDouble(form, tr("Shared buffer:"),
             {"sharedBufferSpin", "/hardware/compute/shared_buffer_MiB", 0, 1'000'000, 1, tr(" MiB"),
@@ -467,7 +467,7 @@ QWidget* DesignEditor::buildPowerPage() {
   auto* page = new QWidget;
   page->setObjectName(QStringLiteral("powerPage"));
   auto* form = newForm(page);
-  form->addRow(sectionLabel(tr("Energy (MODEL.md §8)"), page));
+  form->addRow(sectionLabel(tr("Energy (docs/model.md §13.1)"), page));
   const auto energy = [&](const QString& label, const char* object, const char* path,
                           const QString& suffix, const QString& tip, double hw::Energy::*member) {
     addDouble(form, label, {object, path, 0, 1000, 3, suffix, tip},
@@ -493,13 +493,13 @@ QWidget* DesignEditor::buildPowerPage() {
   addDouble(form, tr("TDP:"),
             {"tdpSpin", "/hardware/energy/tdp_W", 1, 100'000, 0, tr(" W"),
              tr("Thermal design power: above it clocks scale down as (P / TDP)^(-1/3) (power "
-                "wall, MODEL.md §8)")},
+                "wall, docs/model.md §13.2)")},
             [](perf::Design& d) { return &d.hardware.energy.tdp_W; });
   powerInfo_ = derivedLabel(page, "powerInfo");
   column(page)->addWidget(powerInfo_);
 
   form = appendForm(page, "areaFields");
-  form->addRow(sectionLabel(tr("Area (MODEL.md §8)"), page));
+  form->addRow(sectionLabel(tr("Area (docs/model.md §13.3)"), page));
   const auto area = [&](const QString& label, const char* object, const char* path,
                         const QString& suffix, double min, const QString& tip,
                         double hw::Area::*member) {
@@ -531,7 +531,7 @@ QWidget* DesignEditor::buildPowerPage() {
   column(page)->addWidget(areaInfo_);
 
   form = appendForm(page, "thermalFields");
-  form->addRow(sectionLabel(tr("Thermal package (MODEL.md §9)"), page));
+  form->addRow(sectionLabel(tr("Thermal package (docs/model.md §14)"), page));
   addDouble(form, tr("Ambient:"),
             {"ambientSpin", "/hardware/thermal/ambient_C", -60, 94.9, 1, tr(" °C"),
              tr("Coolant / inlet air temperature; must lie below the 95 °C DRAM limit")},

@@ -70,7 +70,7 @@ QWidget* DesignEditor::buildModelPage() {
   addCombo(
       form, tr("&Weights:"), "weightsCombo", "/workload/numerics/weights",
       tr("Storage format of the weights: sets weight bytes in memory and per decode step, "
-         "and with the activations the matrix-unit rate used (MODEL.md §3)"),
+         "and with the activations the matrix-unit rate used (docs/model.md §3)"),
       names, [=](perf::Design& d) { return precisionIndex(d.workload.numerics.weights); },
       [=](perf::Design& d, int i) { d.workload.numerics.weights = precisionAt(i); });
   addCombo(
@@ -112,9 +112,9 @@ QWidget* DesignEditor::buildModelPage() {
   using workload::RoutingKind;
   addCombo(
       routing, tr("&Routing:"), "routingKindCombo", "/workload/routing/kind",
-      tr("How tokens spread over the routed experts (MODEL.md §4): the busiest expert-parallel "
-         "rank sets an MoE layer's time. Uniform = perfectly balanced; Zipf and Dirichlet are "
-         "seeded skews; trace = recorded per-layer frequencies from a file."),
+      tr("How tokens spread over the routed experts (docs/model.md §6.1): the busiest "
+         "expert-parallel rank sets an MoE layer's time. Uniform = perfectly balanced; Zipf and "
+         "Dirichlet are seeded skews; trace = recorded per-layer frequencies from a file."),
       {tr("uniform"), tr("Zipf (power law)"), tr("Dirichlet (random)"), tr("trace file")},
       [](perf::Design& d) { return static_cast<int>(d.workload.routing.kind); },
       [this](perf::Design& d, int i) {
@@ -342,7 +342,7 @@ QWidget* DesignEditor::buildParallelPage() {
   form->addRow(sectionLabel(tr("Compute / communication overlap"), page));
   addCombo(
       form, tr("&Overlap:"), "overlapCombo", "/parallel/overlap",
-      tr("Tile-level overlap of compute and communication (MODEL.md §7): off, a fixed "
+      tr("Tile-level overlap of compute and communication (docs/model.md §8): off, a fixed "
          "tile count, or the best tile count per operator"),
       {tr("off"), tr("fixed tiles"), tr("auto (best per operator)")},
       [](perf::Design& d) { return static_cast<int>(d.parallel.overlap); },
@@ -354,7 +354,7 @@ QWidget* DesignEditor::buildParallelPage() {
           1024,
           tr(" tiles"),
           tr("Tiles per operator when overlap is fixed; past ~1000 tiles the per-tile sync "
-             "cost dominates any gain (MODEL.md §7)"),
+             "cost dominates any gain (docs/model.md §8)"),
           {}},
          [](perf::Design& d) { return &d.parallel.overlap_tiles; });
   auto* placement = new QLineEdit(page);

@@ -850,7 +850,7 @@ QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {
     }
     mode->setCurrentIndex(was);
   }
-  // Enlarged views (issue 14): the throughput curve maximised in place, the thermal view in a
+  // Enlarged views: the throughput curve maximised in place, the thermal view in a
   // window of its own; empty plots as hints (a fresh Compare and Search, an invalid design).
   if (ResultPane* p = area_->pane(QStringLiteral("throughput"))) {
     p->maximise();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's layout: the header, the what-if editors and the result views, each view in
-// a ResultPane so that it can be maximised in place or detached (issue 14).
+// a ResultPane so that it can be maximised in place or detached.
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>

@@ -18,7 +18,7 @@
 namespace stackscope::ui {
 namespace {
 
-// DRAM limits (MODEL.md §9): refresh doubles above 85 C; above 95 C the design is throttled
+// DRAM limits (docs/model.md §14.3): refresh doubles above 85 C; above 95 C the design is throttled
 // (or infeasible without throttling).
 constexpr double kRefreshC = memory::kRefreshDoublingC;
 constexpr double kLimitC = memory::kDramLimitC;

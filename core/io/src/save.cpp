@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Atomic save: nothing the user made is lost if the program dies mid-write (DESIGN.md).
+// Atomic save: nothing the user made is lost if the program dies mid-write (docs/architecture.md
+// §7).
 #include <cerrno>
 #include <cstring>
 #include <fstream>

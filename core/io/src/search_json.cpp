@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Search sections of project files and search result files (issue 5); format in io/search.hpp.
+// Search sections of project files and search result files; format in io/search.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

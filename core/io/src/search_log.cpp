@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The append-only search log (issue 5: "a killed search resumes with --resume without losing or
-// duplicating points"; issue 12: checksummed records, a locked directory, never a hang on a FIFO);
-// format in io/search.hpp.
+// The append-only search log: a killed search resumes with --resume without losing or
+// duplicating points; checksummed records, a locked directory, never a hang on a FIFO; format in
+// io/search.hpp.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>

@@ -69,7 +69,7 @@ Cycle to_cycles(double ns, double t_ck_ns) {
   return std::max<Cycle>(1, static_cast<Cycle>(std::ceil(ns / t_ck_ns - 1e-9)));
 }
 
-// The per-channel share of an access pattern (MODEL.md §2 patterns, issue 4).
+// The per-channel share of an access pattern (docs/model.md §4 patterns).
 class Generator {
  public:
   Generator(const hw::Memory& m, const AccessPattern& p, int banks, double channels,

@@ -19,7 +19,7 @@ double total_channels(const hw::Memory& m) {
 }
 
 // Bytes one row activation delivers for the pattern: a whole row for streams, the run length
-// for chunked access, one sector for random and row-conflict access (MODEL.md §2).
+// for chunked access, one sector for random and row-conflict access (docs/model.md §4.4).
 double bytes_per_activation(const hw::Memory& m, const AccessPattern& p) {
   switch (p.kind) {
     case PatternKind::stream:
@@ -245,7 +245,7 @@ DramBandwidth effective_bandwidth(const hw::Memory& m, const hw::ComputeDie& die
                                   const AccessPattern& p, double dram_temperature_C) noexcept {
   DramBandwidth r;
   const double core_clock = die.clock_GHz * units::kGiga;
-  // SRAM staging: each byte from DRAM is written to and read from SRAM once (MODEL.md §2).
+  // SRAM staging: each byte from DRAM is written to and read from SRAM once (docs/model.md §4.5).
   const double sram_bw = die.cores * die.sram_bw_bytes_per_cycle_per_core * core_clock;
   r.sram_Bps = sram_bw / 2.0;
 

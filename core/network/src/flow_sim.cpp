@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The reference flow-level simulator (MODEL.md §6 check). Time model:
+// The reference flow-level simulator (docs/model.md §5.5). Time model:
 //  - steps run in order with a barrier: step k starts at the finish of step k-1 plus its
 //    alpha_s (the first step at 0 + alpha_s);
 //  - every flow is routed with Topology::route; its path latency (sum of the hop latencies)

@@ -4,7 +4,7 @@
 // link drains its bytes once its first flow has arrived, at line rate (work-conserving,
 // cut-through). So a step ends at
 //   alpha + max( max_f lat_f,  max_l (min_{f on l} lat_f + bytes_l / bw_l) ),
-// which is the bottleneck-link term of MODEL.md §6 with the links' latency overlapped with
+// which is the bottleneck-link term of docs/model.md §5.4 with the links' latency overlapped with
 // other links' transfers; it never exceeds alpha + max lat + max bytes/bw, and agrees with the
 // flow simulator (flow_sim.hpp) to a fraction of a percent on average.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Stage 1 (MODEL.md §6): collectives as algorithm steps of concurrent flows. Sources:
+// Stage 1 (docs/model.md §5.3): collectives as algorithm steps of concurrent flows. Sources:
 //  - ring all-reduce / reduce-scatter / all-gather: Patarasuk & Yuan, "Bandwidth optimal
 //    all-reduce algorithms for clusters of workstations", JPDC 2009; with several channels per
 //    ring when the group spans network units, as NCCL builds one ring per NIC/rail;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The single-design evaluator (MODEL.md §1-7, §8). See evaluator.hpp for the contract. The
+// The single-design evaluator (docs/model.md §3-§8, §13). See evaluator.hpp for the contract. The
 // operator blocks it composes live in evaluator_blocks.cpp (evaluator_detail.hpp).
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/expert_placement.hpp"
@@ -30,7 +30,7 @@ using namespace detail;
 namespace {
 
 // DRAM refreshes twice as often above memory::kRefreshDoublingC (85 C); above 95 C the design
-// is infeasible (MODEL.md §9).
+// is infeasible (docs/model.md §14.3).
 using memory::kDramLimitC;
 using memory::kRefreshDoublingC;
 
@@ -39,7 +39,7 @@ struct PhaseBlocks {
   double prefill_passes = 1, decode_passes = 1;
 };
 
-// Where one decode step's power goes (MODEL.md §8), from the phase's bytes and the energy
+// Where one decode step's power goes (docs/model.md §13.1), from the phase's bytes and the energy
 // rates the evaluation used; the logic-die dynamic part is the residual (FLOPs, SRAM staging).
 PowerSummary power_summary(const Design& d, const Result& r, const power_area::EnergyRates& e) {
   PowerSummary p;
@@ -112,7 +112,7 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   const auto a = power_area::area(d.hardware);
   r.power = power_summary(d, r, c.energy);
 
-  // Compact thermal model (MODEL.md §9): peak DRAM temperature from the device power.
+  // Compact thermal model (docs/model.md §14.2): peak DRAM temperature from the device power.
   if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
     const auto rc = thermal::compact_resistances(d.hardware.thermal, a.die_mm2);
     const double layers = d.hardware.memory.layers_total;
@@ -143,7 +143,7 @@ int batch_of(const Design& d) {
   return d.workload.batch_auto ? max_batch_that_fits(d) : d.workload.batch;
 }
 
-// Thermal throttle (MODEL.md §9, "power-limited clock from the temperature limit"): the
+// Thermal throttle (docs/model.md §14.3, "power-limited clock from the temperature limit"): the
 // smallest slow-down t in (0, 1] of both the logic clock and the DRAM command rate that keeps the
 // compact DRAM peak at or below 95 C. Power falls monotonically with t, so the root of
 // T(t) = limit is bracketed by [t_lo, 1] and found by the Illinois false-position method;
@@ -209,7 +209,7 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
     return r;
   }
   Result r = evaluate_at(d, batch, {}, net, blocks);
-  // Power wall (MODEL.md §8): throttle clocks by the cubic law and re-evaluate once.
+  // Power wall (docs/model.md §13.2): throttle clocks by the cubic law and re-evaluate once.
   const double scale =
       power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
   const bool throttled = scale < 1.0;
@@ -218,7 +218,7 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
     op = {scale, 1.0, 50.0};
     r = evaluate_at(d, batch, op, net, blocks);
   }
-  // Thermal coupling (MODEL.md §9): DRAM above 85 C refreshes twice as often, which lowers
+  // Thermal coupling (docs/model.md §14.3): DRAM above 85 C refreshes twice as often, which lowers
   // its bandwidth; re-evaluate once at the hot refresh rate.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kRefreshDoublingC) {
     op = {scale, 1.0, r.thermal.dram_peak_C};

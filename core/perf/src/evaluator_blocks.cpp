@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The per-device operator blocks of the evaluator (MODEL.md §3-7): attention, FFN, MoE, LM
+// The per-device operator blocks of the evaluator (docs/model.md §3-§8): attention, FFN, MoE, LM
 // head and a pipeline stage of them, the network state they cost collectives on, and the
 // evaluation context. Shared by evaluator.cpp and iteration.cpp through evaluator_detail.hpp.
 #include <algorithm>
@@ -27,7 +27,7 @@ namespace stackscope::perf::detail {
 
 namespace {
 
-// Tile counts tried by automatic overlap (MODEL.md §7).
+// Tile counts tried by automatic overlap (docs/model.md §8).
 constexpr int kAutoTiles[] = {1, 2, 4, 8, 16, 32, 64};
 
 int kind_index(GroupKind k) {
@@ -86,7 +86,7 @@ double charge_comm(Block& b, OpClass cls, const Ctx& ctx, GroupKind kind, Collec
   return c.time_s;
 }
 
-// Tile-level overlap of a producer with its collective (MODEL.md §7; the pipeline, what it
+// Tile-level overlap of a producer with its collective (docs/model.md §8; the pipeline, what it
 // hides and what it cannot are argued in perf/overlap.hpp): lat, the collective's latency part
 // (its cost at a vanishing message, network::CollectiveCost: per-step alpha + hops), is paid
 // once; bw = t_comm - lat is tiled; each extra tile issues its `calls` collectives again at
@@ -310,7 +310,7 @@ Block dense_ffn_block(const Ctx& c, double tokens) {
   return b;
 }
 
-// MoE FFN of one layer on the busiest device (MODEL.md §4-5). `tokens_attn`: tokens of this
+// MoE FFN of one layer on the busiest device (docs/model.md §6-§7). `tokens_attn`: tokens of this
 // device's attention group; `tokens_stage`: tokens of the whole stage, routed over the
 // moe_ep expert-parallel ranks (each an moe_tp-way split of its experts).
 Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq,
@@ -597,7 +597,8 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   c.die.clock_GHz *= clock_scale;
   // With hardware.area.fit_cores the die computes with the cores its area holds next to the
   // vertical-link field (power_area::area), which shrinks as DRAM layers are stacked or
-  // connected; that also shrinks the SRAM that buffers DRAM reads (Little's law, MODEL.md §2).
+  // connected; that also shrinks the SRAM that buffers DRAM reads (Little's law, docs/model.md
+  // §4.5).
   c.die.cores = power_area::cores_on_die(d.hardware);
   const auto& nm = d.workload.numerics;
   c.w_bytes = bytes_per_element(nm.weights);

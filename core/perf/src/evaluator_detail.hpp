@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internals shared by the static evaluator (evaluator.cpp) and the serving iteration model
-// (iteration.cpp): the per-device operator blocks of MODEL.md §3-7, the network state, the
+// (iteration.cpp): the per-device operator blocks of docs/model.md §3-§8, the network state, the
 // resolved evaluation context. Private to core/perf.
 #include <array>
 #include <memory>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Cost of one serving iteration (MODEL.md §13) from the evaluator's operator blocks
+// Cost of one serving iteration (docs/model.md §11.3) from the evaluator's operator blocks
 // (evaluator_blocks.cpp). See iteration.hpp for the contract.
 //
 // Attention data parallelism as slowest_stage splits sequences: a stage has stage_devices /

@@ -267,7 +267,7 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
 constexpr std::size_t kMaxLevels = 3;
 // network::Topology builds every device position of the levels (limits.hpp).
 constexpr double kMaxPositions = static_cast<double>(kMaxDevices);
-// Past ~1000 tiles the per-tile sync cost dominates any overlap gain (MODEL.md §7).
+// Past ~1000 tiles the per-tile sync cost dominates any overlap gain (docs/model.md §8).
 constexpr int kMaxOverlapTiles = 1024;
 
 // Grid shape of a mesh/torus level: both dims or neither (0 = squarest factorisation), and
@@ -333,7 +333,7 @@ void check_system(Checker& c, const hw::System& s) {
     c.non_negative(p + "/energy_pJ_per_bit", l.energy_pJ_per_bit);
     c.fraction(p + "/in_network_efficiency", l.in_network_efficiency);
   }
-  // MODEL.md §6: hierarchies of up to 3 levels (package mesh -> board torus -> rack switch).
+  // docs/model.md §5.1: hierarchies of up to 3 levels (package mesh -> board torus -> rack switch).
   if (s.levels.size() > kMaxLevels) unbounded = true;  // the capacity is not meaningful
   if (s.levels.size() > kMaxLevels)
     c.add("/system/levels",
@@ -576,7 +576,7 @@ void check_module_plans(Checker& c, const parallel::Plan& plan, const workload::
           "a value giving a divisor of experts = " + num(m.moe.experts) + " expert-parallel ranks");
 }
 
-// The expert placement (parallel::ExpertPlacement; issue 15). Limits: compare.cpp's.
+// The expert placement (parallel::ExpertPlacement). Limits: compare.cpp's.
 void check_expert_placement(Checker& c, const parallel::Plan& plan, const workload::Model& m,
                             const hw::System& s, const Degrees& g) {
   const auto& e = plan.experts;

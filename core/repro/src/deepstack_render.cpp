@@ -51,7 +51,7 @@ std::string cell(const Point& p) {
 double gain_or_nan(double v) {
   return v > 0 ? v : NAN;
 }
-// The issue's agreement band: a ratio of ratios within +-30 %.
+// The reproduction's agreement band: a ratio of ratios within +-30 %.
 constexpr double kTolerance = 0.30;
 bool within(double ratio_of_ratios, double tol) {
   return ratio_of_ratios >= 1 - tol && ratio_of_ratios <= 1 + tol;
@@ -78,7 +78,7 @@ Rendered render(const Report& r) {
        "cache; 256 stacked devices (`deepstack-paper` on `deepstack-paper-x256`) against 32 "
        "GPUs (four 8-GPU NVLink nodes on InfiniBand).\n\n";
 
-  // ---- Summary against the targets of issue 13 ----
+  // ---- Summary against the reproduction's targets ----
   {
     int paper_in = 0, paper_n = 0, own_in = 0, own_n = 0;
     for (std::size_t i = 0; i < r.table4.size(); ++i) {

@@ -50,7 +50,7 @@ void scale_latency(perf::Design& d, double f) {
   }
 }
 
-// Upper bounds (issue 12: a devices value of 2^64 reached lround and wrapped): perf::validate()'s
+// Upper bounds (a devices value of 2^64 once reached lround and wrapped): perf::validate()'s
 // numeric ranges (perf/limits.hpp, each argued there), so a knob value that passes here never
 // makes an invalid design by its size alone. Lower bounds (clocks, bandwidths) are validate()'s
 // too: a hardware point below them is invalid and pruned like any other, not a space error.

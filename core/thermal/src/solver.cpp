@@ -283,7 +283,7 @@ namespace {
 // is shared by area over the sink's face. A single node for the whole overhang instead forces the
 // heat through a die-edge-wide strip to the far half of the overhang and reaches the sink beyond
 // the spreader only through the sink's own edge (8 of the 32 % excess rise on HotSpot's bare-die
-// case, issue 13).
+// case).
 struct PeripheryLink {
   int a = 0;   // periphery node
   int b = -1;  // periphery node, or -1 for ambient
@@ -398,7 +398,7 @@ System assemble(const StackModel& stack, const PowerMap& power, const GridOption
   // active side of a flip-chip die faces away from the spreader), and the spreader feeds the
   // sink's top face, where the sink spreads the heat sideways before crossing its base to the
   // fins. Series half-thicknesses instead put half the 6.9 mm sink base over the die footprint
-  // ahead of any spreading (24 of the 32 % excess rise on HotSpot's bare-die case, issue 13).
+  // ahead of any spreading (24 of the 32 % excess rise on HotSpot's bare-die case).
   std::vector<double> g_vert;  // conductance between column levels z and z+1, bottom up
   auto vertical = [&](int base_a, int base_b, double k, double t) {
     const double g = k * A / t;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Co-exploration of a wafer with its serving (issue 16, deliverable 4): indexing and checks of
+// Co-exploration of a wafer with its serving: indexing and checks of
 // the space, the per-point central scheduler against a direct choose_partition, the DRAM-per-die
 // trade of edge DRAM against dies, shards and resume giving the single-run frontier, the
 // optimum-along-an-axis report, the log and CSV on disk (io/coexplore.hpp), and the geometric

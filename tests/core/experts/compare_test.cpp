@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The placement comparison (core/experts/compare.hpp): every strategy is scored by
-// simulate_layer() and nothing else, the ordering properties of issue 15 on skewed traces, the
-// attention time by hand, and bad input.
+// simulate_layer() and nothing else, the ordering properties expected of the strategies on skewed
+// traces, the attention time by hand, and bad input.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -123,7 +123,7 @@ TEST(Compare, EveryStrategyIsScoredBySimulateLayer) {
   }
 }
 
-// Issue 15's ordering properties on skewed (Zipf 1.2) traces, fitted on one seed and scored
+// The strategies' ordering properties on skewed (Zipf 1.2) traces, fitted on one seed and scored
 // on another: HD-MoE at least as fast as EP and the balanced hybrid, EPLB at least as fast as
 // EP, within 3 % (the eval batches are not the fit batches).
 TEST(Compare, OrderingOnSkewedTraces) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The discrete-event MoE-layer estimator on a 2D mesh (core/experts mesh_sim.hpp, placement.hpp;
-// issue 15 deliverable 2). Golden values are derived by hand in the comments from the model
+// docs/model.md §12.2). Golden values are derived by hand in the comments from the model
 // stated in mesh_sim.hpp: a chunk of b bytes takes τ = α + b/β per link (Hockney's α–β model),
 // chunks store-and-forward hop by hop along XY routes, links serve FIFO.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Analytic DRAM model vs the bank-level reference (MODEL.md §2 "Check", issue 4 deliverable 6):
+// Analytic DRAM model vs the bank-level reference (docs/model.md §4.6):
 // access patterns x stack heights x connected layers of a stacked_3d variant of the HBM2 8 Gb
 // x128 organisation (DRAMsim3 configs/HBM2_8Gb_x128.ini, 16 banks per layer), plus the two HBM
 // presets. dram_presets_test.cpp runs the same comparison over the shipped presets. Compares the
@@ -130,8 +130,8 @@ TEST(DramAgreement, AnalyticWithinTenPercentOfBankLevelReference) {
   const double p90 = abs_err[abs_err.size() * 9 / 10];
   std::printf("%zu cases in %.2f s: mean |error| %.1f%%, p90 %.1f%%, max %.1f%%\n", cases.size(),
               seconds, 100 * mean, 100 * p90, 100 * abs_err.back());
-  EXPECT_LE(mean, 0.10);            // issue 4: <= 10% mean
-  EXPECT_LE(abs_err.back(), 0.10);  // issue 13: every case within 10% (MODEL.md §2)
+  EXPECT_LE(mean, 0.10);            // <= 10% mean
+  EXPECT_LE(abs_err.back(), 0.10);  // every case within 10% (docs/model.md §18.3)
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 13 deliverable 4: the analytic DRAM model within 10 % of the bank-level reference on
+// The analytic DRAM model within 10 % of the bank-level reference on
 // every shipped hardware preset with a DRAM, every pattern of the agreement table, and the
-// stack-height and all-connected variants of the 3D-stacked presets (MODEL.md §2 "Check").
+// stack-height and all-connected variants of the 3D-stacked presets (docs/model.md §4.6).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +15,8 @@
 namespace stackscope::memory {
 namespace {
 
-constexpr double kTolerance = 0.10;  // MODEL.md §2: the simulator and the model agree within 10 %
+// docs/model.md §18.3: the simulator and the model agree within 10 %.
+constexpr double kTolerance = 0.10;
 
 std::vector<std::pair<std::string, hw::Memory>> shipped_memories() {
   io::PresetRegistry presets;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Token-level routing traces, their statistics and the next-layer predictor (core/moe trace.hpp,
-// stats.hpp, predictor.hpp; issue 15 deliverable 1). Golden values are worked out by hand on
+// stats.hpp, predictor.hpp). Golden values are worked out by hand on
 // traces small enough to count.
 #include <gtest/gtest.h>
 

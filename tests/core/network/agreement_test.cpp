@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Agreement of the analytic network model with the reference flow simulator (issue 3,
-// deliverable 5; MODEL.md §6 check). Every case runs one collective with a fixed algorithm,
+// Agreement of the analytic network model with the reference flow simulator (docs/model.md
+// §5.5, §18.2). Every case runs one collective with a fixed algorithm,
 // the one NetworkModel picks under Algorithm::automatic (the fastest non-in_network one when
 // it picks switch reduction, which the simulator cannot replay), and compares
 //   NetworkModel::cost(request).time_s  with  simulate(topology, model.schedule(...)).time_s.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Stage 1 schedules and the stage-2 analytic model (MODEL.md §6): conservation of bytes,
-// closed forms (ring, in-network), the latency/bandwidth crossover between algorithms, the
+// Stage 1 schedules and the stage-2 analytic model (docs/model.md §5.3-§5.4): conservation of
+// bytes, closed forms (ring, in-network), the latency/bandwidth crossover between algorithms, the
 // automatic choice, monotonicity in bandwidth, and memoisation.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Topology: links built from hw::System and deterministic routes (MODEL.md §6, stage 2).
+// Topology: links built from hw::System and deterministic routes (docs/model.md §5.1).
 // Every route is checked to be a connected path from a to b through existing devices; hop
 // counts are compared with closed forms (ring, Manhattan and torus distances, 2 per switch).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The evaluator costs MoE layers by the design's expert placement (issue 15, deliverable 5;
-// perf/expert_placement.hpp): on a mesh system through the one mesh simulator, on GPU systems
+// The evaluator costs MoE layers by the design's expert placement (perf/expert_placement.hpp):
+// on a mesh system through the one mesh simulator, on GPU systems
 // through EPLB-style ranks; the default `plan` placement is what the evaluator always did.
 #include "stackscope/perf/expert_placement.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// perf::IterationModel (MODEL.md §13) against the static evaluator on the same designs: a
+// perf::IterationModel (docs/model.md §11.3) against the static evaluator on the same designs: a
 // uniform decode batch is the evaluator's decode step, one prompt is its prefill pass (exact
 // up to summation order; pp > 1 through the stage relation stated below), plus monotonicity,
 // memoisation and the KV capacity against perf::memory_footprint.

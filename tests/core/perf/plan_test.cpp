@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The parallelism space (issue 3): SP, CP, per-module plans, placement, redundant experts,
+// The parallelism space: SP, CP, per-module plans, placement, redundant experts,
 // tile-level overlap and the network report.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Property tests (STYLE.md): more bandwidth or FLOPs is never slower; a bigger batch never
-// lowers STPS until memory runs out; energy is never negative.
+// Property tests (docs/architecture.md §8.3): more bandwidth or FLOPs is never slower; a bigger
+// batch never lowers STPS until memory runs out; energy is never negative.
 #include <gtest/gtest.h>
 
 #include <vector>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 13 deliverable 3, what a DRAM layer costs: the stack-height curve (every layer
+// What a DRAM layer costs: the stack-height curve (every layer
 // connected, as DeepStack's fig. 17) of presets/hardware/deepstack-paper.json, whose cores are
 // what the logic die holds next to the TSV field (hw::Area::fit_cores), against the paper's
 // published shape (reference/deepstack-published.md: delivered bandwidth peaks at 9 layers and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Design -> thermal grid model (issue 4): power conservation, where the heat goes, and the
-// stack-height sweep of the issue's "Done when" (bandwidth vs temperature).
+// Design -> thermal grid model: power conservation, where the heat goes, and the
+// stack-height sweep (bandwidth vs temperature).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,7 +73,7 @@ TEST(ThermalMap, HottestDramLayerIsNextToTheLogicDie) {
   EXPECT_NEAR(s.total_power_W, stack_power(td.power), 1e-6 * s.total_power_W);
 }
 
-// Stack-height sweep (issue 4 "Done when"; DeepStack's bandwidth peak at a moderate layer
+// Stack-height sweep (DeepStack's bandwidth peak at a moderate layer
 // count). The compact model is the die-geometry fit of the grid solver, so the grid solve of each
 // point checks it. Adding layers (half of them connected) adds raw bandwidth, but each layer adds
 // thermal resistance: past 85 C refresh doubles, and at 95 C the throttle lowers clock and DRAM

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 13 deliverable 6, the slow half: the whole DeepStack reproduction report
+// The slow half of the DeepStack reproduction test: the whole DeepStack reproduction report
 // (docs/reproduction/deepstack.md) with StackScope's own search per Table 4 step and the fig. 16
 // rows, held to the claims the report makes about it.
 #include <gtest/gtest.h>

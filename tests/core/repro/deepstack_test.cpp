@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Issue 13 deliverable 6: the DeepStack reproduction (docs/reproduction/deepstack.md, written by
+// The DeepStack reproduction (docs/reproduction/deepstack.md, written by
 // `stackscope-cli reproduce deepstack --out docs/reproduction`) rerun and held to the figures
 // it prints, with the tolerances the report states: the paper's designs' STPS within +-5 % and
 // their step gains within +-3 %, the stack-height peak exactly, the GPU anchors' mean error

@@ -22,7 +22,7 @@ inline Catalogue catalogue() {
   return c;
 }
 
-// The agreement band for a gain against the paper's gain.
+// The reproduction's agreement band for a gain against the paper's gain.
 constexpr double kPaperBand = 0.30;
 
 inline double paper_gain(const std::vector<Table4Row>& rows, std::size_t i) {

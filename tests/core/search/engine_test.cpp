@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Search engine (issue 5): pruned frontiers equal brute force, determinism across thread
+// Search engine: pruned frontiers equal brute force, determinism across thread
 // counts, shard + merge, cancellation, sink delivery.
 #include <gtest/gtest.h>
 

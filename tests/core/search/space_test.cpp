@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Search space (issue 5): exact sizes, deterministic indexing, knob registry, the archive.
+// Search space: exact sizes, deterministic indexing, knob registry, the archive.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -139,7 +139,7 @@ TEST(SearchSpace, BadSpacesAreReported) {
   EXPECT_EQ(ok.hardware_design(1).system.levels.back().size, 8);
 }
 
-// Issue 12: knob values past the registry's range (a devices value of 2^64 reached lround and
+// Knob values past the registry's range (a devices value of 2^64 reached lround and
 // wrapped; 3e9 layers became negative), a knob on two axes, a metric twice, repeated list values,
 // inner lists and plan enumerations too large to finish.
 std::vector<Issue> issues_of(const Space& s) {
@@ -206,7 +206,7 @@ TEST(SearchSpace, HostileSpacesAreRefusedWithThePathAndTheAllowedRange) {
   EXPECT_NE(is[0].message.find("more than 100000 plans to check"), std::string::npos);
 }
 
-// Issue 12: a space without a valid plan said "0 points, complete"; it now says why.
+// A space without a valid plan said "0 points, complete"; it now says why.
 TEST(SearchSpace, AnEmptySpaceSaysWhy) {
   Space s = hand_space();
   s.inner.tp = {3};  // 8 devices: no tp x pp x dp with tp 3 equals 8

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Serving instances of a design (core/serving/cluster.hpp): KV capacity from the memory model,
 // iteration costs from perf::IterationModel, and disaggregated KV transfers priced by the
-// system's network model (issue 14 deliverable 6).
+// system's network model.
 #include <gtest/gtest.h>
 
 #include <map>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The serving simulator (core/serving/simulator.hpp) against queueing theory and its own
-// invariants (issue 14 deliverable 6), with cost functions written here so every expected value
+// invariants, with cost functions written here so every expected value
 // is known in closed form.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Compact thermal model fit (issue 4, deliverable 5): peak = ambient + P.(R_base + R_layer.L)
+// Compact thermal model fit: peak = ambient + P.(R_base + R_layer.L)
 // fitted to grid solves of a logic die under L = 1..16 DRAM dies. DeepStack: 0.56 + 0.01.L C/W.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Agreement of the grid solver with HotSpot 7 (uvahotspot/HotSpot f18831e) on HotSpot's own
-// files (issue 13, deliverable 5): the public bare-die case in shared/reference and the 3D
+// files: the public bare-die case in shared/reference and the 3D
 // stacks of tests/data/thermal (README.md there says how HotSpot produced them). Each case is
 // read through io::read_hotspot, solved on HotSpot's grid, and compared cell by cell: the rise
 // over ambient at the peak and on the mean within 2 %, and every periphery node's rise.
@@ -28,7 +28,7 @@ const fs::path kPublic =
     fs::path(STACKSCOPE_REFERENCE_DIR) / "hotspot" / "bare-die-default-package";
 const fs::path kData = fs::path(STACKSCOPE_SOURCE_DIR) / "tests" / "data" / "thermal";
 
-// Rise tolerance of the issue: 2 % of the rise over ambient.
+// Rise tolerance: 2 % of the rise over ambient.
 constexpr double kRiseTolerance = 0.02;
 
 // A HotSpot per-cell CSV ('#' comment lines; HotSpot's row 0 is the max-y edge): values in our

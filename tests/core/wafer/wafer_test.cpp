@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Wafer-scale serving (issue 16, deliverable 6): the wafer template's area budget and yield
+// Wafer-scale serving: the wafer template's area budget and yield
 // (hw/wafer.hpp), instance placement on the die grid, hop-aware KV transfer with link
 // contention against the network model and its flow-level simulator, KV borrowing, the central
 // scheduler's partition search (brute force, known optima, more dies) and determinism.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Compare view (issue 6, deliverable 8): up to four designs side by side — their parameters
+// Compare view: up to four designs side by side — their parameters
 // (rows that differ are highlighted), metrics (best value in bold) and the decode step's time
 // per bounding resource as grouped bars. By default every column runs under the first
 // design's runtime profile (core/runtime), so the columns compare hardware, not two software

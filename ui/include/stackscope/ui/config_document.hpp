@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The edited project (STYLE.md "forms bind to a ConfigDocument"): owns the design, the serving
+// The edited project (docs/architecture.md §6): owns the design, the serving
 // settings (the project's "serving" section, serving/spec.hpp) and one QUndoStack for both.
 // Every form edit is one undo command; consecutive edits of the same field merge into one step
 // (typing "512" is one undo, not three). One `changed` signal tells every view.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The design's form editors (DESIGN.md "GUI"): a device preset on top and one page per concern
+// The design's form editors: a device preset on top and one page per concern
 // in a QToolBox — Model & workload (with MoE routing), Parallelism & batch, Memory (DRAM
 // organisation, timings, the 3D stack), Compute die, On-die mesh, System network, Power, area &
 // thermal. Every field is bound to one member of perf::Design by its JSON pointer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Experts view (issue 15, deliverable 5): the expert-placement comparison of an MoE design on
+// Experts view: the expert-placement comparison of an MoE design on
 // its 2D mesh — what `stackscope-cli moe --compare` runs (experts/compare.hpp): every strategy
 // (TP, EP, EPLB, the compute-balanced hybrid, HD-MoE and its dynamic variants) fitted on the
 // design's routing and scored by the one MoE-layer simulator. Shows, for the chosen strategy

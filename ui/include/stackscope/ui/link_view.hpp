@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Link view (issue 6, deliverable 6): the system network of the design — devices laid out level
+// Link view: the system network of the design — devices laid out level
 // by level (a package's mesh inside the torus of packages, a node's devices under their
 // switches) — with every link coloured and sized by its utilisation in one decode step or
 // prefill pass (perf::network_report, computed off the UI thread), and the bytes and utilisation

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// On-die mesh view (issue 6, deliverable 6): one device's core mesh with every link coloured
+// On-die mesh view: one device's core mesh with every link coloured
 // and sized by its utilisation in one decode step or prefill pass, from the evaluator's mesh
 // traffic (compute/noc.hpp: GEMM row multicasts and column reductions, attention re-layouts,
 // DRAM bytes from the die edges on HBM devices) at the clock the design runs at; hover gives

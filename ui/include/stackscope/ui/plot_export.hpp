@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Export of any view (issue 6, deliverable 9): PNG (raster, 2x), PDF and SVG (vector). A
+// Export of any view: PNG (raster, 2x), PDF and SVG (vector). A
 // QCustomPlot uses its own vector PDF writer; other widgets render through QPdfWriter /
 // QSvgGenerator. Every plot gets a right-click "Save plot as…" menu.
 #include <QString>

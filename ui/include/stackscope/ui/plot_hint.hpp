@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Empty plots as hints (issue 14, deliverable 3): a plot with nothing to show says what to do
+// Empty plots as hints: a plot with nothing to show says what to do
 // ("Run a search to see the Pareto frontier") in one centred sentence instead of drawing bare
 // 0–5 axes. The hint is a child widget over the view: it covers the axes, grid and legend,
 // repeats a plot's axis labels in grey beside a faint axis frame (so the reader sees what will

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Enlargeable result views (issue 14, deliverable 3): at the default 1440 × 940 window a plot
+// Enlargeable result views: at the default 1440 × 940 window a plot
 // gets about 250 px, so any result view can be maximised in place or detached into a window of
 // its own.
 //

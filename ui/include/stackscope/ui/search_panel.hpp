@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Search panel (issue 6, deliverables 3 and 4): pick a search preset and edit its space in a form
+// Search panel: pick a search preset and edit its space in a form
 // (SpaceEditor, in a window of its own: axes, ranges, constraints, objectives), Run / Stop, a
 // progress bar
 // with rate and ETA, and the live Pareto view (QCustomPlot): any two objectives or metrics on the

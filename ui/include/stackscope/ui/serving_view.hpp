@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Serving view (issue 14, deliverable 3): a request stream (closed benchmark, generated Poisson
+// Serving view: a request stream (closed benchmark, generated Poisson
 // or Gamma arrivals, or a trace file) replayed on co-located or prefill/decode-disaggregated
 // instances of the design by the core serving simulator, the run `stackscope-cli serve` does
 // with the same settings. The settings are the project's serving section (serving/spec.hpp),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The search-space form (issue 6, deliverable 3): the space's hardware axes (knobs of the core's
+// The search-space form: the space's hardware axes (knobs of the core's
 // registry, search::knobs()), the schedule axes (parallel degrees, sequence parallelism, batch,
 // overlap), constraints, objectives and run options, each axis an explicit list or a range.
 // Every edit is checked by the real parser and compiler (io::parse_search_project, then
@@ -8,7 +8,7 @@
 // and as text with what, where and the allowed range. The JSON the form stands for is written
 // by core/io (io::replace_search_section) and shown in an optional JSON view; editing that text
 // reloads the form whenever it parses. Save writes the JSON atomically; the CLI reads it.
-// Undo (STYLE.md "forms bind to a document with undo"): every edit that leaves a text that
+// Undo (docs/architecture.md §6): every edit that leaves a text that
 // parses is one step of a QUndoStack holding the text before and after; edits of one field in a
 // row merge; undo and redo reload the form from the text. Loading a preset or file clears it.
 #include <QHash>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Thermal view (issue 6, deliverable 5): the design's 3D stack (perf::thermal_model) solved on
+// Thermal view: the design's 3D stack (perf::thermal_model) solved on
 // the grid solver off the UI thread, one layer at a time as a QCPColorMap heatmap with a colour
 // scale in deg C, the floorplan blocks outlined, the layer's hottest cell marked, and the DRAM
 // limits (85 C: refresh doubles; 95 C: throttle / infeasible) as labelled ticks on the scale.

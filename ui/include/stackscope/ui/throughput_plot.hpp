@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Throughput vs interactivity (DESIGN.md metrics): STPS against UTPS for a sweep of batch
+// Throughput vs interactivity (docs/model.md §1.3): STPS against UTPS for a sweep of batch
 // sizes of the current design, up to the largest batch that fits memory, with the current
 // design marked. Drawn with QCustomPlot.
 #include <QWidget>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Wafer view (issue 16, deliverable 5): the die grid of a wafer project coloured by role
+// Wafer view: the die grid of a wafer project coloured by role
 // (prefill, decode, lending KV memory, idle, spare) and shaded by each die's busy fraction, the
 // D2D links drawn by the bytes the KV transfers put on them (share of the run), a tooltip per die
 // and per link; and a co-exploration sweep of one wafer knob (DRAM capacity per die by default)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Name-keyed registry of CLI commands, filled explicitly by register_builtins() (STYLE.md).
-// Commands write to the streams they are given, so tests run them in-process.
+// Name-keyed registry of CLI commands, filled explicitly by register_builtins()
+// (docs/architecture.md §5). Commands write to the streams they are given, so tests run them
+// in-process.
 #include <functional>
 #include <iosfwd>
 #include <span>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Co-exploration of a wafer-scale chip's architecture with how it serves a request stream
-// (MODEL.md §11; issue 16, deliverable 4; WSC-LLM, ISCA 2025, co-explores the same two).
+// (docs/model.md §17; WSC-LLM, ISCA 2025, co-explores the same two).
 //
 // A point = one value per axis. Wafer axes write a field of the base design's hw::Wafer (its
 // area split between compute, SRAM, D2D PHYs and DRAM, the DRAM capacity and bandwidth per

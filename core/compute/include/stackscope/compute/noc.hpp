@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// On-die network traffic of the operators' mapping onto the core mesh (MODEL.md §1 "On-die
-// NoC", §3, §8). Pure functions; SI units (bytes, B/s, s).
+// On-die network traffic of the operators' mapping onto the core mesh (docs/model.md §3.3,
+// §13). Pure functions; SI units (bytes, B/s, s).
 //
 // The mesh is X columns by Y rows of cores with one link per direction between neighbours,
 // dimension-order (X then Y) routing, `link_Bps` per direction and `hop_s` per router.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Per-operator roofline with tile effects (MODEL.md §3):
+// Per-operator roofline with tile effects (docs/model.md §3.1-§3.2):
 //   t = max(FLOPs_padded / (peak x efficiency x wave_efficiency), DRAM bytes / BW,
 //           busiest mesh link bytes / link BW) + t_launch + mesh fill
 // GEMMs are tiled to fit double-buffered per-core SRAM; small dimensions are padded to the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The placement comparison of issue 15 (deliverables 3, 6; MODEL.md §10): every strategy is
+// The placement comparison (docs/model.md §12.5): every strategy is
 // fitted on one set of routing traces and scored, by simulate_layer() alone, on batches of
 // another (or the same) set, layer by layer, on one mesh. What `stackscope-cli moe --compare`
 // prints and the Experts view shows.

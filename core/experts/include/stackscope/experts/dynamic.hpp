@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Dynamic scheduling of one MoE layer (issue 15 deliverable 4; MODEL.md §10): HD-MoE's
+// Dynamic scheduling of one MoE layer (docs/model.md §12.4): HD-MoE's
 // pre-broadcast of the predicted hot experts of the next layer (arXiv 2509.09420 §IV-E) and
 // FasterMoE's shadowing of the current batch's hot experts (He et al., PPoPP 2022). Both change
 // the placement the layer runs with; its time is simulate_layer()'s (the one estimator) plus the

@@ -2,7 +2,7 @@
 #pragma once
 // The two halves of compare() (compare.hpp), for callers that fit a placement once and score it
 // on many batches: the evaluator (perf) fits each MoE layer's placement on token draws from the
-// design's routing and simulates it at every iteration's token count (issue 15, deliverable 5).
+// design's routing and simulates it at every iteration's token count.
 #include <span>
 #include <vector>
 

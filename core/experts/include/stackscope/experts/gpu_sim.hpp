@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The MoE-layer estimator of issue 15 (deliverable 2) for GPU systems: the same layer as
+// The MoE-layer estimator for GPU systems (docs/model.md §12.2): the same layer as
 // simulate_layer() (mesh_sim.hpp: the same Placement, LayerBatch, CopyChoice, OR rule and
 // roofline), with the dispatch and combine all-to-alls run on the system network by
 // network::simulate (core/network: routed flows sharing links max-min fairly).

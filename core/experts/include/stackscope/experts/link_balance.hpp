@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// HD-MoE's link balance (arXiv 2509.09420 §IV-D; issue 15 deliverable 3; MODEL.md §10): which
-// mesh position each logical node of a placement takes. A placement's shares name logical nodes
-// 0..N-1; the tokens' homes (LayerBatch::home) are physical mesh nodes and do not move. A
+// HD-MoE's link balance (arXiv 2509.09420 §IV-D; docs/model.md §12.1):
+// which mesh position each logical node of a placement takes. A placement's shares name logical
+// nodes 0..N-1; the tokens' homes (LayerBatch::home) are physical mesh nodes and do not move. A
 // permutation `perm` puts logical node l at physical node perm[l]: every share on node l moves
 // to node perm[l] (apply_permutation). Link balance searches the permutation that minimises
 // Σ over the given batches of simulate_layer()'s layer time — the one estimator, no surrogate —

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The one estimator of issue 15 (deliverable 2; MODEL.md §10): a discrete-event simulation of
-// one MoE layer on an X×Y mesh of near-memory nodes. Every placement strategy, baselines
+// The one MoE-layer estimator (docs/model.md §12.2): a discrete-event simulation
+// of one MoE layer on an X×Y mesh of near-memory nodes. Every placement strategy, baselines
 // included, is scored by simulate_layer(); anything an optimiser uses instead is a surrogate to
 // be checked against it.
 //

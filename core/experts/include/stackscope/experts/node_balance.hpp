@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// HD-MoE's node balance (arXiv 2509.09420 §IV-C; issue 15 deliverable 3), with the
+// HD-MoE's node balance (arXiv 2509.09420 §IV-C), with the
 // communication term its reviewers asked for: a node takes part in a top-k set's traffic if it
 // holds any part of any expert of the set (an OR over the set, Eq. 2's text), not once per
 // expert (Eq. 8's sum). A MILP solved by GLPK (core/lp) under a time limit from a warm
@@ -81,9 +81,9 @@ Placement interval_placement(const std::vector<double>& loads, int nodes);
 NodeBalanceResult node_balance(const NodeBalanceInput& input);
 
 // The surrogate's t_comp + 2 t_comm (t_comp with both roofline sides) of any single-copy
-// placement under `input` (the MILP's objective at that placement, Y = OR of Z). For placements with several copies, each copy's
-// share counts 1 / copies of the expert's load and presence. For reporting its error against
-// simulate_layer().
+// placement under `input` (the MILP's objective at that placement, Y = OR of Z). For placements
+// with several copies, each copy's share counts 1 / copies of the expert's load and presence. For
+// reporting its error against simulate_layer().
 double surrogate(const Placement& placement, const NodeBalanceInput& input);
 
 }  // namespace stackscope::experts

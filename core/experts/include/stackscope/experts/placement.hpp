@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Where each routed expert of one MoE layer lives on the N nodes of a mesh (issue 15; MODEL.md
-// §10). An expert has one or more copies; a copy is a list of (node, fraction) shares whose
+// Where each routed expert of one MoE layer lives on the N nodes of a mesh (docs/model.md
+// §12.1). An expert has one or more copies; a copy is a list of (node, fraction) shares whose
 // fractions are the share of the expert's FFN columns that node holds — of its weights and of
 // its FLOPs alike (HD-MoE's P[i,c], arXiv 2509.09420 §4). Every strategy is a Placement:
 //   TP      one copy, fraction 1/N on every node;

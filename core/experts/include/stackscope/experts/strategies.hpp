@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The baseline placement strategies of issue 15 (deliverable 3; MODEL.md §10), each building a
-// Placement from one layer's expected expert loads (selections per token, moe::LayerStats::
+// The baseline placement strategies (docs/model.md §12.1), each building
+// a Placement from one layer's expected expert loads (selections per token, moe::LayerStats::
 // frequency, or any load in consistent units). Scored, like every strategy, by simulate_layer()
 // alone (score()).
 #include <span>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The hardware template of one device (MODEL.md §1). Plain aggregates with defaults; units are
+// The hardware template of one device (docs/model.md §2). Plain aggregates with defaults; units are
 // in the field names. JSON keys are exactly these member names (core/io). Defaults describe an
 // H100-SXM-like GPU so a partially specified device is still physical; presets override all.
 #include <string>
@@ -76,7 +76,7 @@ struct VerticalLink {
 
 // One memory system per device: 2.5D HBM stacks, 3D DRAM stacked on the logic die, or none
 // (SRAM only, e.g. wafer-scale). Peak = stacks x layers_connected x channels_per_layer x
-// bytes_per_transfer x transfers_per_clock x clock (MODEL.md §2).
+// bytes_per_transfer x transfers_per_clock x clock (docs/model.md §4.1).
 struct Memory {
   MemoryKind kind = MemoryKind::hbm;
   int stacks = 5;
@@ -93,7 +93,7 @@ struct Memory {
   DramTiming timing;
   double capacity_per_layer_GiB = 2;
   // DRAM bit density per layer; > 0 derives a stacked_3d layer's capacity from the die area
-  // left after the vertical-link field (MODEL.md §8), overriding capacity_per_layer_GiB.
+  // left after the vertical-link field (docs/model.md §4.7), overriding capacity_per_layer_GiB.
   double bit_density_Gb_per_mm2 = 0;
   double reserved_GiB = 0;             // not usable by the model (firmware, runtime, ECC)
   double round_trip_latency_ns = 400;  // load-to-use latency seen by a core (Little's law)
@@ -102,7 +102,7 @@ struct Memory {
   VerticalLink vertical;               // used when kind == stacked_3d
 };
 
-// Energy per operation (MODEL.md §8); static power covers leakage and idle.
+// Energy per operation (docs/model.md §13.1); static power covers leakage and idle.
 struct Energy {
   double pJ_per_flop_fp16 = 0.3;
   double pJ_per_flop_fp8 = 0.16;
@@ -114,7 +114,8 @@ struct Energy {
   double tdp_W = 700;
 };
 
-// Area of the parts of a die that are not cores (MODEL.md §8). Cores include their own SRAM.
+// Area of the parts of a die that are not cores (docs/model.md §13.3). Cores include their own
+// SRAM.
 struct Area {
   double sram_mm2_per_MiB = 0.35;  // shared buffer incl. periphery (5 nm-class high-density
                                    // bitcell 0.021 um^2 x 8.4 Mbit = 0.18 mm^2 raw, x ~2)
@@ -137,7 +138,7 @@ enum class CompactSource {
              // package (thermal::geometry_compact_model); r_base/r_layer are ignored
 };
 
-// Compact thermal model for the search inner loop (MODEL.md §9): peak DRAM temperature =
+// Compact thermal model for the search inner loop (docs/model.md §14.2): peak DRAM temperature =
 // ambient + device power x (r_base + r_layer x DRAM layers). Defaults are DeepStack's
 // 0.56 + 0.01 L K/W; core/thermal fits them to its grid solver.
 struct Thermal {
@@ -174,7 +175,7 @@ struct Hardware {
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
 };
 
-// ---- System network (alpha-beta per level here; the full network model is a later issue) ----
+// ---- System network (parameters per level; core/network builds the model from them) ----
 enum class Topology { switch_fabric, ring, mesh2d, torus2d, fully_connected };
 
 // Level 0 is innermost (e.g. NVSwitch inside a node). `size` devices (or level-below units)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The wafer template (MODEL.md §11; issue 16, deliverable 1). The wafer is a grid of
+// The wafer template (docs/model.md §15.1). The wafer is a grid of
 // reticle-limited dies tied by die-to-die (D2D) links into one 2D mesh. Each die's area is
 // split between compute, shared SRAM, D2D PHYs, the DRAM interface and the uncore. DRAM is
 // either edge-attached (stacks on the wafer beside the die, taking wafer area) or stacked on

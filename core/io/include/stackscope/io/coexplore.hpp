@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Co-exploration projects and their results on disk (issue 16, deliverable 4).
+// Co-exploration projects and their results on disk.
 //
 // A co-exploration project is a project with a "wafer" (the base wafer), a "serving" section
 // (the request stream, scheduler limits and SLOs) and a "coexplore" section:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Search spaces in project files, and the on-disk form of search results (issue 5).
+// Search spaces in project files, and the on-disk form of search results.
 //
 // A search project is a project (see project.hpp) with a "search" section:
 //   "search": {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The "serving" section of project files (issue 14, deliverable 3): serving::ServingSpec
+// The "serving" section of project files: serving::ServingSpec
 // (serving/spec.hpp) as JSON. Optional; a project without one serves with the defaults.
 //
 //   "serving": {

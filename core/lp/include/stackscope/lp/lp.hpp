@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Linear and mixed-integer linear programs (issue 15: HD-MoE's node balance, arXiv 2509.09420
+// Linear and mixed-integer linear programs (HD-MoE's node balance, arXiv 2509.09420
 // §IV-C, is a MILP of placement fractions and presence indicators). A plain problem description
 // solved by GLPK's simplex and branch-and-cut (glp_simplex, glp_intopt; GLPK 5.0 reference
 // manual §2.4, §2.8) under a wall-clock limit, with an optional warm start handed to the solver

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Bank-level DRAM reference (MODEL.md §2 "Check", issue 4 deliverable 6): a cycle-stepped
+// Bank-level DRAM reference (docs/model.md §4.6): a cycle-stepped
 // channel/bank scheduler (open page, FR-FCFS, tRCD/tRP/tRAS/tFAW/tRRD/tCCD/tWTR, all-bank
 // refresh) driven by the same access patterns as the analytic model in dram.hpp. It checks the
 // analytic model's DRAM-side limit, see analytic_dram_limit_Bps().
@@ -44,7 +44,7 @@ BankSimResult simulate_bank_level(const hw::Memory& mem, const AccessPattern& pa
 // software/controller, not the DRAM device the simulator models.
 double analytic_dram_limit_Bps(const DramBandwidth& bw) noexcept;
 
-// The DRAM agreement table (MODEL.md §2 "Check", issue 13 deliverable 4): the analytic
+// The DRAM agreement table (docs/model.md §4.6, §18.3): the analytic
 // DRAM-device limit against the bank-level reference for one memory and pattern.
 struct AgreementRow {
   std::string memory;   // preset id, with " L<total>/C<connected>" for a stack variant

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Transaction-aware DRAM bandwidth (MODEL.md §2, after DeepStack): peak from the stack
+// Transaction-aware DRAM bandwidth (docs/model.md §4, after DeepStack): peak from the stack
 // organisation; row-cycle efficiency over the banks behind a channel (banks_per_channel per
 // layer, the layers sharing a 3D stack's vertical link; one bank per layer gives DeepStack's
 // layer-connectivity rule); bank-group (tCCD_L) and read/write-turnaround column rate;
@@ -17,7 +17,7 @@ namespace stackscope::memory {
 // JEDEC extended temperature range: above 85 C DRAM must refresh twice as often (tREFI/2).
 inline constexpr double kRefreshDoublingC = 85.0;
 // Above this the DRAM stack is out of its operating range: the design is throttled to it or is
-// infeasible (MODEL.md §9; JEDEC HBM extended temperature range ends at 95 C).
+// infeasible (docs/model.md §14.3; JEDEC HBM extended temperature range ends at 95 C).
 inline constexpr double kDramLimitC = 95.0;
 
 // Sector requests one channel's controller holds for scheduling (open page, FR-FCFS): 64 x 32 B

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Next-layer expert prediction (issue 15, deliverable 1): HD-MoE pre-broadcasts the experts the
+// Next-layer expert prediction: HD-MoE pre-broadcasts the experts the
 // next layer will overload, predicted from the current layer's routing (arXiv 2509.09420,
 // "Opportunity 2": consecutive layers' gates select correlated experts). The predictor is the
 // first-order Markov model of that correlation, fitted per layer pair on one set of traces:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Expert routing statistics (MODEL.md §4). An MoE layer's time under expert parallelism is
+// Expert routing statistics (docs/model.md §6.1). An MoE layer's time under expert parallelism is
 // set by its most loaded device, so the evaluator needs, per layer, how often each expert is
 // chosen. Frequencies f_i are expected selections per token (0 <= f_i <= 1, sum = top_k).
 #include <cstddef>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Routing statistics of one MoE layer of a token-level trace (issue 15, deliverable 1; MODEL.md
-// §10): how often each expert is selected, how often two experts are selected together, and the
-// distinct top-k sets with their counts. HD-MoE's communication estimator charges a node once
-// per top-k set it takes part in (arXiv 2509.09420 §IV-B2, read as the OR its text states), so
-// the set counts, not only the frequencies, are what a placement is scored on.
+// Routing statistics of one MoE layer of a token-level trace (docs/model.md §6.1): how often
+// each expert is selected, how often two experts are selected together, and the distinct top-k sets
+// with their counts. HD-MoE's communication estimator charges a node once per top-k set it takes
+// part in (arXiv 2509.09420 §IV-B2, read as the OR its text states), so the set counts, not only
+// the frequencies, are what a placement is scored on.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Token-level MoE routing (issue 15, deliverable 1; MODEL.md §10): for each MoE layer, the top-k
-// experts every token selected, from a recorded trace (io::load_moe_trace reads the format of
+// Token-level MoE routing (docs/model.md §6.1): for each MoE layer, the
+// top-k experts every token selected, from a recorded trace (io::load_moe_trace reads the format of
 // reference/moe-traces, HD-MoE's artifact: {"<layer>": [[e0, e1], ...one list per token]}) or
 // drawn from a seeded synthetic distribution (synthetic_trace). What placement strategies are
 // fitted on and scored with; the per-layer frequencies of routing.hpp are its first moment.

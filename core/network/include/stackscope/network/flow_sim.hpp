@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The reference: a flow-level discrete-event simulator of a Schedule on a Topology (MODEL.md
-// §6 check). Steps run in order with a barrier between them; a step's flows start after the
+// The reference: a flow-level discrete-event simulator of a Schedule on a Topology (docs/model.md
+// §5.5). Steps run in order with a barrier between them; a step's flows start after the
 // step's alpha, each flow becomes active after its path latency (hops x hop latency) and then
 // shares link bandwidth max-min fairly with all active flows (progressive filling, recomputed
 // at every flow arrival or completion). It is the slow ground truth for NetworkModel.

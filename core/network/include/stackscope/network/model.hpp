@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Stage 2, analytic (MODEL.md §6): flows of each step are routed on the topology, bytes are
+// Stage 2, analytic (docs/model.md §5.4): flows of each step are routed on the topology, bytes are
 // summed per link, and a step takes
 //   alpha + max( max over flows (hops x hop_latency),
 //                max over links (first arrival of a flow on it + bytes / bandwidth) ),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Stage 1 of the dual-stage network abstraction (MODEL.md §6): a collective on a group of
+// Stage 1 of the dual-stage network abstraction (docs/model.md §5.3): a collective on a group of
 // ranks becomes algorithm steps, each a set of flows (src, dst, bytes). Steps run one after
 // another (a step starts when every flow of the previous one has arrived); flows inside a step
 // run concurrently. Ranks are device ids (the placement is applied by the caller).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The physical system network built from hw::System (MODEL.md §6, stage 2). Nodes 0..D-1 are
+// The physical system network built from hw::System (docs/model.md §5.1). Nodes 0..D-1 are
 // devices; switches are extra nodes after them. Links are directed (one per direction) and
 // carry their level, bandwidth, hop latency and energy. Routes are deterministic:
 // shortest way round on rings, dimension-order (X then Y) on meshes and tori (shortest

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Rank placement (MODEL.md §6 stage 2): which device holds which rank of each parallel
+// Rank placement (docs/model.md §5.2): which device holds which rank of each parallel
 // dimension, and the device groups that communicate. The placement order lists dimensions
 // innermost first; consecutive indices of the innermost dimension sit on consecutive devices.
 // Inside one pipeline stage of one replica the tp x ep x cp devices are re-partitioned per

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A parallel plan (MODEL.md §5). Devices = tp x pp x dp x ep x cp.
+// A parallel plan (docs/model.md §7.1). Devices = tp x pp x dp x ep x cp.
 //  - tp: tensor parallel (Megatron): heads and FFN columns split, all-reduce after attention
 //        and after the FFN; with sequence_parallel the all-reduce becomes reduce-scatter +
 //        all-gather and norms/residuals are sharded over the sequence (Korthikanti et al. 2022).
@@ -29,7 +29,7 @@ struct ModulePlan {
 
 enum class Overlap { off, fixed, auto_tiles };
 
-// Where the routed experts of every MoE layer live (issue 15, deliverable 5; MODEL.md §10;
+// Where the routed experts of every MoE layer live (docs/model.md §12.5;
 // experts/compare.hpp builds and scores each strategy):
 //  - plan: the plan's own layout: experts contiguous over the moe ep ranks, each split moe tp
 //          ways, plus redundant_experts_per_rank copies of the hottest (moe::ep_load);
@@ -85,7 +85,7 @@ struct Plan {
   int redundant_experts_per_rank = 0;
   // Placement strategy of the routed experts (above).
   ExpertPlacement experts;
-  // Tile-level compute/communication overlap (MODEL.md §7): off, a fixed number of tiles, or
+  // Tile-level compute/communication overlap (docs/model.md §8): off, a fixed number of tiles, or
   // the best tile count per operator.
   Overlap overlap = Overlap::off;
   int overlap_tiles = 4;

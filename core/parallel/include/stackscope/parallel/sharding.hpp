@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// How a model's parameters and KV cache split over a plan (MODEL.md §5). Pure arithmetic.
+// How a model's parameters and KV cache split over a plan (docs/model.md §7.1, §10.1). Pure
+// arithmetic.
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/workload/model.hpp"
 

@@ -25,7 +25,7 @@ struct Design {
   workload::Workload workload;
   parallel::Plan parallel;
   runtime::Profile runtime;
-  // A wafer-scale design (issue 16): `hardware` is then one die and `system` the wafer's D2D
+  // A wafer-scale design: `hardware` is then one die and `system` the wafer's D2D
   // mesh, both derived by hw::apply_wafer() from this template (io does it on load; whoever
   // edits the wafer calls it again).
   std::optional<hw::Wafer> wafer;

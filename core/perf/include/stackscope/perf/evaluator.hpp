@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The performance evaluator (MODEL.md §1-5, §8).
+// The performance evaluator (docs/model.md §3-§7, §13).
 //
 // Contract: evaluate() is a pure function of a *validated* design (perf::validate() returned
 // no issues). It is reentrant and thread-safe: no I/O, and no global state but the expert
 // placement's process-wide memo of fitted placements (perf/expert_placement.hpp; locked).
-// Units are SI (s, B, FLOP, J, W). Infeasible designs return feasible == false with reason flags and still carry
-// every metric, so searches can rank near-misses. The free function builds the system's
-// network model on every call; an Evaluator keeps it (and its memoised collective costs)
+// Units are SI (s, B, FLOP, J, W). Infeasible designs return feasible == false with reason flags
+// and still carry every metric, so searches can rank near-misses. The free function builds the
+// system's network model on every call; an Evaluator keeps it (and its memoised collective costs)
 // between calls, so repeated evaluations on one system do no heap allocation after the first.
 #include <memory>
 #include <string>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Expert placement of a design, device by device (issue 6, link view): which expert-parallel
+// Expert placement of a design, device by device (link view): which expert-parallel
 // group and rank each device belongs to (parallel::Placement), how many routed experts it holds
 // and the token selections routed to it in one decode step (moe::ep_ranks, the placement the
 // evaluator costs). Pure; reentrant.

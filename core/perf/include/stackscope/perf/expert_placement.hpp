@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The design's expert placement in the evaluator (issue 15, deliverable 5; MODEL.md §10;
+// The design's expert placement in the evaluator (docs/model.md §12.5;
 // parallel::ExpertPlacement says what each strategy is).
 //
 //  * Mesh systems (the first network level a mesh2d of exactly one pipeline stage's devices):

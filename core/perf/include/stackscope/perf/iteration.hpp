@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Cost of one serving-scheduler iteration (MODEL.md §13): a replica of a design runs a mixed
+// Cost of one serving-scheduler iteration (docs/model.md §11.3): a replica of a design runs a mixed
 // batch — prefill chunks at their positions in their prompts plus decode sequences at their
 // contexts — through every pipeline stage once. The same operator model as evaluate()
 // (evaluator.cpp's blocks): GEMMs, norms, MoE and collectives see the iteration's total new

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Tile-level overlap of a producer with its collective (MODEL.md §7), as a pure function of
+// Tile-level overlap of a producer with its collective (docs/model.md §8), as a pure function of
 // the times the evaluator (evaluator.cpp overlap()) hands it, so the pipeline algebra can be
 // checked by hand.
 //

@@ -112,7 +112,7 @@ struct ThermalSummary {
 inline constexpr double kDramBackgroundShare = 0.10;
 
 // Decode-phase (steady-state) mean power of one device by where it is dissipated, in W
-// (MODEL.md §8). total_W = the sum of the parts = decode.energy_J / decode.time_s.
+// (docs/model.md §13.1). total_W = the sum of the parts = decode.energy_J / decode.time_s.
 struct PowerSummary {
   double total_W = 0;
   double logic_dynamic_W = 0;    // matrix/vector FLOPs, SRAM staging and any other op energy

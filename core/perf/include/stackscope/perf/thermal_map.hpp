@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Design -> thermal grid model (issue 4, deliverable 2): a layer stack, floorplans and a steady
+// Design -> thermal grid model: a layer stack, floorplans and a steady
 // power map derived from the performance model's decode-phase activity, for
 // thermal::solve_steady and io::write_hotspot. Lives in core/perf because it reads Result;
 // core/thermal stays independent of the performance model.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Die area (MODEL.md §8): cores (with their SRAM) + shared SRAM + NoC routers + PHYs +
+// Die area (docs/model.md §13.3): cores (with their SRAM) + shared SRAM + NoC routers + PHYs +
 // vertical-link keep-out + uncore must fit the die, and the die the reticle. For 3D-stacked
 // DRAM the vertical field holds the data links of every connected layer (enough to carry its
 // peak bandwidth, plus the non-data share 1 - signal_fraction) and the supply links of every

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Energy per operation (MODEL.md §8): FLOPs x pJ/FLOP(precision) + bytes x pJ/B at each level
-// (SRAM, DRAM, vertical link, NoC hops) + static power x time. Network link energy is
+// Energy per operation (docs/model.md §13.1): FLOPs x pJ/FLOP(precision) + bytes x pJ/B at each
+// level (SRAM, DRAM, vertical link, NoC hops) + static power x time. Network link energy is
 // charged by core/network. SI units (J, W, s).
 #include "stackscope/common/precision.hpp"
 #include "stackscope/hw/hardware.hpp"
@@ -26,7 +26,7 @@ EnergyRates energy_rates(const hw::Hardware& hw, Precision matrix_precision) noe
 double op_energy_J(const EnergyRates& e, double matrix_flops, double vector_flops,
                    double dram_bytes, double noc_byte_hops) noexcept;
 
-// Power wall (MODEL.md §8): if power exceeds TDP, clocks scale by (P / TDP)^(-1/3), since
+// Power wall (docs/model.md §13.2): if power exceeds TDP, clocks scale by (P / TDP)^(-1/3), since
 // dynamic power goes as f V^2 with V proportional to f. Returns 1 when under the TDP.
 double power_wall_clock_scale(double power_W, double tdp_W) noexcept;
 

@@ -34,7 +34,7 @@ struct Catalogue {
 };
 
 struct Options {
-  // One profile for every design of the report (issue 13: same software on both sides).
+  // One profile for every design of the report (the same software on both sides).
   std::string runtime = "modern-gpu-2025";
   // A second profile, also for every design, shown beside the first in the fig. 16 table
   // (empty: none).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Runtime profiles (MODEL.md §13): what the serving software adds to or takes from the
+// Runtime profiles (docs/model.md §9): what the serving software adds to or takes from the
 // silicon, kept apart from the hardware so that two devices compared under one profile carry
 // the same software assumptions. A profile is a plain aggregate; the named profiles are presets
 // (presets/runtimes/*.json, each value sourced there). The device-side costs a profile's rules

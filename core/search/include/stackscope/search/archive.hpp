@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Pareto archive: the non-dominated feasible points seen so far (MODEL.md §12). Memory is
+// Pareto archive: the non-dominated feasible points seen so far (docs/model.md §16.3). Memory is
 // bounded by the frontier, not by the points visited.
 //
 // Exact dominance on the objective vector with each objective's direction: a dominates b when a

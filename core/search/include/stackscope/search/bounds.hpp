@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Optimistic bounds used for pruning (MODEL.md §12: "roofline with perfect overlap"). Each is a
-// bound of what perf::Evaluator computes (core/perf/src/evaluator.cpp) for EVERY point that
+// Optimistic bounds used for pruning (docs/model.md §16.2: "roofline with perfect overlap"). Each
+// is a bound of what perf::Evaluator computes (core/perf/src/evaluator.cpp) for EVERY point that
 // shares the design's hardware, parallel plan and batch, whatever its sequence_parallel and
 // overlap settings, its power-wall clock scale and its DRAM temperature. Argument, per
 // evaluator.cpp:

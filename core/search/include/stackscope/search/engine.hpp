@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The search engine (MODEL.md §12, issue 5). Hierarchical: hardware points are the outer loop
-// (the unit of work handed to threads and to shards), the inner schedule space the inner loop.
+// The search engine (docs/model.md §16.2-§16.3). Hierarchical: hardware points are the
+// outer loop (the unit of work handed to threads and to shards), the inner schedule space the inner
+// loop.
 //
 // Pruning, in order, never dropping a true Pareto point:
 //  1. construction: a hardware point perf::validate() rejects (e.g. layers_connected >

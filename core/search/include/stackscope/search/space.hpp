@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// A search space (MODEL.md §12, issue 5): a base design, hardware axes (named knobs from an
+// A search space (docs/model.md §16.1): a base design, hardware axes (named knobs from an
 // explicit registry), inner schedule axes (parallel degrees, sequence parallelism, batch,
 // overlap, per-module degrees), constraints and objectives. Plain aggregates; the JSON mapping
 // lives in core/io.

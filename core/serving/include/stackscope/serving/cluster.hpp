@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Serving instances of a StackScope design (MODEL.md §13): each instance is one replica of the
-// design's plan (tp x pp x ep x cp devices) whose iterations are costed by perf::IterationModel
+// Serving instances of a StackScope design (docs/model.md §11.4): each instance is one replica of
+// the design's plan (tp x pp x ep x cp devices) whose iterations are costed by perf::IterationModel
 // and whose KV cache is what the replica's memory holds after weights, activations and reserve.
 #include <vector>
 

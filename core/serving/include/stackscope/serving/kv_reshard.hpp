@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// KV re-sharding between a prefill and a decode replica of different parallel plans (issue 14:
-// "prefill and decode pools of their own size and plan"; DistServe §4 and Splitwise §4.3 move
+// KV re-sharding between a prefill and a decode replica of different parallel plans
+// (prefill and decode pools of their own size and plan; DistServe §4 and Splitwise §4.3 move
 // the KV cache between pools whose tensor/pipeline degrees differ). Where one sequence's KV
 // lives in a replica, after perf::IterationModel's layout:
 //  - layers: pipeline stage s holds the layers parallel::stage_layers gives it;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Request streams for the serving simulator (MODEL.md §13): trace files, seeded generators and
-// closed benchmarks. Times in s, lengths in tokens. No I/O here: parse_trace() takes the file's
+// Request streams for the serving simulator (docs/model.md §11.1): trace files, seeded generators
+// and closed benchmarks. Times in s, lengths in tokens. No I/O here: parse_trace() takes the file's
 // text (core/io reads files); every function is pure and deterministic for a given seed.
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Event-driven serving simulator (MODEL.md §13): requests arrive, a router sends each to an
+// Event-driven serving simulator (docs/model.md §11.2): requests arrive, a router sends each to an
 // instance, and every instance runs scheduler iterations back to back while it has work — the
 // continuous ("in-flight") batching of vLLM v1 and TensorRT-LLM, named as they name it:
 //  - a token budget per iteration (max_num_batched_tokens) and a cap on running sequences

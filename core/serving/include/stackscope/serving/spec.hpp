@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The serving settings of a project (issue 14, deliverable 3): where the requests come from
+// The serving settings of a project: where the requests come from
 // (a closed benchmark, a seeded generator or a trace file), how many instances of the design
 // serve them and how (co-located or prefill/decode disaggregated, the router, the scheduler's
 // limits) and the SLOs goodput is counted against. One plain struct with its defaults (the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Parametrised 3D stack (logic die + L DRAM dies, DeepStack-style) and the compact thermal model
 // peak = ambient + P.(R_base + R_layer.L) fitted to the grid solver for the search inner loop
-// (MODEL.md section 9; DeepStack uses R = 0.56 + 0.01.L C/W).
+// (docs/model.md §14.2; DeepStack uses R = 0.56 + 0.01.L C/W).
 #pragma once
 
 #include <vector>
@@ -83,7 +83,7 @@ GeometryCompact geometry_compact_model(double die_area_mm2) noexcept;
 // The resistances a design's compact model uses: the geometry fit for its die area, or the
 // given r_base / r_layer (hw::Thermal::compact).
 GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept;
-// Re-fitted when the grid solver took HotSpot's twelve-node package (issue 13); the single
+// Re-fitted when the grid solver took HotSpot's twelve-node package; the single
 // periphery node before gave 0.1245 + 0.04223 (400/A) and 0.01078 (400/A).
 inline constexpr double kGeometryRefAreaMm2 = 400.0;
 inline constexpr double kGeometryBaseA0 = 0.13053;  // K/W (sink + spreader: area-independent part)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Hop-aware KV transfer over a wafer's D2D mesh with link contention (MODEL.md §11; issue 16,
-// deliverable 3). One transfer is a set of flows (die -> die, bytes) that run together, routed
+// Hop-aware KV transfer over a wafer's D2D mesh with link contention (docs/model.md §15.2).
+// One transfer is a set of flows (die -> die, bytes) that run together, routed
 // by the network's topology (dimension order, X then Y). Its time is the network model's step
 // cost (network/model.hpp):
 //   alpha + max( max over flows (hops x hop latency),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Serving on a wafer (MODEL.md §11; issue 16, deliverables 2 and 3).
+// Serving on a wafer (docs/model.md §15.2-§15.3).
 //
 // deploy(): the memory scheduler's and the placement's view of one partition. The die mesh is
 // split into prefill and decode instances (Splitwise/DistServe disaggregation, serving/spec.hpp),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Where serving instances sit on a wafer's die grid (MODEL.md §11; issue 16, deliverable 2).
+// Where serving instances sit on a wafer's die grid (docs/model.md §15.2).
 // Every instance is a contiguous rectangle of dies, so its collectives stay inside it under the
 // mesh's dimension-order routing and it can be costed as its own w x h mesh
 // (hw::region_system). Dies are numbered row-major, as network::Topology numbers a mesh2d

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // One partition of a wafer serving a request stream, with what the Wafer view, `serve` and the
-// co-exploration report about it (MODEL.md §11; issue 16): the simulation, each die's role and
-// busy fraction, each D2D link's load, and the whole wafer's power.
+// co-exploration report about it (docs/model.md §15.2): the simulation, each die's role
+// and busy fraction, each D2D link's load, and the whole wafer's power.
 //
 // Power of the wafer (W): the instances' mean power over the run (their iteration and idle
 // energy, serving/simulator.hpp, divided by the makespan) plus the static power of every die

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// LLM architecture and workload descriptions (MODEL.md §4). JSON keys = member names.
+// LLM architecture and workload descriptions (docs/model.md §6). JSON keys = member names.
 #include <cstdint>
 #include <string>
 #include <vector>
