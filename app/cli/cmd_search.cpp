@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 
@@ -350,7 +349,7 @@ std::string status_text(const search::Summary& sum, const search::Shard& shard,
 
 // The report on stdout (table or --json). `ranks` > 0 for an MPI run over that many ranks.
 void report(const search::CompiledSpace& space, const search::Summary& sum,
-            const search::Shard& shard, const std::string& fingerprint, bool json,
+            const search::Shard& shard, bool json,
             const std::optional<std::string>& out_dir, int ranks, std::ostream& out,
             const Infeasibility* why = nullptr) {
   const auto& p = sum.progress;
@@ -358,27 +357,7 @@ void report(const search::CompiledSpace& space, const search::Summary& sum,
   const bool none_feasible = sum.complete && (sum.archive.size() == 0);
   const double rate = p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0;
   if (json) {
-    auto j = nlohmann::ordered_json::object();
-    j["space_size"] = search::to_string(sum.space_size);
-    j["points_in_run"] = search::to_string(p.total);
-    j["evaluated"] = p.evaluated;
-    j["pruned"] = p.pruned;
-    j["pruned_by_bound"] = p.pruned_bound;
-    j["infeasible"] = p.infeasible;
-    j["evaluations_per_second"] = rate;
-    j["points_per_second"] =
-        p.elapsed_s > 0
-            ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
-            : 0.0;
-    j["evaluations_per_core_second"] =
-        p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0;
-    j["elapsed_s"] = p.elapsed_s;
-    j["complete"] = sum.complete;
-    j["feasible_found"] = sum.archive.size() > 0;
-    j["status"] = status;
-    j["frontier"] = nlohmann::ordered_json::parse(
-        io::frontier_to_json(space, sum.archive, fingerprint))["points"];
-    out << j.dump(2) << "\n";
+    out << io::search_report_to_json(space, sum, status);
     return;
   }
   out << "space        " << search::to_string(sum.space_size) << " points ("
@@ -438,7 +417,7 @@ int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
     const auto all = world.gather(mine, space.space().objectives);
     if (!all) return kExitOk;  // only rank 0 reports
     if (out_dir) write_results(*out_dir, space, *all, sp.fingerprint);
-    report(space, *all, {}, sp.fingerprint, json, out_dir, world.size(), ctx.out);
+    report(space, *all, {}, json, out_dir, world.size(), ctx.out);
     ctx.out.flush();
   } catch (...) {
     const ErrorReport e = current_error();
@@ -550,7 +529,7 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   Infeasibility why;
   const search::Summary sum = execute(space, opt, state, log_all, tty, ctx.err, &why);
   if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);
-  report(space, sum, opt.shard, sp.fingerprint, json, out_dir, 0, ctx.out, &why);
+  report(space, sum, opt.shard, json, out_dir, 0, ctx.out, &why);
   return kExitOk;
 }
 

@@ -10,9 +10,11 @@
 #include <fstream>
 #include <string>
 
+#include "stackscope/io/coexplore.hpp"
 #include "stackscope/io/hotspot.hpp"
 #include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/search.hpp"
 #include "test_support.hpp"
 
 namespace stackscope::io {
@@ -69,6 +71,46 @@ TEST(JsonLimits, DeepNestingIsRefusedAtTheDepthLimit) {
   // The limit itself is allowed.
   EXPECT_NO_THROW(
       (void)parse_project(project_with_notes(repeat("[", 63) + repeat("]", 63)), test_registry()));
+}
+
+// Every reader goes through the one bounded entry (check_json_text before nlohmann parses):
+// the co-exploration check of `search`, the search-space parser and the log-record readers
+// refuse a 10^5-deep value wherever it sits, and the pointer of the message is computed from the
+// raw text (keys with escapes included); brackets inside strings do not count.
+TEST(JsonLimits, DeepNestingIsRefusedBeforeAnyParse) {
+  const std::string deep = repeat("[", 100000) + repeat("]", 100000);
+  // The co-exploration check parsed the whole file with nlohmann's DOM parser: SIGSEGV.
+  EXPECT_FALSE(has_coexplore_section(project_with_notes(deep)));
+  std::string space = minimal_project().dump();
+  space.pop_back();
+  space += R"(, "search": {"hardware": [{"knob": "devices", "values": )" + deep + "}]}}";
+  EXPECT_FALSE(has_coexplore_section(space));
+  try {
+    (void)parse_search_project(space, test_registry());
+    ADD_FAILURE() << "a 10^5-deep axis must be refused";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues().size(), 1u) << format_issues(e.issues());
+    EXPECT_EQ(e.issues().front().path, "/search/hardware/0/values" + repeat("/0", 60));
+    EXPECT_TRUE(contains(e.issues().front().message, "nested deeper than 64 levels"));
+  }
+  // Log records (a damaged points.jsonl line): not a record, no crash.
+  EXPECT_FALSE(point_from_jsonl(deep).has_value());
+  EXPECT_FALSE(record_from_jsonl("{\"index\": " + deep + "}").has_value());
+  // The pointer of escaped keys and later array elements; brackets in strings are text.
+  const Issue keyed = only_issue(project_with_notes(
+      "{\"a/b\\\"c\": [1, \"]]][[[\", " + repeat("[", 70) + repeat("]", 70) + "]}"));
+  EXPECT_EQ(keyed.path, "/notes/a~1b\"c/2" + repeat("/0", 61));
+  EXPECT_NO_THROW((void)parse_project(
+      project_with_notes("\"" + repeat("[", 1000) + "\\\"" + repeat("{", 1000) + "\""),
+      test_registry()));
+}
+
+// The size limit holds for text that never was a file (a preset, a project given as text).
+TEST(JsonLimits, TextLargerThanTheFileLimitIsRefusedBeforeParsing) {
+  const Issue i =
+      only_issue(project_with_notes("\"" + std::string(limits::kMaxProjectFileBytes, 'x') + "\""));
+  EXPECT_TRUE(contains(i.message, "larger than the limit")) << i.message;
+  EXPECT_EQ(i.allowed, "at most 16777216 bytes (16 MiB)");
 }
 
 TEST(JsonLimits, ArrayOfAMillionObjectsIsRefusedAtTheElementLimit) {

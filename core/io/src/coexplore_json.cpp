@@ -308,8 +308,11 @@ std::string read_project_text(const std::filesystem::path& file) {
 }
 
 bool has_coexplore_section(std::string_view json_text) {
-  const Json j = Json::parse(json_text, nullptr, false);
-  return !j.is_discarded() && j.is_object() && j.contains("coexplore");
+  // Any problem of the text (syntax, a limit) is reported by the parser of the project it
+  // turns out to be.
+  Issues ignored;
+  const auto j = detail::parse_json_text(json_text, "project", "", ignored);
+  return j && j->is_object() && j->contains("coexplore");
 }
 
 CoexploreProject parse_coexplore_project(std::string_view text, const PresetRegistry& presets,
@@ -345,7 +348,7 @@ CoexploreProject load_coexplore_project(const std::filesystem::path& file,
 }
 
 std::string coexplore_canonical_text(const coexplore::Space& space) {
-  Json j = Json::parse(project_to_json(space.base.design, space.base.spec));
+  Json j = detail::project_json(space.base.design, space.base.spec, {});
   j["coexplore"] = section_json(space);
   j["load"] = space.base.load;
   return detail::dump(j, -1);
@@ -360,9 +363,9 @@ std::string record_to_jsonl(const coexplore::Record& r) {
 }
 
 std::optional<coexplore::Record> record_from_jsonl(std::string_view line) {
-  const Json j = Json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return record_from(j);
+  const auto j = detail::parse_json_record(line);
+  if (!j || !j->is_object()) return std::nullopt;
+  return record_from(*j);
 }
 
 std::string coexplore_to_csv(const coexplore::CompiledSpace& space,
@@ -459,9 +462,10 @@ CoexploreLog CoexploreLog::resume(const std::filesystem::path& dir,
       continue;
     }
     const auto body = verify_log_line(line);
-    const Json j = body ? Json::parse(*body, nullptr, false) : Json();
+    const auto parsed = body ? detail::parse_json_record(*body) : std::nullopt;
+    const Json j = parsed ? *parsed : Json();
     if (n == 1) {
-      const auto h = body && !j.is_discarded() ? header_from(j) : std::nullopt;
+      const auto h = parsed ? header_from(j) : std::nullopt;
       if (!h) {
         log.close();
         throw log_error(log.path_, "is not a co-exploration log (unreadable header)",

@@ -246,8 +246,107 @@ class DomBuilder final : public nlohmann::json_sax<Json> {
 
 }  // namespace
 
+namespace {
+
+// The text of a key as written between its quotes, with the common escapes undone (for the
+// pointer of a message; \uXXXX stays as written).
+std::string raw_key_text(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] != '\\' || i + 1 == raw.size()) {
+      out += raw[i];
+      continue;
+    }
+    switch (const char e = raw[++i]) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'u': out += "\\u"; break;
+      default: out += e;  // \" \\ \/
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Issue> check_json_text(std::string_view text, std::string_view where,
+                                     const std::string& path, std::size_t max_bytes) {
+  if (text.size() > max_bytes)
+    return Issue{path,
+                 "JSON text of " + std::string(where) + " is larger than the limit",
+                 std::to_string(text.size()) + " bytes",
+                 "at most " + std::to_string(max_bytes) + " bytes (" +
+                     std::to_string(max_bytes / limits::kMiB) + " MiB)"};
+  // One frame per open container: arrays count their elements (commas at their level), objects
+  // remember the key of the member being read. Before the first syntax error the text is a
+  // prefix of valid JSON, so this depth is the parser's; after it the parser stops anyway.
+  struct Frame {
+    bool array = false;
+    std::size_t index = 0;
+    std::string_view key;
+  };
+  std::vector<Frame> open;
+  open.reserve(static_cast<std::size_t>(limits::kMaxJsonDepth));
+  std::string_view last_string;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    switch (c) {
+      case '"': {
+        const std::size_t start = ++i;
+        while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+        last_string = text.substr(start, std::min(i, text.size()) - start);
+        break;
+      }
+      case '[':
+      case '{':
+        if (open.size() >= static_cast<std::size_t>(limits::kMaxJsonDepth)) {
+          // The pointer ends at the container past the limit (the root is depth 1).
+          std::string pointer = path;
+          for (const Frame& f : open)
+            pointer += "/" + (f.array ? std::to_string(f.index)
+                                      : escape_pointer_token(raw_key_text(f.key)));
+          return Issue{pointer,
+                       "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) +
+                           " levels in " + std::string(where),
+                       "", "at most " + std::to_string(limits::kMaxJsonDepth) +
+                               " nested arrays/objects"};
+        }
+        open.push_back({c == '[', 0, {}});
+        break;
+      case ']':
+      case '}':
+        if (!open.empty()) open.pop_back();
+        break;
+      case ',':
+        if (!open.empty() && open.back().array) ++open.back().index;
+        break;
+      case ':':
+        if (!open.empty() && !open.back().array) open.back().key = last_string;
+        break;
+      default: break;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Json> parse_json_record(std::string_view text, std::size_t max_bytes) {
+  if (check_json_text(text, "record", "", max_bytes)) return std::nullopt;
+  Json j = Json::parse(text, nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
+}
+
 std::optional<Json> parse_json_text(std::string_view text, std::string_view where,
-                                    const std::string& path, Issues& issues) {
+                                    const std::string& path, Issues& issues,
+                                    std::size_t max_bytes) {
+  if (auto issue = check_json_text(text, where, path, max_bytes)) {
+    issues.push_back(std::move(*issue));
+    return std::nullopt;
+  }
   DomBuilder dom(where, path);
   try {
     if (Json::sax_parse(text.begin(), text.end(), &dom) && !dom.failed && !dom.limit) {

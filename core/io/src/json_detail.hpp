@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/limits.hpp"
 
 namespace stackscope::io::detail {
 
@@ -44,12 +45,47 @@ std::string fingerprint(std::string_view text);
 // "a, b, c".
 std::string join(const std::vector<std::string>& items, std::string_view sep = ", ");
 
-// Parses JSON text strictly. Syntax errors (with line and column computed from the byte
-// offset), out-of-range numbers and duplicate keys become issues at `path` (prefixed to the
-// pointer of duplicates); `where` names the text in messages ("project", "preset 'x'",
-// a file path). Returns nullopt when the text is not JSON at all.
+// The one entry to nlohmann's parser: every JSON text core/io reads (project, preset, search
+// and reference files, log records, routing traces) goes through parse_json_text,
+// parse_json_record or sax_parse_json_text, and each of them first runs check_json_text on the
+// raw text. No nlohmann::json::parse elsewhere: a DOM built from a 10^5-deep value overflows
+// the stack when it is copied, whatever reads it next.
+//
+// The checks on the raw text, before any parse: at most `max_bytes` bytes, and brackets nested
+// at most limits::kMaxJsonDepth deep outside strings (a linear scan keeping one frame per open
+// container, so it costs nothing like the document). The issue names the first container past
+// the limit by its JSON pointer (prefixed with `path`); nullopt when the text passes.
+std::optional<Issue> check_json_text(std::string_view text, std::string_view where,
+                                     const std::string& path,
+                                     std::size_t max_bytes = limits::kMaxProjectFileBytes);
+
+// Parses JSON text strictly. The limits of io/limits.hpp (size and depth first, on the raw
+// text; then values, array elements, object members and string bytes while building), syntax
+// errors (with line and column computed from the byte offset), out-of-range numbers and
+// duplicate keys become issues at `path` (prefixed to the pointer of duplicates and limits);
+// `where` names the text in messages ("project", "preset 'x'", a file path). Returns nullopt
+// when the text is not JSON or is past a limit.
 std::optional<Json> parse_json_text(std::string_view text, std::string_view where,
-                                    const std::string& path, Issues& issues);
+                                    const std::string& path, Issues& issues,
+                                    std::size_t max_bytes = limits::kMaxProjectFileBytes);
+
+// A record core/io wrote itself (a log line, a frontier file read back): check_json_text, then
+// nlohmann's DOM parser. nullopt for text past a limit or not JSON (a line cut short by a kill,
+// a damaged file), so a reader can stop or report there.
+std::optional<Json> parse_json_record(std::string_view text,
+                                      std::size_t max_bytes = limits::kMaxProjectFileBytes);
+
+// Streams `text` to `sax` (a streamed reader such as the routing traces') after
+// check_json_text; an issue past a limit, and false without parsing.
+template <class Sax>
+bool sax_parse_json_text(std::string_view text, Sax* sax, std::string_view where,
+                         const std::string& path, Issues& issues, std::size_t max_bytes) {
+  if (auto issue = check_json_text(text, where, path, max_bytes)) {
+    issues.push_back(std::move(*issue));
+    return false;
+  }
+  return nlohmann::json::sax_parse(text, sax);
+}
 
 // Serialises; invalid UTF-8 in strings is replaced rather than throwing.
 std::string dump(const Json& j, int indent);

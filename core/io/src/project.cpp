@@ -199,7 +199,7 @@ hw::Wafer resolve_wafer(std::string_view id_or_file, const PresetRegistry& prese
   return resolve_preset_or_file(id_or_file, PresetKind::wafer, presets, detail::read_wafer);
 }
 
-namespace {
+namespace detail {
 
 Json project_json(const perf::Design& d) {
   Json j = Json::object();
@@ -215,6 +215,10 @@ Json project_json(const perf::Design& d) {
   return j;
 }
 
+}  // namespace detail
+
+namespace {
+
 // Standalone preset files carry their kind and version so they can be loaded anywhere.
 Json preset_json(Json body, PresetKind kind) {
   Json j = Json::object();
@@ -227,7 +231,7 @@ Json preset_json(Json body, PresetKind kind) {
 }  // namespace
 
 std::string project_to_json(const perf::Design& design) {
-  return detail::dump(project_json(design), 2) + "\n";
+  return detail::dump(detail::project_json(design), 2) + "\n";
 }
 
 std::string hardware_to_json(const hw::Hardware& hw) {

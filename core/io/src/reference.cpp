@@ -8,9 +8,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "json_detail.hpp"
+#include "sections.hpp"
 
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -18,7 +19,7 @@
 namespace stackscope::io {
 namespace {
 
-using nlohmann::json;
+using json = detail::Json;
 
 Precision parse_precision(const std::string& s, const std::string& where) {
   for (Precision p : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8,
@@ -41,14 +42,15 @@ T field(const json& row, const char* key, const std::string& where) {
 }  // namespace
 
 std::vector<MeasuredRow> load_measured_rows(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw ConfigError({{file.string(), "cannot open file", "", "a readable JSON file"}});
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw ConfigError({{file.string(), std::string("invalid JSON: ") + e.what(), "", ""}});
-  }
+  const std::string text = detail::read_text_file(file, file.string());
+  detail::Issues issues;
+  // Appended, not "'" + s + "'": GCC 12's bogus -Wrestrict (GCC bug 105329).
+  std::string where = "'";
+  where += file.string();
+  where += '\'';
+  auto parsed = detail::parse_json_text(text, where, "", issues);
+  if (!parsed || !issues.empty()) throw ConfigError(std::move(issues));
+  json doc = std::move(*parsed);
   if (!doc.contains("rows") || !doc["rows"].is_array())
     throw ConfigError({{"/rows", "missing array of rows", "", "array"}});
   std::vector<MeasuredRow> rows;

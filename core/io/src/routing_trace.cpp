@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "json_detail.hpp"
 #include "sections.hpp"
 #include "stackscope/io/moe_trace.hpp"
 #include "stackscope/perf/limits.hpp"
@@ -306,7 +307,8 @@ void load_routing_trace(workload::Routing& routing, int experts,
   const std::string text = detail::read_text_file(file, kTracePath, limits::kMaxTraceFileBytes);
   Issues issues;
   TraceReader reader(experts, text, "routing trace '" + file.string() + "'", issues);
-  nlohmann::json::sax_parse(text, &reader);
+  detail::sax_parse_json_text(text, &reader, "routing trace '" + file.string() + "'", kTracePath,
+                              issues, limits::kMaxTraceFileBytes);
   check_layers(reader, kTracePath, file.string(), issues);
   if (!issues.empty()) throw ConfigError(std::move(issues));
 
@@ -326,7 +328,8 @@ moe::RoutingTrace load_moe_trace(const std::filesystem::path& file, int experts,
   const std::string text = detail::read_text_file(file, file.string(), limits::kMaxTraceFileBytes);
   Issues issues;
   TraceReader reader(experts, text, where, issues, /*keep_ids=*/true, top_k, file.string());
-  nlohmann::json::sax_parse(text, &reader);
+  detail::sax_parse_json_text(text, &reader, where, file.string(), issues,
+                              limits::kMaxTraceFileBytes);
   check_layers(reader, file.string(), file.string(), issues);
   if (!issues.empty()) throw ConfigError(std::move(issues));
   moe::RoutingTrace t;

@@ -594,19 +594,15 @@ std::string point_to_jsonl(const search::PointRecord& p) {
 }
 
 std::optional<search::PointRecord> point_from_jsonl(std::string_view line) {
-  Json j = Json::parse(line, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
-  return record_from(j);
+  const auto j = detail::parse_json_record(line);
+  if (!j) return std::nullopt;
+  return record_from(*j);
 }
 
-std::string frontier_to_json(const search::CompiledSpace& space, const search::Archive& archive,
-                             std::string_view space_fingerprint) {
-  Json j = Json::object();
-  j["schema_version"] = perf::kSchemaVersion;
-  j["kind"] = "frontier";
-  j["space_fingerprint"] = std::string(space_fingerprint);
-  j["space_size"] = search::to_string(space.size());
-  j["objectives"] = objectives_json(archive.objectives());
+namespace {
+
+// frontier.json's "points": each point with its hardware values, plan and loadable design.
+Json frontier_points_json(const search::CompiledSpace& space, const search::Archive& archive) {
   Json points = Json::array();
   for (const auto& p : archive.sorted()) {
     if (p.id.hw >= space.hardware_points() || p.id.inner >= space.inner_points(p.id.hw))
@@ -634,10 +630,23 @@ std::string frontier_to_json(const search::CompiledSpace& space, const search::A
                   {"attention_tp", pl.attention.tp},
                   {"moe_ep", pl.moe.ep},
                   {"overlap", std::string(detail::enum_name(pl.overlap))}};
-    pj["design"] = Json::parse(project_to_json(d));
+    pj["design"] = detail::project_json(d);
     points.push_back(std::move(pj));
   }
-  j["points"] = std::move(points);
+  return points;
+}
+
+}  // namespace
+
+std::string frontier_to_json(const search::CompiledSpace& space, const search::Archive& archive,
+                             std::string_view space_fingerprint) {
+  Json j = Json::object();
+  j["schema_version"] = perf::kSchemaVersion;
+  j["kind"] = "frontier";
+  j["space_fingerprint"] = std::string(space_fingerprint);
+  j["space_size"] = search::to_string(space.size());
+  j["objectives"] = objectives_json(archive.objectives());
+  j["points"] = frontier_points_json(space, archive);
   return detail::dump(j, 2) + "\n";
 }
 
@@ -797,6 +806,33 @@ std::string summary_to_json(const search::CompiledSpace& space, const search::Su
   j["stopped"] = s.stopped;
   j["time_limited"] = s.time_limited;
   j["eval_limited"] = s.eval_limited;
+  return detail::dump(j, 2) + "\n";
+}
+
+std::string search_report_to_json(const search::CompiledSpace& space, const search::Summary& s,
+                                  std::string_view status) {
+  using detail::write_value;
+  const auto& p = s.progress;
+  Json j = Json::object();
+  j["space_size"] = search::to_string(s.space_size);
+  j["points_in_run"] = search::to_string(p.total);
+  j["evaluated"] = p.evaluated;
+  j["pruned"] = p.pruned;
+  j["pruned_by_bound"] = p.pruned_bound;
+  j["infeasible"] = p.infeasible;
+  j["evaluations_per_second"] =
+      write_value(p.elapsed_s > 0 ? static_cast<double>(p.evaluated) / p.elapsed_s : 0.0);
+  j["points_per_second"] = write_value(
+      p.elapsed_s > 0
+          ? (static_cast<double>(p.evaluated) + static_cast<double>(p.pruned)) / p.elapsed_s
+          : 0.0);
+  j["evaluations_per_core_second"] = write_value(
+      p.evaluator_s > 0 ? static_cast<double>(p.evaluated) / p.evaluator_s : 0.0);
+  j["elapsed_s"] = write_value(p.elapsed_s);
+  j["complete"] = s.complete;
+  j["feasible_found"] = s.archive.size() > 0;
+  j["status"] = std::string(status);
+  j["frontier"] = frontier_points_json(space, s.archive);
   return detail::dump(j, 2) + "\n";
 }
 

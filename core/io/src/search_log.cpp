@@ -60,8 +60,7 @@ Json header_json(const SearchLogHeader& h) {
             {"shard_index", h.shard_index},
             {"shard_count", h.shard_count}};
   if (!h.space.empty()) {
-    Json space = Json::parse(h.space, nullptr, false);
-    if (!space.is_discarded()) j["space"] = std::move(space);
+    if (auto space = detail::parse_json_record(h.space)) j["space"] = std::move(*space);
   }
   return j;
 }
@@ -123,8 +122,10 @@ std::string short_text(const Json& j) {
 // "/search/hardware/1/values: [4,8] in the log, [4,8,16] now; ..." for the first few
 // differences of two canonical spaces (JSON Patch paths, RFC 6902).
 std::string space_difference(const std::string& logged, const std::string& now) {
-  const Json a = Json::parse(logged, nullptr, false), b = Json::parse(now, nullptr, false);
-  if (a.is_discarded() || b.is_discarded()) return {};
+  const auto parsed_a = detail::parse_json_record(logged);
+  const auto parsed_b = detail::parse_json_record(now);
+  if (!parsed_a || !parsed_b) return {};
+  const Json &a = *parsed_a, &b = *parsed_b;
   // One entry per changed axis, constraint or list of the search section (a range written as
   // a list is many patch operations); design changes at the changed field.
   std::vector<std::string> paths;

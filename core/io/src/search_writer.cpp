@@ -325,7 +325,7 @@ std::string search_section_to_json(const search::Space& space, const search::Run
 
 std::string canonical_space_text(const search::Space& space) {
   // The design without what names or describes it (a renamed project is the same space).
-  Json design = Json::parse(project_to_json(space.base));
+  Json design = detail::project_json(space.base);
   for (const char* k : {"name", "notes", "description"}) design.erase(k);
   Json j = Json::object();
   j["design"] = std::move(design);
@@ -334,7 +334,7 @@ std::string canonical_space_text(const search::Space& space) {
 }
 
 std::string search_project_to_json(const search::Space& space, const search::RunOptions& run) {
-  Json root = Json::parse(project_to_json(space.base));
+  Json root = detail::project_json(space.base);
   root["search"] = section_json(space, run);
   return pretty(root);
 }

@@ -8,6 +8,7 @@
 #include "mapping.hpp"
 #include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/serving/spec.hpp"
 
 namespace stackscope::io::detail {
 
@@ -46,6 +47,13 @@ hw::Wafer read_wafer(const ResolvedSection& s, const std::string& path, Issues& 
 runtime::Profile resolve_runtime(const Json* section, const hw::Hardware& hardware,
                                  const std::string& path, const PresetRegistry& presets,
                                  Issues& issues);
+
+// The project document of a design (what project_to_json writes), and with a serving section
+// when `spec` is not the default (project_to_json(design, spec, base_dir)). Writers that embed a
+// design build on these rather than parsing project_to_json's text back.
+Json project_json(const perf::Design& design);
+Json project_json(const perf::Design& design, const serving::ServingSpec& spec,
+                  const std::filesystem::path& base_dir);
 
 // Whole-file text helper: throws ConfigError (at `path`) naming the file when it is missing,
 // not a regular file (a directory, FIFO or device such as /dev/zero is refused before reading,

@@ -273,13 +273,20 @@ std::string serving_section_to_json(const serving::ServingSpec& spec,
   return detail::dump(serving_json(spec, base_dir), 2) + "\n";
 }
 
+namespace detail {
+
+Json project_json(const perf::Design& design, const serving::ServingSpec& spec,
+                  const std::filesystem::path& base_dir) {
+  Json j = project_json(design);
+  if (!(spec == serving::ServingSpec{})) j["serving"] = serving_json(spec, base_dir);
+  return j;
+}
+
+}  // namespace detail
+
 std::string project_to_json(const perf::Design& design, const serving::ServingSpec& spec,
                             const std::filesystem::path& base_dir) {
-  std::string text = project_to_json(design);
-  if (spec == serving::ServingSpec{}) return text;
-  Json j = Json::parse(text);
-  j["serving"] = serving_json(spec, base_dir);
-  return detail::dump(j, 2) + "\n";
+  return detail::dump(detail::project_json(design, spec, base_dir), 2) + "\n";
 }
 
 std::vector<serving::Request> serving_requests(const serving::ServingSpec& spec,

@@ -388,6 +388,10 @@ BoxAgg region_agg(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw) {
   const perf::Design d = cs.hardware_design(hw);
   const auto a = power_area::area(d.hardware);
   if (!region_feasible(cs.space().constraints, d, a)) return g;
+  // A hardware point whose device count no parallel group of the space fills (devices 16 with
+  // only tp 8 x pp 1) has no inner point: nothing below it can be evaluated, so it adds nothing
+  // to the box (as Worker::hardware_ok), and it has no inner index 0 to probe with.
+  if (cs.groups(hw).empty()) return g;
   // Hardware validation depends on the hardware alone (perf::validate check_hardware).
   {
     perf::Design probe = d;

@@ -159,6 +159,30 @@ TEST(SearchEngine, AxisWithInvalidFirstValueEqualsBruteForce) {
   brute_force_equality(s);
 }
 
+// A device count that no parallel group of the space fills (16 devices with only tp 8 x pp 1 x
+// dp 1) leaves its hardware points without inner points. The hardware boxes of bound pruning
+// (which need a hardware axis after the devices axis) probed such a point with inner index 0
+// and read past its empty group list; the pruned run must skip them and equal brute force,
+// like the unpruned run does.
+TEST(SearchEngine, DeviceCountWithoutParallelGroupEqualsBruteForce) {
+  Space s = dense_space();
+  s.hardware = {{"devices", {8, 16}},
+                {"memory.layers_total", {4, 8}},
+                {"compute.cores", {64, 128}}};
+  s.inner.tp = {8};
+  s.inner.pp = {1};
+  s.inner.dp = {1};
+  const CompiledSpace cs(s);
+  EXPECT_EQ(cs.inner_points(cs.hardware_points() - 1), 0u);  // the 16-device points
+  brute_force_equality(s);
+  RunOptions unpruned;
+  unpruned.threads = 2;
+  unpruned.prune_bounds = false;
+  RunOptions pruned = unpruned;
+  pruned.prune_bounds = true;
+  expect_same_frontier(run_space(cs, pruned).archive, run_space(cs, unpruned).archive);
+}
+
 // The on-die mesh knobs reach the evaluator (compute/noc.hpp): on a mesh a slower link or a
 // slower router never makes a design at full clock faster and slows every one (each operator
 // waits for the mesh fill).

@@ -82,6 +82,12 @@ MergedFrontier merge_frontier_files(const std::vector<std::filesystem::path>& fi
 // summary.json: space size, counters, rate, frontier size, completion flags.
 std::string summary_to_json(const search::CompiledSpace& space, const search::Summary& s);
 
+// `search --json` on stdout: space_size, points_in_run, evaluated, pruned, pruned_by_bound,
+// infeasible, the rates, elapsed_s, complete, feasible_found, `status` (the status line) and
+// "frontier": the points as frontier.json has them.
+std::string search_report_to_json(const search::CompiledSpace& space, const search::Summary& s,
+                                  std::string_view status);
+
 // The append-only point log of a search output directory (DIR/points.jsonl). Line 1 is a
 // header naming the search (fingerprint, strategy, seed, samples, shard, and the canonical space
 // it fingerprints); then point lines (with the work unit that evaluated them) and watermark
