@@ -51,3 +51,24 @@ write('search_space', k2 | {'knob', 'values', 'min', 'max', 'step', 'factor', 'm
                             'direction'}, s2 | knobs | {'exhaustive', 'random', 'nsga2',
                                                         'minimize', 'maximize'},
       'Project keys plus the search section: knob names of core/search/src/space.cpp.')
+
+# The section targets: the keys and strings of the files their seeds come from.
+k3, s3 = collect(['presets/wafers/*.json', 'presets/projects/*wafer*.json'])
+write('wafer', k3 | {'base'}, s3 | {'none', 'edge', 'stacked'},
+      'Keys and strings of the wafer presets and wafer projects.')
+k4, s4 = collect(['presets/projects/*serving*.json', 'presets/projects/*splitwise*.json',
+                  'presets/projects/*coexplore*.json'])
+write('serving', k4, s4 | {'benchmark', 'generated', 'trace', 'poisson', 'gamma', 'rr', 'jsq',
+                           'kv', 'max_utilization', 'guaranteed_no_evict', 'lognormal:1020:0.9',
+                           'uniform:64:512'},
+      'Keys and strings of the serving projects (io/serving.hpp).')
+k5, s5 = collect(['presets/projects/*coexplore*.json', 'presets/wafers/*.json'])
+write('coexplore', k5 | {'knob', 'values', 'min', 'max', 'step', 'factor', 'metric', 'direction'},
+      s5 | {'minimize', 'maximize', 'dram_GB', 'dram_GBps', 'd2d_GBps', 'compute_fraction',
+            'sram_fraction', 'die_width_mm', 'spare_dies', 'max_num_seqs',
+            'max_num_batched_tokens', 'load', 'goodput_rps', 'goodput_per_kW'},
+      'Keys and strings of the co-exploration project and the wafer presets.')
+write('experts', {'strategy', 'eplb_groups', 'hd_time_limit_s', 'hd_max_sets', 'link_iterations',
+                  'fit_tokens', 'seed'},
+      {'plan', 'tp', 'ep', 'eplb', 'balanced', 'hd', 'hd-dynamic', 'shadow'},
+      'Keys and strategies of a plan\'s "experts" section (parallel/plan.hpp).')

@@ -110,8 +110,22 @@ TEST(FuzzTargets, EveryTargetHasSeedsAndADictionary) {
 
 // Refusal is a real answer: an empty document is refused by the readers that need content.
 TEST(FuzzTargets, EmptyInputIsRefused) {
-  for (const char* name : {"project", "search_space", "routing_trace", "search_points", "request_trace"})
+  for (const char* name : {"project", "search_space", "routing_trace", "search_points", "request_trace",
+                           "coexplore", "wafer", "serving", "experts", "cli_options"})
     EXPECT_EQ(find_target(name)->run(""), Outcome::refused) << name;
+}
+
+// The CLI target runs the read-only commands for real and keeps mutants away from the disk.
+TEST(FuzzTargets, CliOptionsRunsReadOnlyCommandsAndRefusesPaths) {
+  const Target* cli = find_target("cli_options");
+  ASSERT_NE(cli, nullptr);
+  EXPECT_EQ(cli->run("evaluate\n--model\nllama-3-8b\n--tp\n1"), Outcome::accepted);
+  EXPECT_EQ(cli->run("evaluate\n--tp\nabc"), Outcome::refused);            // exit 2, error: line
+  EXPECT_EQ(cli->run("evaluate\n--no-such-option"), Outcome::refused);
+  EXPECT_EQ(cli->run("serve\n--rate\n5\n--requests\n10"), Outcome::accepted);  // parsed only
+  EXPECT_EQ(cli->run("serve\n--rate\n5\n--rate\n6"), Outcome::refused);  // repeated option
+  EXPECT_EQ(cli->run("validate-project\n/etc/passwd"), Outcome::refused);   // a path: not run
+  EXPECT_EQ(cli->run("serve\n--per-request\nx.csv"), Outcome::refused);    // an output: not run
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, Replay, testing::ValuesIn(targets().begin(), targets().end()),

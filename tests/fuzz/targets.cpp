@@ -9,18 +9,25 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
+#include "stackscope/cli/command.hpp"
+#include "stackscope/coexplore/coexplore.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/coexplore.hpp"
+#include "stackscope/hw/wafer.hpp"
 #include "stackscope/io/hotspot.hpp"
 #include "stackscope/io/moe_trace.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/moe/stats.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/search/space.hpp"
 #include "stackscope/serving/request.hpp"
+#include "stackscope/serving/spec.hpp"
 
 namespace stackscope::fuzz {
 namespace {
@@ -66,15 +73,9 @@ Outcome refused_on_config_error(F&& f) {
 
 // `stackscope-cli evaluate PROJECT.json` and `validate-project`: parse, validate and, when
 // valid, evaluate once and write the --json document.
+Outcome project_text(const std::string& text);
 Outcome project(std::string_view input) {
-  perf::Design design;
-  if (refused_on_config_error([&] { design = io::parse_project(input, presets(), kNoBaseDir); }) ==
-      Outcome::refused)
-    return Outcome::refused;
-  if (!perf::validate(design).empty()) return Outcome::refused;
-  const perf::Result result = perf::evaluate(design);
-  (void)io::result_to_json(design, result);
-  return Outcome::accepted;
+  return project_text(std::string(input));
 }
 
 // `stackscope-cli search`: the search section and the checks of its space, no search run; the
@@ -158,6 +159,145 @@ Outcome search_points(std::string_view input) {
   return outcome;
 }
 
+
+// Parse, validate and (valid only) evaluate a project text, as `evaluate` does.
+Outcome project_text(const std::string& text) {
+  perf::Design design;
+  if (refused_on_config_error([&] { design = io::parse_project(text, presets(), kNoBaseDir); }) ==
+      Outcome::refused)
+    return Outcome::refused;
+  if (!perf::validate(design).empty()) return Outcome::refused;
+  const perf::Result result = perf::evaluate(design);
+  (void)io::result_to_json(design, result);
+  return Outcome::accepted;
+}
+
+// A wafer project (a project with a "wafer" section; hw/wafer.hpp, presets/wafers/), as
+// `evaluate` and `serve` read it: parsed (the die grid fitted to the usable area, the die's area
+// split), the layout's promises checked (dies = grid, yields in [0, 1], finite power, the die
+// device a fixed point of die_hardware()), validated and evaluated.
+Outcome wafer(std::string_view input) {
+  perf::Design design;
+  if (refused_on_config_error([&] { design = io::parse_project(input, presets(), kNoBaseDir); }) ==
+      Outcome::refused)
+    return Outcome::refused;
+  if (!design.wafer) return Outcome::refused;
+  const hw::WaferLayout layout = hw::wafer_layout(*design.wafer, design.hardware);
+  if (layout.issues.empty()) {
+    if (layout.dies != layout.dies_x * layout.dies_y || layout.usable_dies < 1 ||
+        !(layout.die_yield >= 0 && layout.die_yield <= 1) ||
+        !(layout.wafer_yield >= 0 && layout.wafer_yield <= 1) ||
+        !std::isfinite(layout.tdp_W_per_die) || layout.tdp_W_per_die < 0)
+      std::abort();
+    if (io::hardware_to_json(hw::die_hardware(*design.wafer, design.hardware)) !=
+        io::hardware_to_json(design.hardware))
+      std::abort();
+  }
+  if (!perf::validate(design).empty()) return Outcome::refused;
+  const perf::Result result = perf::evaluate(design);
+  (void)io::result_to_json(design, result);
+  return Outcome::accepted;
+}
+
+// The routed experts' placement ("parallel"/"experts": strategy, EPLB groups, HD-MoE's solver
+// limits, link balance) of the Mixtral-on-HD-MoE-mesh project (presets/projects/
+// mixtral-hdmoe.json): the input is the section's value.
+Outcome experts(std::string_view input) {
+  std::string text =
+      R"({"schema_version": 2, "name": "fuzz experts", "hardware": "hdmoe-node",
+          "system": "hdmoe-mesh-4x8", "model": "mixtral-8x7b",
+          "workload": {"batch": 16, "batch_auto": false, "input_len": 256, "output_len": 32,
+                       "numerics": {"weights": "fp8", "activations": "fp8", "kv_cache": "fp8"},
+                       "routing": {"kind": "zipf", "zipf_s": 1.2, "seed": 1}},
+          "parallel": {"tp": 4, "pp": 1, "dp": 1, "ep": 8, "experts": )";
+  text.append(input);
+  text += "}}";
+  return project_text(text);
+}
+
+// A project's "serving" section (io/serving.hpp), as `serve PROJECT` reads it: parsed and
+// checked by serving::validate(); a valid spec must write back to text that reads back equal,
+// and a benchmark or generated stream of up to 4096 requests is built and must keep the
+// simulator's promises (ids in order, arrivals finite, >= 0 and sorted, lengths >= 1).
+Outcome serving(std::string_view input) {
+  return refused_on_config_error([&] {
+    const auto spec = io::parse_serving_section(input, kNoBaseDir);
+    if (!spec) throw ConfigError({{"/serving", "no serving section", "", "an object"}});
+    const auto issues = serving::validate(*spec);
+    if (!issues.empty()) throw ConfigError(issues);
+    const std::string written = "{\"serving\": " + io::serving_section_to_json(*spec) + "}";
+    const auto again = io::parse_serving_section(written, kNoBaseDir);
+    if (!again || !(*again == *spec)) std::abort();  // a valid spec must round-trip
+    if (spec->source == serving::SourceKind::trace || spec->requests > 4096) return;
+    const auto reqs = serving::build_requests(*spec);
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      const auto& r = reqs[i];
+      if (r.id != i || !std::isfinite(r.arrival_s) || r.arrival_s < 0 || r.input_tokens < 1 ||
+          r.output_tokens < 1 || (i > 0 && r.arrival_s < reqs[i - 1].arrival_s))
+        std::abort();
+    }
+  });
+}
+
+// A co-exploration project (io/coexplore.hpp), as `search PROJECT` reads it before running:
+// parsed, the space compiled (points counted before anything is expanded) and its first point
+// decoded; the fingerprint of a parsed space is stable.
+Outcome coexplore(std::string_view input) {
+  return refused_on_config_error([&] {
+    io::CoexploreProject p = io::parse_coexplore_project(input, presets(), kNoBaseDir);
+    const std::string fingerprint = io::coexplore_fingerprint(p.space);
+    const coexplore::CompiledSpace space(std::move(p.space));
+    if (io::coexplore_fingerprint(space.space()) != fingerprint) std::abort();
+    if (space.size() > 0) (void)space.decode(0);
+  });
+}
+
+// The CLI's option parsing: the input is one command line, a word per line. Commands that only
+// read and print (evaluate, collective, dram, presets, validate-project, help, --version) run
+// in-process; for the others the words go through their option table and number parsers only
+// (running them is the other targets' and the CLI tests' business). Exit 3 ("error: internal")
+// is a finding: every user mistake must be a named `error:` line with exit 2. Words that name
+// a path ('/') or an output option are not run: a mutant must not write or read where it likes.
+Outcome cli_options(std::string_view input) {
+  static const cli::CommandRegistry registry = [] {
+    cli::CommandRegistry r;
+    cli::register_builtins(r);
+    return r;
+  }();
+  std::vector<std::string> words;
+  for (std::size_t start = 0; start <= input.size() && words.size() <= 64;) {
+    const auto eol = std::min(input.find('\n', start), input.size());
+    words.emplace_back(input.substr(start, eol - start));
+    start = eol + 1;
+  }
+  if (words.empty() || words.size() > 64) return Outcome::refused;
+  for (const auto& w : words)
+    if (w.find('/') != std::string::npos || w.find('\\') != std::string::npos ||
+        w.rfind("--out", 0) == 0 || w.rfind("--per-request", 0) == 0 ||
+        w.rfind("--write", 0) == 0 || w.rfind("--mpi", 0) == 0 || w.rfind("--threads", 0) == 0)
+      return Outcome::refused;
+  static const std::array kRun = {std::string_view("evaluate"), std::string_view("collective"),
+                                  std::string_view("dram"), std::string_view("presets"),
+                                  std::string_view("validate-project"), std::string_view("help"),
+                                  std::string_view("--version"), std::string_view("--help")};
+  const bool runs = std::find(kRun.begin(), kRun.end(), words.front()) != kRun.end();
+  if (runs) {
+    std::ostringstream out, err;
+    const int rc = cli::run(registry, words, out, err);
+    if (rc == cli::kExitInternal) std::abort();
+    if (rc != cli::kExitOk && err.str().find("error: ") == std::string::npos) std::abort();
+    return rc == cli::kExitOk ? Outcome::accepted : Outcome::refused;
+  }
+  const cli::Command* command = registry.find(words.front());
+  if (!command) return Outcome::refused;
+  try {
+    (void)cli::parse_args(command->name, std::span(words).subspan(1), command->options, 4);
+    return Outcome::accepted;
+  } catch (const cli::CliError&) {
+    return Outcome::refused;
+  }
+}
+
 constexpr std::array kTargets = {
     Target{"project", project},
     Target{"search_space", search_space},
@@ -168,6 +308,11 @@ constexpr std::array kTargets = {
     Target{"routing_trace", routing_trace},
     Target{"search_points", search_points},
     Target{"request_trace", request_trace},
+    Target{"coexplore", coexplore},
+    Target{"wafer", wafer},
+    Target{"serving", serving},
+    Target{"experts", experts},
+    Target{"cli_options", cli_options},
 };
 
 }  // namespace
