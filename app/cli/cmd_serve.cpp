@@ -19,6 +19,7 @@
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -323,7 +324,7 @@ void write_per_request(const std::string& file, const serving::SimResult& r) {
     s << ',' << q.preemptions << ','
       << (q.rejected == serving::Rejection::none ? "" : serving::to_string(q.rejected)) << '\n';
   }
-  io::save_text_atomic(file, s.str());
+  io::write_output(file, s.str(), "--per-request");
 }
 
 // The wafer's die grid, top row first: P<i> prefill, D<j> decode (instance indices within
@@ -410,6 +411,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
+
+  // A bad output is refused before the run, not after it.
+  if (auto f = a.get("--per-request")) io::check_output(*f, "--per-request");
 
   serving::TraceStats st;
   std::vector<serving::Request> reqs;
