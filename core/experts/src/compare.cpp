@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "stackscope/common/issue.hpp"
 #include "stackscope/experts/dynamic.hpp"
 #include "stackscope/experts/link_balance.hpp"
 #include "stackscope/experts/node_balance.hpp"
@@ -27,8 +28,8 @@ namespace {
 
 void check_range(const char* name, double v, double lo, double hi) {
   if (!(v >= lo && v <= hi) || !std::isfinite(v))
-    fail(std::string(name) + " " + std::to_string(v) +
-         " out of range (allowed: " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    fail(std::string(name) + " " + number_text(v) + " out of range (allowed: " + number_text(lo) +
+         ".." + number_text(hi) + ")");
 }
 
 // The tokens of layer `layer` of every trace, joined into one single-layer trace.
