@@ -15,6 +15,7 @@
 #include "stackscope/cli/text.hpp"
 #include "stackscope/coexplore/coexplore.hpp"
 #include "stackscope/io/coexplore.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
 
@@ -143,6 +144,9 @@ int run_coexplore(const ParsedArgs& a, std::span<const std::string> raw_args,
     } else {
       log.emplace(io::CoexploreLog::create(*out_dir, header));
     }
+    // The result files, refused before the run rather than after it.
+    for (const char* f : {"points.csv", "frontier.csv", "summary.json"})
+      io::check_output(std::filesystem::path(*out_dir) / f, "--out");
   }
   const bool json = a.has("--json");
   std::ostringstream sink_out;
@@ -191,9 +195,11 @@ int run_coexplore(const ParsedArgs& a, std::span<const std::string> raw_args,
   };
   if (out_dir) {
     const std::filesystem::path dir(*out_dir);
-    io::save_text_atomic(dir / "points.csv", io::coexplore_to_csv(space, s.records, s.frontier));
-    io::save_text_atomic(dir / "frontier.csv", io::coexplore_to_csv(space, s.frontier, s.frontier));
-    io::save_text_atomic(dir / "summary.json", io::coexplore_summary_json(space, s, fp));
+    io::write_output(dir / "points.csv", io::coexplore_to_csv(space, s.records, s.frontier),
+                     "--out");
+    io::write_output(dir / "frontier.csv", io::coexplore_to_csv(space, s.frontier, s.frontier),
+                     "--out");
+    io::write_output(dir / "summary.json", io::coexplore_summary_json(space, s, fp), "--out");
   }
   // The optimum along each axis with more than one value, per line of the other axes.
   struct Line {

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "design_args.hpp"
+#include "long_run.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/precision.hpp"
 #include "stackscope/experts/compare.hpp"
@@ -56,6 +57,8 @@ std::vector<OptionSpec> moe_options() {
       {"--eplb-groups", "G", "EPLB groups: 1 = global (default), > 1 hierarchical"},
       {"--context", "N", "context tokens for the non-MoE (attention) time (default 1024)"},
       {"--seed", "N", "seed of synthetic routing and of link balance (default: the project's)"},
+      {"--progress", "",
+       "print progress lines on stderr even when it is not a terminal (on a terminal: always)"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -166,10 +169,16 @@ experts::MeshConfig mesh_of(const perf::Design& d, const ParsedArgs& a) {
   }
   if (auto v = a.get("--mesh")) {
     const auto x = v->find('x');
+    const std::string allowed = "allowed: e.g. 4x8, 1.." + std::to_string(experts::kMaxMeshSide) +
+                                " per side, at most " + std::to_string(experts::kMaxMeshNodes) +
+                                " nodes";
     if (x == std::string::npos)
-      throw CliError("--mesh: '" + *v + "' is not XxY (allowed: e.g. 4x8, 1..64 per side)");
-    m.x = static_cast<int>(parse_int("--mesh", v->substr(0, x), 1, 64));
-    m.y = static_cast<int>(parse_int("--mesh", v->substr(x + 1), 1, 64));
+      throw CliError("--mesh: '" + *v + "' is not XxY (" + allowed + ")");
+    m.x = static_cast<int>(parse_int("--mesh", v->substr(0, x), 1, experts::kMaxMeshSide));
+    m.y = static_cast<int>(parse_int("--mesh", v->substr(x + 1), 1, experts::kMaxMeshSide));
+    if (m.x * m.y > experts::kMaxMeshNodes)
+      throw CliError("--mesh: " + *v + " is " + std::to_string(m.x * m.y) + " nodes (" + allowed +
+                     ")");
   } else if (!level) {
     throw CliError("moe: the system '" + d.system.id +
                    "' has no mesh2d level; give --mesh XxY (and --link-GBps)");
@@ -223,12 +232,19 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   cfg.batch = static_cast<int>(a.get("--batch") ? parse_int("--batch", *a.get("--batch"), 1, 65536)
                                                 : design.workload.batch);
   if (auto v = a.get("--batches")) cfg.batches = static_cast<int>(parse_int("--batches", *v, 1, 1024));
+  if (static_cast<long long>(cfg.batch) * cfg.batches > experts::kMaxScoredTokens)
+    throw CliError("--batch x --batches: " + std::to_string(cfg.batch) + " x " +
+                   std::to_string(cfg.batches) + " = " +
+                   std::to_string(static_cast<long long>(cfg.batch) * cfg.batches) +
+                   " tokens scored per layer and trace (allowed: at most " +
+                   std::to_string(experts::kMaxScoredTokens) + " = 2^20)");
   if (auto v = a.get("--hd-time-limit")) cfg.hd_time_limit_s = parse_double("--hd-time-limit", *v, 1e-3, 3600);
   else cfg.hd_time_limit_s = 2;
   if (auto v = a.get("--predicted-experts"))
     cfg.predicted_experts = static_cast<int>(parse_int("--predicted-experts", *v, 1, 65536));
   if (auto v = a.get("--link-iterations"))
-    cfg.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 1'000'000));
+    cfg.link_iterations =
+        static_cast<int>(parse_int("--link-iterations", *v, 0, experts::kMaxLinkIterations));
   if (auto v = a.get("--seed")) cfg.seed = static_cast<std::uint64_t>(parse_int("--seed", *v, 0, INT64_MAX));
   if (auto v = a.get("--eplb-redundant"))
     cfg.eplb_redundant = static_cast<int>(parse_int("--eplb-redundant", *v, 0, 1 << 16));
@@ -323,10 +339,24 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   cfg.layers = parse_layers(a.get("--layers").value_or("every:4"), static_cast<int>(trace_layers));
 
   experts::CompareResult r;
-  try {
-    r = experts::compare(model, cfg, fit, eval);
-  } catch (const std::invalid_argument& e) {
-    throw CliError(std::string(e.what()));
+  {
+    // Ctrl-C stops the comparison; a progress line while it runs (long_run.hpp).
+    LongRun run("moe", a.has("--progress"), a.has("--json"));
+    cfg.stop = run.token();
+    cfg.progress = [&](std::size_t done, std::size_t total) {
+      run.progress(std::to_string(done) + " of " + std::to_string(total) +
+                   " layer x strategy steps fitted and scored");
+    };
+    try {
+      r = experts::compare(model, cfg, fit, eval);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(std::string(e.what()));
+    }
+    run.clear();
+    if (r.stopped || run.interrupted()) {
+      ctx.err << "error: " << run.interrupted_text() << "\n";
+      return kExitInterrupted;
+    }
   }
 
   using experts::Strategy;

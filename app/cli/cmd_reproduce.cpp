@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "resolve.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/repro/deepstack.hpp"
 
@@ -128,13 +129,11 @@ int run_reproduce(std::span<const std::string> args, Context& ctx) {
   const repro::Rendered rendered = repro::render(report);
   const auto json = report_json(report);
   if (auto dir = a.get("--out")) {
-    std::error_code ec;
-    std::filesystem::create_directories(*dir, ec);
-    if (ec) throw CliError("--out '" + *dir + "': cannot create the directory: " + ec.message());
+    io::make_output_dir(*dir, "--out");
     const std::filesystem::path d(*dir);
-    io::save_text_atomic(d / "deepstack.md", rendered.markdown);
-    for (const auto& [name, svg] : rendered.figures) io::save_text_atomic(d / name, svg);
-    io::save_text_atomic(d / "deepstack.json", json.dump(2) + "\n");
+    io::write_output(d / "deepstack.md", rendered.markdown, "--out");
+    for (const auto& [name, svg] : rendered.figures) io::write_output(d / name, svg, "--out");
+    io::write_output(d / "deepstack.json", json.dump(2) + "\n", "--out");
     ctx.err << "wrote " << (d / "deepstack.md").string() << ", deepstack.json and "
             << rendered.figures.size() << " figures\n";
   }

@@ -19,6 +19,7 @@
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/coexplore.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
 #include "stackscope/parallel/plan.hpp"
@@ -298,12 +299,19 @@ search::Summary execute(const search::CompiledSpace& space, const search::RunOpt
   return sum;
 }
 
+// The result files of write_results(), checked once the log holds the directory, so that a
+// FIFO or a folder in their place is refused before the search rather than after it.
+void check_results(const std::filesystem::path& dir) {
+  for (const char* f : {"frontier.json", "frontier.csv", "summary.json"})
+    io::check_output(dir / f, "--out");
+}
+
 void write_results(const std::filesystem::path& dir, const search::CompiledSpace& space,
                    const search::Summary& sum, const std::string& fingerprint) {
-  io::save_text_atomic(dir / "frontier.json",
-                       io::frontier_to_json(space, sum.archive, fingerprint));
-  io::save_text_atomic(dir / "frontier.csv", io::frontier_to_csv(space, sum.archive));
-  io::save_text_atomic(dir / "summary.json", io::summary_to_json(space, sum));
+  io::write_output(dir / "frontier.json", io::frontier_to_json(space, sum.archive, fingerprint),
+                   "--out");
+  io::write_output(dir / "frontier.csv", io::frontier_to_csv(space, sum.archive), "--out");
+  io::write_output(dir / "summary.json", io::summary_to_json(space, sum), "--out");
 }
 
 std::string reason_text(std::uint32_t bit) {
@@ -401,6 +409,7 @@ int run_search_mpi(const search::CompiledSpace& space, search::RunOptions opt,
     if (out_dir) {
       const auto dir = std::filesystem::path(*out_dir) / ("rank-" + std::to_string(world.rank()));
       state = open_log(dir, sp, space, opt, resume, who, ctx.err);
+      if (world.rank() == 0) check_results(*out_dir);  // rank 0 writes the merged results
     }
   } catch (...) {
     setup_error = current_error();
@@ -522,7 +531,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   if (use_mpi) return run_search_mpi(space, opt, sp, resume, log_all, json, out_dir, ctx);
 
   LogState state;
-  if (out_dir) state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
+  if (out_dir) {
+    state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
+    check_results(*out_dir);
+  }
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
   Infeasibility why;
   // Ctrl-C stops the workers at their next point; finished units stay logged, the rest of the
@@ -568,12 +580,14 @@ int run_merge(std::span<const std::string> args, Context& ctx) {
                      "stackscope-cli search --out, or frontier.json files)");
     files.push_back(f);
   }
-  const io::MergedFrontier m = io::merge_frontier_files(files);
+  // The output folder is checked before the frontiers are merged.
   if (auto out = a.get("--out")) {
-    std::error_code ec;
-    std::filesystem::create_directories(*out, ec);
-    io::save_text_atomic(std::filesystem::path(*out) / "frontier.json", m.json);
+    io::make_output_dir(*out, "--out");
+    io::check_output(std::filesystem::path(*out) / "frontier.json", "--out");
   }
+  const io::MergedFrontier m = io::merge_frontier_files(files);
+  if (auto out = a.get("--out"))
+    io::write_output(std::filesystem::path(*out) / "frontier.json", m.json, "--out");
   if (a.has("--json")) {
     ctx.out << m.json;
     return kExitOk;

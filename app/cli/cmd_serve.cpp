@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `serve`: a request stream replayed on instances of a design (core/serving).
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -16,9 +13,11 @@
 
 #include "commands.hpp"
 #include "design_args.hpp"
+#include "long_run.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -109,6 +108,9 @@ std::vector<OptionSpec> serve_options() {
       {"--slo-tpot", "S", "TPOT SLO in seconds for goodput (default none)"},
       {"--seed", "N", "generator seed (default 1)"},
       {"--per-request", "FILE.csv", "write one row per request"},
+      {"--progress", "",
+       "print progress lines on stderr even when it is not a terminal (on a terminal: always, "
+       "unless --json)"},
       {"--json", "", "print the result as JSON"},
       {"--help", "", "show this help"},
   };
@@ -323,7 +325,7 @@ void write_per_request(const std::string& file, const serving::SimResult& r) {
     s << ',' << q.preemptions << ','
       << (q.rejected == serving::Rejection::none ? "" : serving::to_string(q.rejected)) << '\n';
   }
-  io::save_text_atomic(file, s.str());
+  io::write_output(file, s.str(), "--per-request");
 }
 
 // The wafer's die grid, top row first: P<i> prefill, D<j> decode (instance indices within
@@ -399,6 +401,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     return kExitBadInput;
   }
 
+  // A bad output is refused before the run, not after it.
+  if (auto f = a.get("--per-request")) io::check_output(*f, "--per-request");
+
   serving::TraceStats st;
   std::vector<serving::Request> reqs;
   try {
@@ -427,6 +432,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   // on any design with --partition auto.
   std::string partition_note;
   std::optional<wafer::WaferDeployment> on_wafer;
+  // Ctrl-C stops the partition search and the simulation; progress lines while they run
+  // (long_run.hpp).
+  LongRun run("serve", a.has("--progress"), a.has("--json"));
   const std::string partition_mode =
       a.get("--partition")
           .value_or(design.wafer && !spec.disaggregate.enabled() ? "auto" : "given");
@@ -461,7 +469,17 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
       so.maximal_only = !a.has("--all-partitions");
       if (auto v = a.get("--exhaustive-budget"))
         so.exhaustive_budget = parse_double("--exhaustive-budget", *v, 0, 1e15);
+      so.stop = run.token();
+      so.progress = [&](std::size_t done, std::size_t total) {
+        run.progress("central scheduler: " + std::to_string(done) + " of " +
+                     std::to_string(total) + " partition runs done");
+      };
       const auto choice = wafer::choose_partition(design, spec, reqs, so);
+      if (run.interrupted()) {
+        run.clear();
+        ctx.err << "error: " << run.interrupted_text() << "\n";
+        return kExitInterrupted;
+      }
       if (!choice.best.feasible)
         throw std::invalid_argument("no partition serves the requests: " + choice.best.text + ": " +
                                     choice.best.reason);
@@ -524,23 +542,21 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                                                          : "co-located";
     pools.push_back({role, p.count, c.devices, c.kv_blocks, c.scheduler, p.plan});
   }
-  // A progress line on a terminal (stderr), at most 10 updates per second, erased at the end.
-  const bool tty = ::isatty(STDERR_FILENO) == 1 && !a.has("--json");
-  auto last = std::chrono::steady_clock::now();
-  bool drawn = false;
-  if (tty)
-    opt.progress = [&](std::size_t done, std::size_t total, double sim_s) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::milliseconds(100)) return;
-      last = now;
-      drawn = true;
-      std::fprintf(
-          stderr, "\rserve: %zu of %zu requests done (%.0f%%), simulated %.1f s   ", done, total,
-          total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, sim_s);
-      std::fflush(stderr);
-    };
+  opt.stop = run.token();
+  opt.progress = [&](std::size_t done, std::size_t total, double sim_s) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%zu of %zu requests done (%.0f%%), simulated %.1f s", done,
+                  total,
+                  total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
+                  sim_s);
+    run.progress(line);
+  };
   const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
-  if (drawn) std::fprintf(stderr, "\r%78s\r", "");
+  run.clear();
+  if (r.stopped || run.interrupted()) {
+    ctx.err << "error: " << run.interrupted_text() << "\n";
+    return kExitInterrupted;
+  }
 
   if (auto f = a.get("--per-request")) write_per_request(*f, r);
   if (a.has("--json")) {

@@ -11,6 +11,7 @@
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/hotspot.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/thermal_map.hpp"
@@ -130,10 +131,12 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
   for (const auto& w : m.warnings) ctx.err << "warning: " << w << "\n";
   if (a.has("--write-hotspot")) {
     const std::filesystem::path dir = *a.get("--write-hotspot");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw CliError("thermal: cannot create '" + dir.string() + "': " + ec.message());
-    io::write_hotspot(dir, "stack", m.stack, m.power, opt.rows, opt.cols);
+    io::make_output_dir(dir, "--write-hotspot");
+    try {
+      io::write_hotspot(dir, "stack", m.stack, m.power, opt.rows, opt.cols);
+    } catch (const io::OutputError& e) {
+      throw CliError("--write-hotspot: " + format_issues(e.issues()));
+    }
   }
 
   if (a.has("--json")) {

@@ -8,6 +8,7 @@
 
 #include "resolve.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/experts/compare.hpp"
 #include "stackscope/hw/wafer.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -199,7 +200,8 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   if (auto v = a.get("--fit-tokens"))
     ex.fit_tokens = static_cast<int>(parse_int("--fit-tokens", *v, 1, 65536));
   if (auto v = a.get("--link-iterations"))
-    ex.link_iterations = static_cast<int>(parse_int("--link-iterations", *v, 0, 10000000));
+    ex.link_iterations =
+        static_cast<int>(parse_int("--link-iterations", *v, 0, experts::kMaxLinkIterations));
   if (a.has("--sp")) d.parallel.sequence_parallel = true;
   if (auto v = a.get("--placement")) d.parallel.placement = *v;  // validate() checks it
   if (auto v = a.get("--overlap")) apply_overlap(d.parallel, *v);

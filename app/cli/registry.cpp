@@ -125,7 +125,15 @@ int dispatch(const CommandRegistry& registry, std::span<const std::string> args,
 int run(const CommandRegistry& registry, std::span<const std::string> args, std::ostream& out,
         std::ostream& err) {
   try {
-    return dispatch(registry, args, out, err);
+    const int rc = dispatch(registry, args, out, err);
+    // What was printed must have arrived: a full disk or a closed pipe on stdout is an error,
+    // not a silent exit 0 (e.g. `stackscope-cli evaluate > /dev/full`).
+    if (!out.flush()) {
+      err << "error: standard output: cannot be written (a full disk, or a closed pipe?); the "
+             "output is incomplete\n";
+      return kExitBadInput;
+    }
+    return rc;
   } catch (const CliError& e) {
     print_errors(err, e.lines());
   } catch (const ConfigError& e) {

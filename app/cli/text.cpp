@@ -11,7 +11,10 @@ namespace stackscope::cli {
 std::string fixed(double value, int decimals) {
   if (!std::isfinite(value)) return "n/a";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  if (std::fabs(value) >= kScientificFrom)
+    std::snprintf(buf, sizeof buf, "%.*e", std::clamp(decimals, 2, 6), value);
+  else
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
   return buf;
 }
 
@@ -19,6 +22,11 @@ std::string readable(double value) {
   if (!std::isfinite(value)) return "n/a";
   const double a = std::fabs(value);
   if (a == 0) return "0";
+  if (a >= kScientificFrom) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", value);
+    return buf;
+  }
   if (a >= 1000) return fixed(value, 0);
   if (a >= 100) return fixed(value, 1);
   if (a >= 10) return fixed(value, 2);

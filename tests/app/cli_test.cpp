@@ -6,12 +6,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "stackscope/cli/command.hpp"
+#include "stackscope/cli/text.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -72,6 +74,27 @@ const char* const kMetricKeys[] = {"ttft_s",
                                    "energy_per_token_j",
                                    "power_w",
                                    "memory_bytes_per_device"};
+
+// Huge figures read as scientific notation, not as 309-digit integers.
+TEST(CliText, NumbersFrom1e15OnAreScientific) {
+  EXPECT_EQ(readable(1e308), "1e+308");
+  EXPECT_EQ(readable(-2.5e20), "-2.5e+20");
+  EXPECT_EQ(readable(123456), "123456");
+  EXPECT_EQ(readable(999999999999999.0), "999999999999999");
+  EXPECT_EQ(fixed(1e308, 2), "1.00e+308");
+  EXPECT_EQ(fixed(1e15, 0), "1.00e+15");
+  EXPECT_EQ(fixed(12.345, 1), "12.3");
+  EXPECT_EQ(number_text(1e308), "1e+308");
+  EXPECT_EQ(number_text(-1.7976931348623157e308), "-1.7976931348623157e+308");
+  EXPECT_EQ(number_text(1e15), "1e+15");
+  EXPECT_EQ(number_text(0.1), "0.1");
+  EXPECT_EQ(number_text(123456789), "123456789");
+  EXPECT_EQ(number_text(3e9), "3000000000");
+  EXPECT_EQ(number_text(0.00025), "0.00025");
+  EXPECT_EQ(number_text(1e-300), "1e-300");
+  EXPECT_EQ(number_text(-std::numeric_limits<double>::infinity()), "-inf");
+  EXPECT_LT(readable(std::numeric_limits<double>::max()).size(), 12u);
+}
 
 TEST(CliEvaluate, DefaultProjectJsonHasEveryMetric) {
   const auto j = json_of(cli({"evaluate", "--json"}));

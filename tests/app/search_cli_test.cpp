@@ -192,7 +192,7 @@ TEST_F(SearchCli, BadInputIsReportedNotGuessed) {
   bad({"search", project_, "--strategy", "greedy"}, "nsga2");
   bad({"search", project_, "--resume", "--out", (dir_ / "none").string()}, "no search log");
   bad({"search"}, "PROJECT.json");
-  bad({"search", project_, "--out", project_}, "output directory");  // a file, not a directory
+  bad({"search", project_, "--out", project_}, "is a file, not a folder");
   bad({"merge", (dir_ / "nothing").string()}, "frontier.json");
   const std::string plain = (dir_ / "plain.json").string();
   std::ofstream(plain) << R"({"schema_version": 1, "hardware": "h100-sxm", "model": "llama-3-8b",

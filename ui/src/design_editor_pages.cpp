@@ -30,6 +30,7 @@
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/noc.hpp"
+#include "stackscope/experts/compare.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
@@ -328,7 +329,8 @@ QWidget* DesignEditor::buildParallelPage() {
           {}},
          [](perf::Design& d) { return &d.parallel.experts.hd_max_sets; });
   addInt(form, tr("Link-balance iterations:"),
-         {"linkIterationsSpin", "/parallel/experts/link_iterations", 0, 10000000, QString(),
+         {"linkIterationsSpin", "/parallel/experts/link_iterations", 0,
+          experts::kMaxLinkIterations, QString(),
           tr("Simulated-annealing swap proposals of HD-MoE's node → mesh position mapping, each "
              "scored by the mesh simulator (0 = identity mapping)"),
           {}},

@@ -76,10 +76,7 @@ constexpr std::pair<Metric, std::string_view> kMetricNames[] = {
 };
 
 std::string num(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
+  return number_text(v);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

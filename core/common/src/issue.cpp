@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/common/issue.hpp"
 
+#include <charconv>
+#include <cmath>
+
 namespace stackscope {
 
 std::string format_issue(const Issue& issue) {
@@ -13,6 +16,18 @@ std::string format_issue(const Issue& issue) {
     s += ")";
   }
   return s;
+}
+
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  const double a = std::fabs(v);
+  const auto r = a >= 1e15 ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific)
+                 : a >= 1e-4 || a == 0
+                     ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                     : std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 std::string format_issues(const std::vector<Issue>& issues) {

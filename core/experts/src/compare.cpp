@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "stackscope/common/issue.hpp"
 #include "stackscope/experts/dynamic.hpp"
 #include "stackscope/experts/link_balance.hpp"
 #include "stackscope/experts/node_balance.hpp"
@@ -27,8 +28,8 @@ namespace {
 
 void check_range(const char* name, double v, double lo, double hi) {
   if (!(v >= lo && v <= hi) || !std::isfinite(v))
-    fail(std::string(name) + " " + std::to_string(v) +
-         " out of range (allowed: " + std::to_string(lo) + ".." + std::to_string(hi) + ")");
+    fail(std::string(name) + " " + number_text(v) + " out of range (allowed: " + number_text(lo) +
+         ".." + number_text(hi) + ")");
 }
 
 // The tokens of layer `layer` of every trace, joined into one single-layer trace.
@@ -191,6 +192,7 @@ FitProblem fit_problem(const workload::Model& model, const CompareConfig& cfg,
   nb.capacity_bytes = cfg.capacity_bytes;
   nb.solver.time_limit_s = cfg.hd_time_limit_s;
   nb.solver.mip_gap = cfg.hd_mip_gap;
+  nb.solver.stop = cfg.stop;
   return out;
 }
 
@@ -258,6 +260,7 @@ Placement fit_placement(const workload::Model& model, const CompareConfig& cfg, 
     lb.batches = std::move(batches);
     lb.iterations = cfg.link_iterations;
     lb.seed = cfg.seed;
+    lb.stop = cfg.stop;
     const auto linked = link_balance(lb);
     p = linked.placement;
     solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
@@ -306,16 +309,21 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
                       const std::vector<moe::RoutingTrace>& eval) {
   const int E = model.moe.experts, K = model.moe.top_k, N = cfg.mesh.nodes();
   if (E < 1 || K < 1) fail("model " + model.id + " has no routed experts");
-  if (cfg.mesh.x < 1 || cfg.mesh.y < 1 || N > 4096)
+  if (cfg.mesh.x < 1 || cfg.mesh.y < 1 || cfg.mesh.x > kMaxMeshSide ||
+      cfg.mesh.y > kMaxMeshSide || N > kMaxMeshNodes)
     fail("mesh " + std::to_string(cfg.mesh.x) + "x" + std::to_string(cfg.mesh.y) +
-         " out of range (allowed: 1..4096 nodes)");
+         " out of range (allowed: 1.." + std::to_string(kMaxMeshSide) + " per side, at most " +
+         std::to_string(kMaxMeshNodes) + " nodes)");
   check_range("batch", cfg.batch, 1, 65536);
   check_range("batches", cfg.batches, 1, 1024);
+  if (static_cast<long long>(cfg.batch) * cfg.batches > kMaxScoredTokens)
+    fail("batch x batches = " + std::to_string(static_cast<long long>(cfg.batch) * cfg.batches) +
+         " tokens out of range (allowed: at most " + std::to_string(kMaxScoredTokens) + ")");
   check_range("weight_bytes", cfg.weight_bytes, 0.125, 8);
   check_range("hd_time_limit_s", cfg.hd_time_limit_s, 1e-3, 1e5);
   check_range("hd_mip_gap", cfg.hd_mip_gap, 0, 1);
   check_range("hd_max_sets", cfg.hd_max_sets, 1, 100000);
-  check_range("link_iterations", cfg.link_iterations, 0, 1e7);
+  check_range("link_iterations", cfg.link_iterations, 0, kMaxLinkIterations);
   check_range("predicted_experts", cfg.predicted_experts, 1, 65536);
   check_range("context", cfg.context, 1, 1 << 24);
   if (!(cfg.capacity_bytes > 0)) fail("capacity_bytes must be > 0");
@@ -389,13 +397,21 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
     order.resize(static_cast<std::size_t>(std::min(cfg.predicted_experts, E)));
     return order;
   };
+  const std::size_t steps = out.layers.size() * strategies.size();
+  std::size_t step = 0;
+  const auto stopped = [&] {
+    if (cfg.stop.stop_requested()) out.stopped = true;
+    return out.stopped;
+  };
   for (const int layer : out.layers) {
+    if (stopped()) break;
     const auto joined = join_layer(fit, layer);
     const FitProblem problem = fit_problem(model, cfg, joined, 0);
     // HD-MoE's static placement, built once per layer for hd, hd-dynamic and shadow.
     std::optional<Placement> hd_cache;
     std::vector<std::pair<std::string, Placement>> placements;
     for (const auto s : strategies) {
+      if (stopped()) break;
       const bool hd_family =
           s == Strategy::hd || s == Strategy::hd_dynamic || s == Strategy::shadow;
       Placement p;
@@ -415,7 +431,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       placements.emplace_back(std::string(to_string(s)), std::move(p));
     }
 
-    for (std::size_t si = 0; si < strategies.size(); ++si) {
+    for (std::size_t si = 0; si < strategies.size() && !stopped(); ++si) {
       auto& o = out.strategies[si];
       const auto& placement = placements[si].second;
       const auto issues = validate(placement, E, N, expert_bytes, cfg.capacity_bytes);
@@ -432,7 +448,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
         const std::size_t have =
             t.tokens(static_cast<std::size_t>(layer)) / static_cast<std::size_t>(cfg.batch);
         const std::size_t n = std::min(have, static_cast<std::size_t>(cfg.batches));
-        for (std::size_t b = 0; b < n; ++b) {
+        for (std::size_t b = 0; b < n && !stopped(); ++b) {
           const auto batch =
               batch_of(t, layer, b * static_cast<std::size_t>(cfg.batch),
                        static_cast<std::size_t>(cfg.batch), N, model, cfg.weight_bytes);
@@ -456,6 +472,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
           ++runs;
         }
       }
+      if (stopped()) break;  // an incomplete layer is not a result
       lo.time_s /= runs;
       lo.imbalance /= runs;
       lo.link_utilisation /= runs;
@@ -466,6 +483,7 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
       lo.surrogate_error = err / runs;
       o.layers.push_back(lo);
       o.placements.push_back(placement);
+      if (cfg.progress) cfg.progress(++step, steps);
     }
   }
   summarise(out);

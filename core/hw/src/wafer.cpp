@@ -53,11 +53,19 @@ WaferLayout wafer_layout(const Wafer& w, const Hardware& t, const std::string& r
   auto positive = [&](const std::string& key, double v) {
     if (!(v > 0) || !std::isfinite(v)) bad(key, "must be a positive number", v, "> 0");
   };
-  positive("usable_area_mm2", w.usable_area_mm2);
+  auto within = [&](const std::string& key, double v, double lo, double hi,
+                    const std::string& unit) {
+    if (!(v >= lo && v <= hi))
+      bad(key, "out of range", v, num(lo) + " .. " + num(hi) + " " + unit);
+  };
+  if (!(w.usable_area_mm2 > 0) || !(w.usable_area_mm2 <= kMaxUsableAreaMm2))
+    bad("usable_area_mm2", "the usable area must lie on one 300 mm wafer", w.usable_area_mm2,
+        "(0, " + num(kMaxUsableAreaMm2) + "] mm² (pi x 150²)");
   positive("d2d_GBps", w.d2d_GBps);
   positive("d2d_shoreline_GBps_per_mm", w.d2d_shoreline_GBps_per_mm);
-  positive("power_limit_W_per_die", w.power_limit_W_per_die);
-  positive("cooling_W_per_mm2", w.cooling_W_per_mm2);
+  within("power_limit_W_per_die", w.power_limit_W_per_die, kMinDiePowerW, kMaxDiePowerW, "W");
+  within("cooling_W_per_mm2", w.cooling_W_per_mm2, kMinCoolingWPerMm2, kMaxCoolingWPerMm2,
+         "W/mm²");
   if (!(w.die_width_mm > 0) || w.die_width_mm > kReticleWidthMm)
     bad("die_width_mm", "a die is one exposure: its width must lie within the reticle field",
         w.die_width_mm, "(0, 26] mm");
@@ -96,8 +104,22 @@ WaferLayout wafer_layout(const Wafer& w, const Hardware& t, const std::string& r
   l.tile_height_mm = w.die_height_mm;
   l.tile_mm2 = l.tile_width_mm * l.tile_height_mm;
   const double side = std::sqrt(w.usable_area_mm2);
-  const int fit_x = static_cast<int>(std::floor(side / l.tile_width_mm + 1e-9));
-  const int fit_y = static_cast<int>(std::floor(side / l.tile_height_mm + 1e-9));
+  // In doubles first: tiny dies on a large area would overflow an int.
+  const double fit_xd = std::floor(side / l.tile_width_mm + 1e-9);
+  const double fit_yd = std::floor(side / l.tile_height_mm + 1e-9);
+  const double grid = (w.dies_x > 0 ? w.dies_x : fit_xd) * (w.dies_y > 0 ? w.dies_y : fit_yd);
+  if (grid > kMaxWaferDies) {
+    const bool automatic = w.dies_x == 0 || w.dies_y == 0;
+    bad(w.dies_x == 0 ? "dies_x" : "dies_y",
+        std::string(automatic ? "the automatic grid (dies_x or dies_y 0) of " : "the grid of ") +
+            num(grid) + " dies is too large to simulate",
+        grid,
+        "at most " + std::to_string(kMaxWaferDies) +
+            " dies: give dies_x and dies_y, or larger dies");
+    return l;
+  }
+  const int fit_x = static_cast<int>(std::min(fit_xd, double{kMaxWaferDies}));
+  const int fit_y = static_cast<int>(std::min(fit_yd, double{kMaxWaferDies}));
   l.dies_x = w.dies_x > 0 ? w.dies_x : fit_x;
   l.dies_y = w.dies_y > 0 ? w.dies_y : fit_y;
   l.dies = l.dies_x * l.dies_y;
@@ -154,6 +176,16 @@ WaferLayout wafer_layout(const Wafer& w, const Hardware& t, const std::string& r
   l.die_yield = std::exp(-l.die_mm2 / 100.0 * w.defect_density_per_cm2);
   l.wafer_yield = wafer_yield(l.dies, std::max(0, w.spare_dies), l.die_yield);
   l.expected_good_dies = l.dies * l.die_yield;
+  // Dies of which almost none works (a 0 % yield): every figure of such a wafer would describe
+  // a machine that is never built. Below kMinDieYield it is refused; above, the wafer yield is
+  // reported with its figures.
+  if (l.die_yield < kMinDieYield)
+    bad("defect_density_per_cm2",
+        "the die yield exp(-area x defect density) is " + num(100 * l.die_yield) +
+            " %: almost no die of this size works",
+        w.defect_density_per_cm2,
+        "a defect density and die size giving a die yield of at least " +
+            num(100 * kMinDieYield) + " %");
   l.tdp_W_per_die = std::min(w.power_limit_W_per_die, w.cooling_W_per_mm2 * l.tile_mm2);
 
   const Hardware die = die_hardware(w, t);

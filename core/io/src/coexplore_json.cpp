@@ -441,22 +441,14 @@ CoexploreLog CoexploreLog::create(const std::filesystem::path& dir,
   log.lock_fd_ = lock_search_directory(dir);
   log.path_ = dir / kLogName;
   std::error_code ec;
-  if (std::filesystem::exists(log.path_, ec) && std::filesystem::file_size(log.path_, ec) > 0) {
+  if (std::filesystem::is_regular_file(log.path_, ec) &&
+      std::filesystem::file_size(log.path_, ec) > 0) {
     log.close();
     throw log_error(log.path_, "holds the results of an earlier co-exploration",
                     "--resume to continue it, or another --out directory");
   }
-  log.file_ = std::fopen(log.path_.c_str(), "w");
-  if (!log.file_) {
-    const std::string why = std::strerror(errno);
-    log.close();
-    throw log_error(log.path_, "cannot be written: " + why, "a directory this user can write");
-  }
-  const std::string line = sealed(header_json(header)) + "\n";
-  if (std::fputs(line.c_str(), log.file_) < 0 || std::fflush(log.file_) != 0) {
-    log.close();
-    throw log_error(log.path_, "cannot be written", "a disk with space");
-  }
+  log.out_ = AppendOutput(log.path_, "--out", AppendOutput::Mode::truncate);
+  log.out_.write(sealed(header_json(header)) + "\n");
   return log;
 }
 
@@ -527,18 +519,12 @@ CoexploreLog CoexploreLog::resume(const std::filesystem::path& dir,
     for (const auto& k : kept) text += k + "\n";
     save_text_atomic(log.path_, text);
   }
-  log.file_ = std::fopen(log.path_.c_str(), "a");
-  if (!log.file_) {
-    log.close();
-    throw log_error(log.path_, "cannot be reopened for appending",
-                    "a directory this user can write");
-  }
+  log.out_ = AppendOutput(log.path_, "--out", AppendOutput::Mode::append);
   return log;
 }
 
 CoexploreLog::CoexploreLog(CoexploreLog&& o) noexcept
-    : path_(std::move(o.path_)), file_(o.file_), lock_fd_(o.lock_fd_) {
-  o.file_ = nullptr;
+    : path_(std::move(o.path_)), out_(std::move(o.out_)), lock_fd_(o.lock_fd_) {
   o.lock_fd_ = -1;
 }
 
@@ -546,9 +532,8 @@ CoexploreLog& CoexploreLog::operator=(CoexploreLog&& o) noexcept {
   if (this != &o) {
     close();
     path_ = std::move(o.path_);
-    file_ = o.file_;
+    out_ = std::move(o.out_);
     lock_fd_ = o.lock_fd_;
-    o.file_ = nullptr;
     o.lock_fd_ = -1;
   }
   return *this;
@@ -559,10 +544,7 @@ CoexploreLog::~CoexploreLog() {
 }
 
 void CoexploreLog::close() noexcept {
-  if (file_) {
-    std::fclose(file_);
-    file_ = nullptr;
-  }
+  out_ = AppendOutput();
   if (lock_fd_ >= 0) {
     ::close(lock_fd_);
     lock_fd_ = -1;
@@ -570,9 +552,7 @@ void CoexploreLog::close() noexcept {
 }
 
 void CoexploreLog::append(const coexplore::Record& r) {
-  const std::string line = sealed(record_json(r)) + "\n";
-  if (!file_ || std::fputs(line.c_str(), file_) < 0 || std::fflush(file_) != 0)
-    throw log_error(path_, "cannot be written", "a disk with space");
+  out_.write(sealed(record_json(r)) + "\n");
 }
 
 }  // namespace stackscope::io

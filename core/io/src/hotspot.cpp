@@ -16,6 +16,7 @@
 #include "sections.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/limits.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 
 namespace stackscope::io {
@@ -640,7 +641,7 @@ HotspotPaths write_hotspot(const std::filesystem::path& dir, const std::string& 
     for (const auto& b : o.floorplan.blocks) names.push_back(b.name);
   }
 
-  std::filesystem::create_directories(dir);
+  make_output_dir(dir, {});
   HotspotPaths paths;
   paths.config = dir / (base_name + ".config");
   paths.lcf = dir / (base_name + ".lcf");

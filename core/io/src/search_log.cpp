@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "json_detail.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/search.hpp"
 
 namespace stackscope::io {
@@ -95,10 +96,19 @@ std::string sealed(const Json& j) {
   return seal_log_line(detail::dump(j, -1));
 }
 
+// A full disk or a failed write is the user's to fix (output.hpp): an OutputError, exit 2.
+[[noreturn]] void write_failed(const std::filesystem::path& p) {
+  throw OutputError("--out", p, "cannot be written: " + std::string(std::strerror(errno)),
+                    "a disk with space");
+}
+
 void write_line(std::FILE* f, const std::string& line, const std::filesystem::path& p) {
   if (std::fwrite(line.data(), 1, line.size(), f) != line.size() || std::fputc('\n', f) == EOF)
-    throw std::runtime_error("cannot write search log '" + p.string() +
-                             "': " + std::strerror(errno));
+    write_failed(p);
+}
+
+void flush(std::FILE* f, const std::filesystem::path& p) {
+  if (std::fflush(f) != 0) write_failed(p);
 }
 
 std::string header_text(const SearchLogHeader& h) {
@@ -251,12 +261,7 @@ struct FileCloser {
 // DIR/search.lock, writing our pid into it: the write probe and the guard against a second
 // search on the same directory. Returns the lock's descriptor.
 int lock_directory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (!std::filesystem::is_directory(dir, ec))
-    throw error("cannot create the output directory '" + dir.string() + "'" +
-                    (std::filesystem::exists(dir) ? " (a file of that name exists)" : ""),
-                "a directory that exists or can be created (not a file)");
+  make_output_dir(dir, "--out");
   const std::filesystem::path lp = dir / kLockName;
   const int fd =
       ::open(lp.c_str(), O_RDWR | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
@@ -456,7 +461,7 @@ SearchLog SearchLog::create(const std::filesystem::path& dir, const SearchLogHea
     throw std::runtime_error("cannot write '" + log.path_.string() + "'");
   }
   write_line(log.file_, sealed(header_json(header)), log.path_);
-  std::fflush(log.file_);
+  flush(log.file_, log.path_);
   log.last_write_s_ = now_s();
   return log;
 }
@@ -622,8 +627,7 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
       }
     }
     write_line(out, sealed(watermark_json(state.done_below, state.totals)), tmp);
-    if (std::fflush(out) != 0 || ::fsync(::fileno(out)) != 0)
-      throw std::runtime_error("cannot write '" + tmp.string() + "': " + std::strerror(errno));
+    if (std::fflush(out) != 0 || ::fsync(::fileno(out)) != 0) write_failed(tmp);
   } catch (...) {
     std::fclose(out);
     std::filesystem::remove(tmp, ec);
@@ -707,7 +711,7 @@ std::uint64_t SearchLog::ordinal(std::uint64_t unit) const {
 
 void SearchLog::append(std::span<const search::PointRecord> points) {
   for (const auto& p : points) write_line(file_, seal_log_line(point_to_jsonl(p)), path_);
-  std::fflush(file_);
+  flush(file_, path_);
 }
 
 void SearchLog::unit_done(std::uint64_t unit, const UnitCounters& c) {
@@ -731,7 +735,7 @@ void SearchLog::unit_done(std::uint64_t unit, const UnitCounters& c) {
 void SearchLog::flush_watermark() {
   if (done_below_ == written_below_) return;
   write_line(file_, sealed(watermark_json(done_below_, totals_)), path_);
-  std::fflush(file_);
+  flush(file_, path_);
   written_below_ = done_below_;
   last_write_s_ = now_s();
 }

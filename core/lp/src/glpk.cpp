@@ -110,10 +110,15 @@ struct Search {
   bool tried = false, accepted = false;
   bool have_bound = false;
   double bound = 0;
+  std::stop_token stop;
 };
 
 void callback(glp_tree* tree, void* info) {
   auto* s = static_cast<Search*>(info);
+  if (s->stop.stop_requested()) {
+    glp_ios_terminate(tree);
+    return;
+  }
   if (const int best = glp_ios_best_node(tree); best != 0) {
     s->bound = glp_ios_node_bound(tree, best);
     s->have_bound = true;
@@ -230,6 +235,7 @@ Solution solve(const Problem& p, const Options& o) {
   // Branch and cut from the optimal relaxation.
   const double relaxation = glp_get_obj_val(g);
   Search search;
+  search.stop = o.stop;
   std::vector<double> warm;
   if (!o.warm_start.empty()) {
     warm.assign(1, 0.0);  // glp_ios_heur_sol reads x[1..n]
@@ -245,7 +251,8 @@ Solution solve(const Problem& p, const Options& o) {
   io.cb_func = callback;
   io.cb_info = &search;
   const int irc = glp_intopt(g, &io);
-  if (irc != 0 && irc != GLP_ETMLIM && irc != GLP_EMIPGAP)
+  const bool stopped = irc == GLP_ETMLIM || irc == GLP_ESTOP;
+  if (irc != 0 && !stopped && irc != GLP_EMIPGAP)
     throw std::runtime_error("lp: GLPK's branch and cut failed (glp_intopt code " +
                              std::to_string(irc) + ")");
   out.warm_start_used = search.accepted;
@@ -253,7 +260,7 @@ Solution solve(const Problem& p, const Options& o) {
   switch (mip_status) {
     case GLP_OPT: out.status = Status::optimal; break;
     case GLP_FEAS:  // stopped at the gap tolerance (optimal within it) or by the time limit
-      out.status = irc == GLP_ETMLIM ? Status::feasible : Status::optimal;
+      out.status = stopped ? Status::feasible : Status::optimal;
       break;
     case GLP_NOFEAS: out.status = Status::infeasible; break;
     default: out.status = Status::no_solution; break;

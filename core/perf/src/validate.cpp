@@ -13,6 +13,7 @@
 #include <string>
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/experts/compare.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/perf/limits.hpp"
@@ -584,7 +585,7 @@ void check_expert_placement(Checker& c, const parallel::Plan& plan, const worklo
   c.at_least(p + "/eplb_groups", e.eplb_groups, 1, kMaxDegree);
   c.positive(p + "/hd_time_limit_s", e.hd_time_limit_s, 1e-3, 1e5);
   c.at_least(p + "/hd_max_sets", e.hd_max_sets, 1, 100000);
-  c.at_least(p + "/link_iterations", e.link_iterations, 0, 10000000);
+  c.at_least(p + "/link_iterations", e.link_iterations, 0, experts::kMaxLinkIterations);
   c.at_least(p + "/fit_tokens", e.fit_tokens, 0, 65536);
   if (e.strategy == parallel::ExpertStrategy::plan) return;
   const std::string name(parallel::to_string(e.strategy));

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "stackscope/common/issue.hpp"
 #include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
 
@@ -178,15 +179,7 @@ Issue issue(std::string path, std::string message, std::string value, std::strin
 }
 
 std::string num(double v) {
-  if (!(std::abs(v) < 1e15)) {  // 2^64 as "18446744073709551616", not 20 digits of to_string
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
-  }
-  std::string s = std::to_string(v);
-  while (s.size() > 1 && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
+  return number_text(v);
 }
 
 bool starts_with(const std::string& s, std::string_view p) {

@@ -203,7 +203,8 @@ bool better(const Candidate& a, const Candidate& b) {
 }
 
 Candidate evaluate_partition(const perf::Design& design, const serving::ServingSpec& spec,
-                             const Partition& part, std::span<const serving::Request> requests) {
+                             const Partition& part, std::span<const serving::Request> requests,
+                             std::stop_token stop) {
   Candidate c;
   c.partition = part;
   c.text = partition_text(part, design);
@@ -216,9 +217,13 @@ Candidate evaluate_partition(const perf::Design& design, const serving::ServingS
       dep = serving::deploy(design, with_partition(spec, part));
     }
     for (const auto& i : dep.instances) c.dies += i.devices;
+    dep.options.stop = stop;
     const serving::SimResult r = serving::simulate(requests, std::move(dep.instances), dep.options);
-    c.feasible = r.completed > 0;
-    if (!c.feasible) c.reason = "no request completed";
+    c.feasible = r.completed > 0 && !r.stopped;
+    if (r.stopped)
+      c.reason = "stopped";
+    else if (!c.feasible)
+      c.reason = "no request completed";
     c.goodput_rps = r.goodput_rps;
     c.slo_attainment = r.slo_attainment;
     c.ttft_p90_s = r.ttft.p90;
@@ -322,10 +327,11 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
   // Each candidate's goodput over `windows` (means; one window = the whole stream).
   const auto score = [&](const Partition& part,
                          std::span<const std::span<const serving::Request>> windows) {
-    if (windows.size() == 1) return evaluate_partition(design, spec, part, windows.front());
+    if (windows.size() == 1)
+      return evaluate_partition(design, spec, part, windows.front(), opt.stop);
     Candidate sum;
     for (const auto& w : windows) {
-      const Candidate c = evaluate_partition(design, spec, part, w);
+      const Candidate c = evaluate_partition(design, spec, part, w, opt.stop);
       if (!c.feasible) return c;
       sum.partition = c.partition;
       sum.text = c.text;
@@ -339,10 +345,14 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
     }
     return sum;
   };
+  // Progress over every run of both phases: the finals' count is known once screening ends.
+  std::mutex progress_mutex;
+  std::size_t runs_done = 0, runs_total = 0;
   const auto run = [&](std::span<const Partition> todo,
                        std::span<const std::span<const serving::Request>> windows) {
     std::vector<Candidate> out(todo.size());
     std::atomic<std::size_t> next{0};
+    runs_total += todo.size();
     const int threads = std::max(
         1, std::min<int>(opt.threads > 0 ? opt.threads
                                          : static_cast<int>(std::thread::hardware_concurrency()),
@@ -355,6 +365,10 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
           continue;
         }
         out[i] = score(todo[i], windows);
+        if (opt.progress) {
+          const std::lock_guard lock(progress_mutex);
+          opt.progress(++runs_done, runs_total);
+        }
       }
     };
     std::vector<std::jthread> pool;

@@ -139,6 +139,10 @@ TEST(CoexploreSpace, RefusesUnknownKnobsValuesOutOfRangeAndDesignsWithoutAWafer)
   s.objectives.clear();
   s.constraints.min_slo_attainment = 1.5;
   EXPECT_EQ(issues_of(s).size(), 2u);
+  s.constraints.min_slo_attainment = 1e308;  // named as 1e+308, not as 309 digits
+  is = issues_of(s);
+  ASSERT_FALSE(is.empty());
+  EXPECT_EQ(is.back().value, "1e+308");
 }
 
 // validate(): the base workload and the serving section with serve's ranges. A TTFT SLO of

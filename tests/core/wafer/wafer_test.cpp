@@ -108,6 +108,55 @@ TEST(WaferTemplate, RefusesWhatCannotBeBuilt) {
   EXPECT_EQ(first_path(w), "/wafer/sram_fraction");
 }
 
+// Bounds that keep a wafer a wafer (and its serving search finite): the usable area of one
+// 300 mm wafer, at most 1024 dies even from the automatic grid, die power 1 W .. 10 kW, cooling
+// 0.01 .. 10 W/mm², and a die yield of at least 0.1 %.
+TEST(WaferTemplate, BoundsKeepAWaferPhysicalAndItsGridFinite) {
+  const auto issue_at = [](const hw::Wafer& w, const std::string& path) {
+    const auto l = hw::wafer_layout(w, h100());
+    for (const auto& i : l.issues)
+      if (i.path == path) return format_issue(i);
+    return std::string();
+  };
+  hw::Wafer w = dram_wafer();
+  w.usable_area_mm2 = 1e6;  // 1000 x 1000 mm: no wafer is that large
+  EXPECT_NE(issue_at(w, "/wafer/usable_area_mm2").find("70685.8"), std::string::npos)
+      << issue_at(w, "/wafer/usable_area_mm2");
+  w.usable_area_mm2 = hw::kMaxUsableAreaMm2;  // the whole 300 mm wafer is allowed
+  EXPECT_EQ(issue_at(w, "/wafer/usable_area_mm2"), "");
+  // 2 x 2 mm dies over the whole wafer: 132 x 132 = 17,424 automatic dies.
+  w = dram_wafer();
+  w.usable_area_mm2 = hw::kMaxUsableAreaMm2;
+  w.die_width_mm = w.die_height_mm = 2;
+  w.dram = hw::WaferDram::none;
+  w.dies_x = w.dies_y = 0;
+  EXPECT_NE(issue_at(w, "/wafer/dies_x").find("at most 1024 dies"), std::string::npos);
+  w.die_width_mm = w.die_height_mm = 1e-6;  // 2.7e8 per side: no int overflow on the way
+  EXPECT_NE(issue_at(w, "/wafer/dies_x").find("at most 1024 dies"), std::string::npos);
+  w = dram_wafer();
+  w.dies_x = 1024;
+  w.dies_y = 2;  // each side in range, together over 1024
+  EXPECT_NE(issue_at(w, "/wafer/dies_y").find("2048 dies"), std::string::npos);
+  for (const auto& [key, value] :
+       {std::pair{"cooling_W_per_mm2", 1e-300}, std::pair{"cooling_W_per_mm2", 11.0},
+        std::pair{"power_limit_W_per_die", 0.5}, std::pair{"power_limit_W_per_die", 1e5}}) {
+    w = dram_wafer();
+    (std::string(key) == "cooling_W_per_mm2" ? w.cooling_W_per_mm2 : w.power_limit_W_per_die) =
+        value;
+    EXPECT_NE(issue_at(w, std::string("/wafer/") + key).find("out of range"), std::string::npos)
+        << key << " = " << value;
+  }
+  // exp(-8.58 x 100) per die: no die works.
+  w = dram_wafer();
+  w.defect_density_per_cm2 = 100;
+  EXPECT_NE(issue_at(w, "/wafer/defect_density_per_cm2").find("almost no die of this size works"),
+            std::string::npos);
+  w.defect_density_per_cm2 = 8.1;  // exp(-8.58 x 8.1) = 0.096 %
+  EXPECT_NE(issue_at(w, "/wafer/defect_density_per_cm2"), "");
+  w.defect_density_per_cm2 = 0.1;  // 42 % per die: allowed, the wafer yield is reported
+  EXPECT_EQ(issue_at(w, "/wafer/defect_density_per_cm2"), "");
+}
+
 TEST(WaferTemplate, AutomaticGridTradesDiesForEdgeDram) {
   hw::Wafer w = dram_wafer();
   w.dies_x = 0;

@@ -11,6 +11,9 @@
 
 namespace stackscope::cli {
 
+// From this magnitude on, both print in scientific notation ("1.00e+308", "1e+308"), never as
+// a 309-digit integer.
+inline constexpr double kScientificFrom = 1e15;
 // Fixed-point with `decimals` digits; "n/a" for non-finite values.
 std::string fixed(double value, int decimals);
 // Value with enough significant digits to read (e.g. 0.0123, 1.23, 123.4, 12345).

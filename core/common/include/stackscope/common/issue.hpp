@@ -19,6 +19,11 @@ struct Issue {
 std::string format_issue(const Issue& issue);
 std::string format_issues(const std::vector<Issue>& issues);
 
+// A number as a message or a table shows it: the shortest text that reads back to the same
+// double (std::to_chars): whole digits below 1e15 ("3000000000", "0.25"), scientific from 1e15
+// on ("1e+308", never 309 digits) and below 1e-4 ("1e-300"); "inf", "-inf", "nan".
+std::string number_text(double v);
+
 // Thrown by parsers and loaders (never by the evaluator) when input is unusable.
 class ConfigError : public std::runtime_error {
  public:

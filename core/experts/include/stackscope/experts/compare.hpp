@@ -25,7 +25,9 @@
 // them (HD-MoE's evaluation, arXiv 2509.09420), and of MoE times.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +49,14 @@ namespace stackscope::experts {
 // Both are scored by simulate_layer plus the broadcast time not hidden (added to the layer).
 enum class Strategy { tp, ep, eplb, balanced, hd, hd_dynamic, shadow };
 
+// Bounds on the work of one comparison, shared by `moe`, the project check and the GUI: each
+// grows the run (mesh nodes: the MILP and every simulated layer; tokens: the simulated batches;
+// link iterations: one layer simulation per fit batch each), and past them a run takes hours.
+inline constexpr int kMaxMeshSide = 32;
+inline constexpr int kMaxMeshNodes = 1024;
+inline constexpr long long kMaxScoredTokens = 1LL << 20;  // batch x batches
+inline constexpr int kMaxLinkIterations = 100'000;
+
 // "tp", "ep", "eplb", "balanced", "hd", "hd-dynamic", "shadow".
 std::string_view to_string(Strategy strategy);
 std::optional<Strategy> parse_strategy(std::string_view text);
@@ -54,9 +64,10 @@ std::optional<Strategy> parse_strategy(std::string_view text);
 std::vector<Strategy> all_strategies();
 
 struct CompareConfig {
-  MeshConfig mesh;
+  MeshConfig mesh;              // at most kMaxMeshSide per side, kMaxMeshNodes nodes
   int batch = 64;               // tokens per batch, B (1..65536)
-  int batches = 4;              // eval batches per layer and eval trace (1..1024)
+  int batches = 4;              // eval batches per layer and eval trace (1..1024);
+                                // batch x batches <= kMaxScoredTokens
   std::vector<int> layers;      // trace layers evaluated; empty: every layer
   std::vector<Strategy> strategies;  // empty: all_strategies()
   double weight_bytes = 2;      // per expert weight (BF16)
@@ -74,12 +85,18 @@ struct CompareConfig {
   // HD-MoE's link balance after the node balance (link_balance.hpp): simulated-annealing swap
   // proposals over the node -> mesh permutation, scored by simulate_layer on the fit batches;
   // 0 leaves the placement on the identity mapping.
-  int link_iterations = 200;
+  int link_iterations = 200;  // 0..kMaxLinkIterations
   std::uint64_t seed = 1;
   int predicted_experts = 1;  // hd-dynamic: experts pre-broadcast per layer (HD-MoE: the hottest)
   // Non-MoE time per MoE layer, s; < 0: non_moe_time(model, mesh, batch, context).
   double non_moe_s = -1;
   int context = 1024;  // tokens of context for the attention (hdmoe-setup.md)
+  // Requested (Ctrl-C in `moe`): compare() returns at the next layer, strategy or batch with
+  // CompareResult::stopped set; the GLPK search and the link balance stop too.
+  std::stop_token stop;
+  // Called from the calling thread after each strategy of each layer is fitted and scored, with
+  // the steps done and their total (layers x strategies); null = none.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct LayerOutcome {
@@ -132,6 +149,7 @@ struct CompareResult {
   int eplb_redundant = 0;
   std::vector<StrategyOutcome> strategies;
   std::vector<HdSolve> hd;  // per evaluated layer when HD-MoE was run
+  bool stopped = false;     // CompareConfig::stop was requested: the result is incomplete
 
   const StrategyOutcome* find(Strategy s) const;
   // end_to_end(of) / end_to_end(over): > 1 means `over` is slower. nullopt if either is absent.

@@ -24,6 +24,7 @@
 // its input: reentrant, deterministic.
 #include <cstdint>
 #include <span>
+#include <stop_token>
 #include <vector>
 
 #include "stackscope/experts/mesh_sim.hpp"
@@ -39,6 +40,7 @@ struct LinkBalanceInput {
   int iterations = 2000;              // swap proposals, each one simulate_layer() per batch; >= 0
   double initial_temperature = 0.05;  // T0 as a fraction of J0; finite, >= 0
   std::uint64_t seed = 1;
+  std::stop_token stop;  // requested: the best permutation found so far is returned
 };
 
 struct LinkBalanceResult {

@@ -103,6 +103,22 @@ struct Wafer {
 // The reticle field (ASML/ITRS 26 x 33 mm).
 inline constexpr double kReticleWidthMm = 26;
 inline constexpr double kReticleHeightMm = 33;
+// The whole of a 300 mm wafer (SEMI M1: 300 mm diameter), pi x 150² mm²: no usable area is
+// larger.
+inline constexpr double kMaxUsableAreaMm2 = 3.141592653589793 * 150 * 150;
+// Dies of one grid: the serving and placement searches grow with them (WSE-3 has 84).
+inline constexpr int kMaxWaferDies = 1024;
+// Power delivery per die: from a small chiplet to ten times an H100 SXM's 700 W board power.
+inline constexpr double kMinDiePowerW = 1;
+inline constexpr double kMaxDiePowerW = 10'000;
+// Heat removal per mm²: 0.01 (passive) to 10 W/mm² (beyond the ~1 W/mm² of the water-cooled
+// wafers above and the few W/mm² of microfluidic cooling demonstrations, e.g. van Erp et al.,
+// Nature 585, 2020: 17 W/mm² on hot spots).
+inline constexpr double kMinCoolingWPerMm2 = 0.01;
+inline constexpr double kMaxCoolingWPerMm2 = 10;
+// Die yield below which a wafer is refused: one working die in a thousand. (A reticle-sized
+// 858 mm² die yields 42 % at 0.1 defects per cm²; this floor needs 8 per cm².)
+inline constexpr double kMinDieYield = 1e-3;
 
 // What a wafer's numbers come to. Every area is per die unless named otherwise.
 struct WaferLayout {
@@ -131,7 +147,8 @@ struct WaferLayout {
 // The layout of `wafer` with dies of `technology`. Issues are at "<root>/<field>": the die
 // above the reticle, fractions out of [0, 1] or over 1 together, blocks over the die area,
 // a D2D shoreline longer than the die edge, the grid over the usable area, spares >= dies,
-// non-positive rates. Never throws.
+// non-positive rates, the area off a 300 mm wafer, more than kMaxWaferDies dies, power and
+// cooling out of their ranges, a die yield under kMinDieYield. Never throws.
 WaferLayout wafer_layout(const Wafer& wafer, const Hardware& technology,
                          const std::string& root = "/wafer");
 

@@ -19,7 +19,6 @@
 // resumes from the longest prefix of lines that verify (the rest is dropped and reported);
 // DIR/search.lock is held while a log is open. DIR/points.csv (every point), DIR/frontier.csv
 // and DIR/summary.json are written atomically at the end of a run.
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "stackscope/coexplore/coexplore.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 
 namespace stackscope::io {
@@ -96,7 +96,7 @@ class CoexploreLog {
   CoexploreLog() = default;
   void close() noexcept;
   std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
+  AppendOutput out_;
   int lock_fd_ = -1;
 };
 

@@ -131,7 +131,8 @@ std::string model_to_json(const workload::Model& m);
 std::string system_to_json(const hw::System& s);
 std::string wafer_to_json(const hw::Wafer& w);
 
-// Write text atomically: temp file in the same directory, then rename.
+// Write text atomically (io/output.hpp write_output: only over a regular file or a new one,
+// temp file in the same directory, every write checked, then rename). Throws OutputError.
 void save_text_atomic(const std::filesystem::path& file, std::string_view text);
 
 // The CLI's --json document for one evaluation:

@@ -11,6 +11,7 @@
 // crash.
 #include <cstddef>
 #include <limits>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,9 @@ struct Options {
   // An assignment of every variable tried as the first incumbent (GLPK's heuristic callback,
   // glp_ios_heur_sol); ignored if it is infeasible. Empty = none.
   std::vector<double> warm_start;
+  // Requested: the branch and cut stops as at the time limit (GLPK's glp_ios_terminate), with
+  // the best solution found so far.
+  std::stop_token stop;
 };
 
 enum class Status {

@@ -25,6 +25,7 @@
 // cluster) get the same search over pool sizes and counts on consecutive devices
 // (serving::deploy). Deterministic for a given input.
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stop_token>
@@ -80,7 +81,11 @@ struct SchedulerOptions {
   // candidates.
   bool maximal_only = true;
   int threads = 0;  // 0 = hardware concurrency
+  // Requested: candidates not yet run are marked "stopped" and the one running stops too.
   std::stop_token stop;
+  // Called after each candidate run (screening and finals), from the worker threads one at a
+  // time, with the runs done and their total so far; null = none.
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 struct Candidate {
@@ -108,10 +113,12 @@ PartitionChoice choose_partition(const perf::Design& design, const serving::Serv
                                  std::span<const serving::Request> requests,
                                  const SchedulerOptions& options = {});
 
-// One candidate simulated on `requests` (wafer::deploy or serving::deploy).
+// One candidate simulated on `requests` (wafer::deploy or serving::deploy); a stop requested
+// on `stop` ends the simulation and leaves the candidate infeasible ("stopped").
 Candidate evaluate_partition(const perf::Design& design, const serving::ServingSpec& spec,
                              const Partition& partition,
-                             std::span<const serving::Request> requests);
+                             std::span<const serving::Request> requests,
+                             std::stop_token stop = {});
 
 // The spec with the partition's disaggregation (for serving::deploy on a non-wafer design).
 serving::ServingSpec with_partition(serving::ServingSpec spec, const Partition& partition);
