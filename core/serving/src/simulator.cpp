@@ -16,7 +16,8 @@ const char* to_string(Rejection r) {
     case Rejection::kv_capacity: return "needs more KV blocks than the instance holds";
     case Rejection::prompt_over_budget:
       return "prompt longer than max_num_batched_tokens without chunked prefill";
-    case Rejection::over_max_model_len: return "input + output over max_model_len";
+    case Rejection::over_max_model_len:
+      return "input + output over max_model_len (the model's context unless set)";
   }
   return "?";
 }

@@ -46,7 +46,9 @@ struct SchedulerConfig {
   int max_num_batched_tokens = 8192;  // vLLM max_num_batched_tokens; TensorRT-LLM max_num_tokens
   bool chunked_prefill = true;        // vLLM enable_chunked_prefill; TRT-LLM enable_chunked_context
   int block_size = 16;                // tokens per KV block (vLLM's default)
-  int max_model_len = 0;              // longest input + output admitted; 0 = no limit
+  // Longest input + output admitted; 0 = no limit. Instances built from a design
+  // (cluster.hpp) take the model's max_context_tokens for 0, as vLLM does.
+  int max_model_len = 0;
   KvPolicy kv_policy = KvPolicy::max_utilization;
   // Share of the memory left after weights and activations given to the KV cache (TensorRT-LLM
   // kv_cache_free_gpu_mem_fraction, 0.9 by default); used where instances are built from a
