@@ -592,6 +592,12 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     ctx.err << "error: " << run.interrupted_text() << "\n";
     return kExitInterrupted;
   }
+  // Nothing served is not a result: no figure of such a run means anything.
+  if (r.completed == 0 && r.rejected > 0)
+    throw CliError("serve: every one of the " + std::to_string(reqs.size()) +
+                   " requests was rejected (" + serving::rejection_text(r) +
+                   "): nothing was served (allowed: a design, scheduler and lengths that serve "
+                   "at least one request)");
 
   if (auto f = a.get("--per-request")) write_per_request(*f, r);
   if (a.has("--json")) {
@@ -609,6 +615,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["requests"] = reqs.size();
     j["completed"] = r.completed;
     j["rejected"] = r.rejected;
+    auto& jr = j["rejected_by"] = nlohmann::ordered_json::object();
+    for (std::size_t k = 1; k < serving::kRejectionKinds; ++k)
+      jr[serving::key(static_cast<serving::Rejection>(k))] = r.rejected_by[k];
     j["makespan_s"] = r.makespan_s;
     j["input_tokens_per_s"] = r.input_tokens_per_s;
     j["output_tokens_per_s"] = r.output_tokens_per_s;
@@ -705,7 +714,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   }
   out << "requests   " << source << "\n\n";
   out << "completed  " << r.completed << " of " << reqs.size();
-  if (r.rejected > 0) out << " (" << r.rejected << " rejected: they can never fit)";
+  if (r.rejected > 0)
+    out << " (" << r.rejected << " rejected: " << serving::rejection_text(r) << ")";
   out << "\nmakespan   " << fixed(r.makespan_s, 2) << " s, " << r.iterations
       << " iterations\nthroughput " << readable(r.output_tokens_per_s) << " output tok/s, "
       << readable(r.input_tokens_per_s) << " input tok/s, " << fixed(r.requests_per_s, 2)
@@ -715,7 +725,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << (std::isfinite(opt.slo_ttft_s) ? fixed(opt.slo_ttft_s, 3) + " s" : "any")
         << " and TPOT <= "
         << (std::isfinite(opt.slo_tpot_s) ? fixed(opt.slo_tpot_s * 1e3, 1) + " ms" : "any") << " ("
-        << fixed(100 * r.slo_attainment, 1) << " % of requests)\n";
+        << fixed(100 * r.slo_attainment, 1) << " % of all " << reqs.size() << " requests"
+        << (r.rejected > 0 ? ", the rejected ones as misses" : "") << ")\n";
   // A wafer's figures are those of a wafer that works; per wafer made only the yield serves.
   if (on_wafer && on_wafer->layout.wafer_yield < 1)
     out << "           per wafer made " << readable(r.goodput_rps * on_wafer->layout.wafer_yield)
@@ -766,6 +777,9 @@ Command make_serve_command() {
       "recompute. Every iteration is costed by the same operator model as evaluate, for its\n"
       "actual mix of prefill chunks and decodes. Prints throughput, goodput under the SLOs and\n"
       "TTFT/TPOT/ITL/E2E/queueing percentiles. The design options are evaluate's.\n"
+      "SLO attainment is over all requests: a rejected one (over the model's context, more KV\n"
+      "blocks than an instance holds) is a miss; a run that rejects every request is an error\n"
+      "(exit 2). Ctrl-C stops a run (exit 130).\n"
       "A PROJECT.json with a \"serving\" section (source, lengths, instances, disaggregation,\n"
       "router, scheduler limits, SLOs) supplies the settings; each option given overrides its\n"
       "field, and a source option replaces the project's source.";
