@@ -177,7 +177,21 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
     s.source = serving::SourceKind::trace;
     s.trace = *f;
   }
-  if (auto v = a.get("--time-scale")) s.time_scale = parse_double("--time-scale", *v, 1e-6, 1e6);
+  // A flag's source replaces the project's, and with it the project's trace time scale.
+  if (a.has("--rate") || a.has("--benchmark")) s.time_scale = 1;
+  if (auto v = a.get("--time-scale")) {
+    if (a.has("--rate") || a.has("--benchmark") ||
+        (!a.has("--trace") && s.source != serving::SourceKind::trace))
+      throw CliError(
+          "--time-scale: scales the arrivals of a trace; the requests here are " +
+          std::string(a.has("--benchmark") || (!a.has("--rate") &&
+                                               s.source == serving::SourceKind::benchmark)
+                          ? "a closed benchmark"
+                          : "generated") +
+          " (allowed: with --trace FILE, or a project whose serving source is a trace; for "
+          "generated requests change --rate)");
+    s.time_scale = parse_double("--time-scale", *v, 1e-6, 1e6);
+  }
   if (auto v = a.get("--rate")) {
     s.source = serving::SourceKind::generated;
     s.rate_per_s = parse_double("--rate", *v, 1e-9, 1e9);
@@ -400,6 +414,15 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     print_issues(ctx.err, issues);
     return kExitBadInput;
   }
+  // Requests longer than the model's context: a benchmark or generator that can only draw such
+  // requests is refused here (a trace's are rejected one by one, with the reason).
+  if (auto issues = serving::check_context(spec, design.model); !issues.empty()) {
+    for (auto& i : issues)
+      if (a.has("--input-len") || a.has("--output-len"))
+        i.path = a.has("--input-len") ? "--input-len" : "--output-len";
+    print_issues(ctx.err, issues);
+    return kExitBadInput;
+  }
 
   // A bad output is refused before the run, not after it.
   if (auto f = a.get("--per-request")) io::check_output(*f, "--per-request");
@@ -557,6 +580,12 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     ctx.err << "error: " << run.interrupted_text() << "\n";
     return kExitInterrupted;
   }
+  // Nothing served is not a result: no figure of such a run means anything.
+  if (r.completed == 0 && r.rejected > 0)
+    throw CliError("serve: every one of the " + std::to_string(reqs.size()) +
+                   " requests was rejected (" + serving::rejection_text(r) +
+                   "): nothing was served (allowed: a design, scheduler and lengths that serve "
+                   "at least one request)");
 
   if (auto f = a.get("--per-request")) write_per_request(*f, r);
   if (a.has("--json")) {
@@ -574,6 +603,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["requests"] = reqs.size();
     j["completed"] = r.completed;
     j["rejected"] = r.rejected;
+    auto& jr = j["rejected_by"] = nlohmann::ordered_json::object();
+    for (std::size_t k = 1; k < serving::kRejectionKinds; ++k)
+      jr[serving::key(static_cast<serving::Rejection>(k))] = r.rejected_by[k];
     j["makespan_s"] = r.makespan_s;
     j["input_tokens_per_s"] = r.input_tokens_per_s;
     j["output_tokens_per_s"] = r.output_tokens_per_s;
@@ -600,6 +632,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
           {"usable_dies", l.usable_dies},
           {"spare_dies", l.dies - l.usable_dies},
           {"wafer_yield", l.wafer_yield},
+          // The figures above are those of a wafer that works; per wafer made, only the
+          // yield's share of them serves (the rest has a defective die and no spare for it).
+          {"expected_goodput_rps", r.goodput_rps * l.wafer_yield},
           {"power_W", power},
           {"goodput_per_kW", power > 0 ? 1e3 * r.goodput_rps / power : 0.0},
           {"map", wafer_map(*on_wafer, part.prefill)},
@@ -667,7 +702,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   }
   out << "requests   " << source << "\n\n";
   out << "completed  " << r.completed << " of " << reqs.size();
-  if (r.rejected > 0) out << " (" << r.rejected << " rejected: they can never fit)";
+  if (r.rejected > 0)
+    out << " (" << r.rejected << " rejected: " << serving::rejection_text(r) << ")";
   out << "\nmakespan   " << fixed(r.makespan_s, 2) << " s, " << r.iterations
       << " iterations\nthroughput " << readable(r.output_tokens_per_s) << " output tok/s, "
       << readable(r.input_tokens_per_s) << " input tok/s, " << fixed(r.requests_per_s, 2)
@@ -677,7 +713,13 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << (std::isfinite(opt.slo_ttft_s) ? fixed(opt.slo_ttft_s, 3) + " s" : "any")
         << " and TPOT <= "
         << (std::isfinite(opt.slo_tpot_s) ? fixed(opt.slo_tpot_s * 1e3, 1) + " ms" : "any") << " ("
-        << fixed(100 * r.slo_attainment, 1) << " % of requests)\n";
+        << fixed(100 * r.slo_attainment, 1) << " % of all " << reqs.size() << " requests"
+        << (r.rejected > 0 ? ", the rejected ones as misses" : "") << ")\n";
+  // A wafer's figures are those of a wafer that works; per wafer made only the yield serves.
+  if (on_wafer && on_wafer->layout.wafer_yield < 1)
+    out << "           per wafer made " << readable(r.goodput_rps * on_wafer->layout.wafer_yield)
+        << " req/s expected: the wafer yield is " << readable(100 * on_wafer->layout.wafer_yield)
+        << " % (the rest has a defective die without a spare)\n";
   out << "energy     " << fixed(r.energy_per_output_token_J, 3) << " J per output token\n";
   if (r.kv_transfers > 0)
     out << "KV moves   " << r.kv_transfers << " transfers, " << readable(r.kv_transfer_bytes / 1e9)
@@ -723,6 +765,9 @@ Command make_serve_command() {
       "recompute. Every iteration is costed by the same operator model as evaluate, for its\n"
       "actual mix of prefill chunks and decodes. Prints throughput, goodput under the SLOs and\n"
       "TTFT/TPOT/ITL/E2E/queueing percentiles. The design options are evaluate's.\n"
+      "SLO attainment is over all requests: a rejected one (over the model's context, more KV\n"
+      "blocks than an instance holds) is a miss; a run that rejects every request is an error\n"
+      "(exit 2). Ctrl-C stops a run (exit 130).\n"
       "A PROJECT.json with a \"serving\" section (source, lengths, instances, disaggregation,\n"
       "router, scheduler limits, SLOs) supplies the settings; each option given overrides its\n"
       "field, and a source option replaces the project's source.";

@@ -12,7 +12,7 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
-extern "C" void on_sigint(int) {
+extern "C" void on_sigint_search(int) {
   g_interrupted.store(true, std::memory_order_relaxed);
 }
 
@@ -21,7 +21,7 @@ extern "C" void on_sigint(int) {
 Interrupt::Interrupt() {
   g_interrupted = false;
   struct sigaction sa {};
-  sa.sa_handler = on_sigint;
+  sa.sa_handler = on_sigint_search;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND | SA_RESTART;
   ::sigaction(SIGINT, &sa, &previous_);

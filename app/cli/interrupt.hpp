@@ -15,9 +15,10 @@
 #include <string_view>
 #include <thread>
 
+#include "long_run.hpp"  // kExitInterrupted
+
 namespace stackscope::cli {
 
-inline constexpr int kExitInterrupted = 130;
 
 class Interrupt {
  public:

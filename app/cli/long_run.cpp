@@ -16,7 +16,7 @@ std::atomic<bool> g_active{false};
 struct sigaction g_previous {};  // the action a LongRun replaced, restored after it
 static_assert(std::atomic<int>::is_always_lock_free);
 
-extern "C" void on_sigint(int) {
+extern "C" void on_sigint_long_run(int) {
   if (g_interrupts.fetch_add(1) >= 1) {
     // A second Ctrl-C: the user wants out now (the default action, re-raised).
     std::signal(SIGINT, SIG_DFL);
@@ -44,7 +44,7 @@ LongRun::LongRun(std::string_view command, bool forced, bool quiet) : command_(c
   if (old.sa_handler != SIG_IGN && !g_active.load()) {  // an ignored SIGINT stays ignored (nohup, background)
     g_interrupts = 0;
     struct sigaction sa {};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_sigint_long_run;
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGINT, &sa, &g_previous);
     installed_ = true;

@@ -135,7 +135,7 @@ TEST(CliEvaluate, OverridesApply) {
   // fp16 weights are twice the bytes of fp8: the footprint must grow.
   EXPECT_GT(fp16["memory"]["weights"].get<double>(), base["memory"]["weights"].get<double>());
   const auto longer = json_of(cli({"evaluate", "--model", "llama-2-7b", "--tp", "1", "--batch", "8",
-                                   "--input-len", "4096", "--json"}));
+                                   "--input-len", "3072", "--json"}));
   EXPECT_GT(longer["metrics"]["ttft_s"].get<double>(), base["metrics"]["ttft_s"].get<double>());
 }
 

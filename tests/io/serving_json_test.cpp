@@ -312,6 +312,21 @@ TEST(ServingSpec, ValidateReportsRangesAtTheirPaths) {
   (void)issue_at(serving::validate(t), "/serving/trace");
   // The root is the caller's (a form may put the section elsewhere).
   (void)issue_at(serving::validate(s, ""), "/requests");
+
+  // Silently meaningless before: a time scale on generated requests, and generated arrivals
+  // over more than the 366 days a stream may last (1000 requests at 1e-6/s: 31.7 years).
+  serving::ServingSpec g;
+  g.source = serving::SourceKind::generated;
+  g.time_scale = 2;
+  EXPECT_TRUE(contains(issue_at(serving::validate(g), "/serving/time_scale").message,
+                       "applies to a trace source only"));
+  g.time_scale = 1;
+  g.rate_per_s = 1e-6;
+  g.requests = 1000;
+  EXPECT_TRUE(contains(issue_at(serving::validate(g), "/serving/rate_per_s").message,
+                       "more than 366 days"));
+  g.rate_per_s = 1000.0 / serving::kMaxStreamSeconds * 1.01;  // just inside
+  EXPECT_TRUE(serving::validate(g).empty()) << format_issues(serving::validate(g));
 }
 
 TEST(ServingSpec, BuildsTheCoreStreamsAndDeployments) {

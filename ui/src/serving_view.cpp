@@ -24,6 +24,7 @@
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/request.hpp"
+#include "stackscope/serving/simulator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -559,7 +560,10 @@ void ServingView::showOutcome() {
   const bool slo = std::isfinite(o.slo_ttft_s) || std::isfinite(o.slo_tpot_s);
   QString text;
   text += tr("<b>%1</b> of %2 requests completed").arg(r.completed).arg(o.requests);
-  if (r.rejected > 0) text += tr(" (<b>%1 rejected</b>: they can never fit)").arg(r.rejected);
+  if (r.rejected > 0)
+    text += tr(" (<b>%1 rejected</b>: %2)")
+                .arg(r.rejected)
+                .arg(QString::fromStdString(serving::rejection_text(r)).toHtmlEscaped());
   if (r.stopped) text += tr(" — <b>stopped</b> before the end");
   text += tr(" · makespan %1 s, %2 iterations<br>")
               .arg(QString::number(r.makespan_s, 'f', 2))
@@ -568,8 +572,8 @@ void ServingView::showOutcome() {
               .arg(readable(r.output_tokens_per_s), readable(r.input_tokens_per_s),
                    QString::number(r.requests_per_s, 'f', 2));
   if (slo)
-    text += tr("Goodput <b>%1 req/s</b> meeting TTFT ≤ %2 and TPOT ≤ %3 (<b>%4 %</b> of requests)"
-               "<br>")
+    text += tr("Goodput <b>%1 req/s</b> meeting TTFT ≤ %2 and TPOT ≤ %3 (<b>%4 %</b> of all "
+               "requests, the rejected ones as misses)<br>")
                 .arg(QString::number(r.goodput_rps, 'f', 2))
                 .arg(std::isfinite(o.slo_ttft_s) ? readable(o.slo_ttft_s) + tr(" s") : tr("any"))
                 .arg(std::isfinite(o.slo_tpot_s) ? ms(o.slo_tpot_s) : tr("any"))

@@ -272,8 +272,8 @@ void WaferView::showMap() {
   double busiest = 0;
   for (const double u : o->run.link_utilisation) busiest = std::max(busiest, u);
   mapSummary_->setText(
-      tr("%1 × %2 dies (%3 usable), %4. Goodput %5 req/s (%6 % within the SLOs), TTFT p90 %7 s, "
-         "TPOT p90 %8 ms, wafer %9 kW (%10 req/s per kW); KV moved %11 GB, busiest D2D link "
+      tr("%1 × %2 dies (%3 usable), %4. Goodput %5 req/s (%6 % of all requests within the SLOs), "
+         "TTFT p90 %7 s, TPOT p90 %8 ms, wafer %9 kW (%10 req/s per kW); KV moved %11 GB, busiest D2D link "
          "%12 % of the run.")
           .arg(l.dies_x)
           .arg(l.dies_y)

@@ -383,6 +383,7 @@ void describe(V& v, S& m) {
   v("ffn", m.ffn);
   v("parallel_attention", m.parallel_attention);
   v("tied_embeddings", m.tied_embeddings);
+  v("max_context_tokens", m.max_context_tokens);
   v("mla", m.mla);
   v("moe", m.moe);
 }

@@ -427,6 +427,7 @@ void check_model(Checker& c, const workload::Model& m, const Degrees& g) {
   // Pure-MoE models (no leading dense layers) never use the dense FFN size.
   const bool dense_ffn_used = !moe || m.moe.first_dense_layers > 0;
   c.at_least(p + "/ffn_dim", m.ffn_dim, dense_ffn_used ? 1 : 0, kMaxHidden);
+  c.at_least(p + "/max_context_tokens", m.max_context_tokens, 0, kMaxTokens);
 
   // Global tp keeps its historical wording; a per-module tp names the module.
   const auto tp_name = [](const std::string& path) {
@@ -669,6 +670,16 @@ void check_workload(Checker& c, const workload::Workload& w, const workload::Mod
   if (!w.batch_auto) c.at_least(p + "/batch", w.batch, 1, kMaxBatch);
   c.at_least(p + "/input_len", w.input_len, 1, kMaxTokens);
   c.at_least(p + "/output_len", w.output_len, 1, kMaxTokens);
+  // The model cannot take a longer sequence (its position embeddings end there).
+  const long long sequence = static_cast<long long>(w.input_len) + w.output_len;
+  if (m.max_context_tokens > 0 && sequence > m.max_context_tokens)
+    c.add(p + "/input_len",
+          "input_len + output_len = " + std::to_string(sequence) + " tokens is over the context of " +
+              (m.id.empty() ? std::string("the model") : m.id) + " (" +
+              num(m.max_context_tokens) + " tokens)",
+          std::to_string(w.input_len),
+          "input_len + output_len <= " + num(m.max_context_tokens) +
+              " (the model's max_context_tokens)");
   // Routing only matters for MoE models.
   if (!is_moe(m)) return;
   const auto& r = w.routing;

@@ -17,6 +17,14 @@ namespace stackscope::serving {
 std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
                                                 const SchedulerConfig& scheduler, int count) {
   if (count < 1) throw std::invalid_argument("instances must be at least 1");
+  // The model's context bounds max_model_len, and is its default (vLLM: max_model_len defaults
+  // to the config's max_position_embeddings and may not exceed it).
+  const int context = design.model.max_context_tokens;
+  if (context > 0 && scheduler.max_model_len > context)
+    throw std::invalid_argument("max_model_len " + std::to_string(scheduler.max_model_len) +
+                                " is over the context of " + design.model.id + " (" +
+                                std::to_string(context) + " tokens; allowed: 0 = the model's, or 1.." +
+                                std::to_string(context) + ")");
   perf::Design replica = design;
   replica.parallel.dp = 1;
   std::vector<InstanceConfig> out;
@@ -36,6 +44,7 @@ std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
     InstanceConfig c;
     c.name = "instance " + std::to_string(i);
     c.scheduler = scheduler;
+    if (c.scheduler.max_model_len == 0) c.scheduler.max_model_len = context;
     c.kv_blocks = blocks;
     c.devices = model->devices();
     c.idle_power_W = model->idle_power_W();

@@ -4,6 +4,7 @@
 // spec gives the same stream with libstdc++, libc++ and MSVC.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <numbers>
 #include <optional>
@@ -249,6 +250,15 @@ std::vector<Request> generate(const GeneratorSpec& spec) {
                            : gaps.gamma(shape) * (mean_gap / shape);
     t += gap;
     out[i] = {i, t, draw_length(spec.input, inputs), draw_length(spec.output, outputs)};
+  }
+  if (t > kMaxStreamSeconds) {
+    char span[32];
+    std::snprintf(span, sizeof span, "%.3g", t);
+    throw std::invalid_argument(
+        "generate: " + std::to_string(spec.requests) + " requests at rate_per_s " +
+        num(ap.rate_per_s) + " arrive over " + span +
+        " s, more than 366 days (allowed: rate_per_s of at least requests / " +
+        num(kMaxStreamSeconds) + " s)");
   }
   return out;
 }

@@ -307,6 +307,15 @@ class Parser {
         return;
       }
     }
+    if (arrival > kMaxStreamSeconds) {
+      add(number,
+          std::string(azure ? "TIMESTAMP is " + num(arrival) + " s after the first row's"
+                            : "arrival_s is " + num(arrival) + " s") +
+              ", more than 366 days into the stream",
+          shown(f[0]),
+          "arrivals within 366 days (" + num(kMaxStreamSeconds) + " s) of the start");
+      return;
+    }
     const auto input = tokens(f[1], azure ? kAzureHeader[1] : kPlainHeader[1], number, false);
     if (!input) return;
     const auto output = tokens(f[2], azure ? kAzureHeader[2] : kPlainHeader[2], number, azure);
@@ -346,6 +355,12 @@ std::vector<Request> scale_time(std::vector<Request> requests, double rate_scale
     throw std::invalid_argument("scale_time: rate_scale must be finite and > 0 (got " +
                                 num(rate_scale) + ")");
   for (auto& r : requests) r.arrival_s /= rate_scale;
+  if (!requests.empty() && requests.back().arrival_s > kMaxStreamSeconds)
+    throw std::invalid_argument("time scale " + num(rate_scale) + " spreads the trace over " +
+                                num(requests.back().arrival_s) +
+                                " s, more than 366 days (allowed: a time scale of at least the "
+                                "trace's span / " +
+                                num(kMaxStreamSeconds) + " s)");
   return requests;
 }
 

@@ -10,13 +10,37 @@
 
 namespace stackscope::serving {
 
+const char* key(Rejection r) {
+  switch (r) {
+    case Rejection::none: return "none";
+    case Rejection::kv_capacity: return "kv_capacity";
+    case Rejection::prompt_over_budget: return "prompt_over_budget";
+    case Rejection::over_max_model_len: return "over_max_model_len";
+  }
+  return "?";
+}
+
+std::string rejection_text(const SimResult& result) {
+  std::vector<std::pair<std::size_t, std::size_t>> kinds;  // count, Rejection index
+  for (std::size_t k = 1; k < kRejectionKinds; ++k)
+    if (result.rejected_by[k] > 0) kinds.emplace_back(result.rejected_by[k], k);
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string s;
+  for (const auto& [n, k] : kinds)
+    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " +
+         to_string(static_cast<Rejection>(k));
+  return s;
+}
+
 const char* to_string(Rejection r) {
   switch (r) {
     case Rejection::none: return "none";
     case Rejection::kv_capacity: return "needs more KV blocks than the instance holds";
     case Rejection::prompt_over_budget:
       return "prompt longer than max_num_batched_tokens without chunked prefill";
-    case Rejection::over_max_model_len: return "input + output over max_model_len";
+    case Rejection::over_max_model_len:
+      return "input + output over max_model_len (the model's context unless set)";
   }
   return "?";
 }
@@ -333,6 +357,7 @@ class Simulation {
     }
     if (r.rejected != Rejection::none) {
       ++out_.rejected;
+      ++out_.rejected_by[static_cast<std::size_t>(r.rejected)];
       return false;
     }
     const std::size_t slot = in.new_slot();
@@ -504,6 +529,7 @@ class Simulation {
         inst_[to].cfg.kv_blocks) {
       out_.requests[s.req].rejected = Rejection::kv_capacity;
       ++out_.rejected;
+      ++out_.rejected_by[static_cast<std::size_t>(Rejection::kv_capacity)];
       return false;
     }
     const double bytes = from.cfg.kv_bytes_per_token * static_cast<double>(s.computed);
@@ -584,8 +610,11 @@ class Simulation {
         out_.requests_per_s = static_cast<double>(out_.completed) / span;
         out_.goodput_rps = static_cast<double>(good) / span;
       }
-      out_.slo_attainment = static_cast<double>(good) / static_cast<double>(out_.completed);
     }
+    // Over every request that left the system, the rejected ones as misses (simulator.hpp).
+    if (out_.completed + out_.rejected > 0)
+      out_.slo_attainment =
+          static_cast<double>(good) / static_cast<double>(out_.completed + out_.rejected);
     double energy = 0;
     for (auto& in : inst_) {
       // An instance draws its static power from the first arrival to the last finish; its

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <utility>
 
@@ -27,10 +28,16 @@ constexpr int kMaxConcurrency = 1 << 30;
 constexpr std::size_t kMaxGroups = 1024;
 constexpr const char* kPoolKeys = "tp, pp, ep, cp, max-seqs, max-tokens";
 
+// Round-trip text, whole numbers in full ("200000", which parse_length_dist reads back).
 std::string num(double v) {
+  return number_text(v);
+}
+
+// Three significant digits, for spans and rates derived in messages.
+std::string approx(double v) {
   char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 
 class Checker {
@@ -121,6 +128,21 @@ std::vector<Issue> validate(const ServingSpec& s, const std::string& root) {
   c.range("rate_per_s", s.rate_per_s, 1e-9, 1e9, "request rate");
   c.range("cv", s.cv, 1e-3, 1e3, "coefficient of variation");
   c.range("time_scale", s.time_scale, 1e-6, 1e6, "time scale");
+  if (s.source != SourceKind::trace && s.time_scale != 1 && s.time_scale >= 1e-6 &&
+      s.time_scale <= 1e6)
+    c.fail("time_scale", "a time scale applies to a trace source only", num(s.time_scale),
+           "1, or a trace source");
+  // A generated stream longer than the simulator takes (request.hpp kMaxStreamSeconds): its
+  // mean span is requests / rate.
+  if (s.source == SourceKind::generated && s.rate_per_s > 0 &&
+      static_cast<double>(s.requests) / s.rate_per_s > kMaxStreamSeconds)
+    c.fail("rate_per_s",
+           std::to_string(s.requests) + " requests at this rate arrive over about " +
+               approx(static_cast<double>(s.requests) / s.rate_per_s) +
+               " s, more than 366 days",
+           num(s.rate_per_s),
+           "at least requests / " + num(kMaxStreamSeconds) + " s = " +
+               approx(static_cast<double>(s.requests) / kMaxStreamSeconds) + " per s");
   c.range("concurrency", s.concurrency, 0, kMaxConcurrency, "concurrency", true);
   c.range("instances", s.instances, 0, kMaxInstances, "instances", true);
   const auto& d = s.disaggregate;
@@ -195,6 +217,7 @@ PoolConfig parse_pool_text(std::string_view text, std::string_view what) {
         {Issue{std::string(what), message, item.empty() ? "''" : "'" + item + "'", allowed}});
   };
   if (text.empty()) return p;
+  std::vector<std::string> seen;  // a key given twice is a mistake, not "the last one wins"
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const std::size_t comma = std::min(text.find(',', pos), text.size());
@@ -203,6 +226,10 @@ PoolConfig parse_pool_text(std::string_view text, std::string_view what) {
     if (eq == std::string::npos)
       throw fail("expected KEY=VALUE", item, std::string("keys ") + kPoolKeys);
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      throw fail("key '" + key + "' given more than once", std::string(text),
+                 std::string("each of ") + kPoolKeys + " at most once");
+    seen.push_back(key);
     const auto whole = [&](long long hi) {
       long long v = -1;
       const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
@@ -291,6 +318,44 @@ std::string instance_groups_text(const std::vector<InstanceGroup>& groups) {
     if (!p.empty()) s += ":" + p;
   }
   return s;
+}
+
+namespace {
+
+// The shortest length a distribution can draw (generate.cpp: lognormal draws are clamped to
+// [1, max]).
+long long shortest(const LengthDist& d) {
+  switch (d.kind) {
+    case LengthDist::Kind::fixed:
+    case LengthDist::Kind::uniform: return static_cast<long long>(std::ceil(d.a));
+    case LengthDist::Kind::lognormal: return 1;
+    case LengthDist::Kind::resample:
+      return d.samples.empty() ? 1 : *std::min_element(d.samples.begin(), d.samples.end());
+  }
+  return 1;
+}
+
+}  // namespace
+
+std::vector<Issue> check_context(const ServingSpec& spec, const workload::Model& model,
+                                 const std::string& root) {
+  std::vector<Issue> issues;
+  const int context = model.max_context_tokens;
+  if (context <= 0 || spec.source == SourceKind::trace) return issues;
+  const long long in = shortest(spec.input), out = shortest(spec.output);
+  if (in + out > context) {
+    const bool fixed = spec.input.kind == LengthDist::Kind::fixed &&
+                       spec.output.kind == LengthDist::Kind::fixed;
+    issues.push_back(
+        {root + "/input_len",
+         std::string(fixed ? "every request is " : "the shortest request is ") +
+             std::to_string(in) + " + " + std::to_string(out) + " = " + std::to_string(in + out) +
+             " tokens, over the context of " + (model.id.empty() ? "the model" : model.id) + " (" +
+             std::to_string(context) + " tokens): every one would be rejected",
+         length_dist_text(spec.input) + " + " + length_dist_text(spec.output),
+         "input + output <= " + std::to_string(context) + " tokens (the model's max_context_tokens)"});
+  }
+  return issues;
 }
 
 std::vector<Request> build_requests(const ServingSpec& spec, std::vector<Request> trace_rows) {

@@ -388,7 +388,7 @@ TEST(ServingSpec, InstanceGroupTextRoundTripsAndNamesItsErrors) {
   EXPECT_EQ(pool_text(parse_pool_text("pp=2,cp=2,ep=4", "--p")), "pp=2,ep=4,cp=2");
   EXPECT_EQ(parse_pool_text("", "--p"), PoolConfig{});
   for (const char* bad : {"", "0", "2:", "2+", "x:tp=2", "2:tp=x", "2:tp=-1", "2:dp=2", "2:tp",
-                          "70000", "2:max-seqs=2000000"}) {
+                          "70000", "2:max-seqs=2000000", "1:tp=2,tp=4", "1:max-seqs=8,max-seqs=8"}) {
     try {
       (void)parse_instance_groups(bad, "--instance-groups");
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -398,6 +398,54 @@ TEST(ServingSpec, InstanceGroupTextRoundTripsAndNamesItsErrors) {
       EXPECT_FALSE(e.issues()[0].allowed.empty()) << bad;
     }
   }
+  // A key given twice is named (not "the last one wins").
+  try {
+    (void)parse_pool_text("tp=2,pp=2,tp=4", "--prefill-pool");
+    ADD_FAILURE() << "a repeated key was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(e.issues()[0].message.find("key 'tp' given more than once"), std::string::npos);
+  }
+}
+
+// The model's context (workload::Model::max_context_tokens, Llama 3 70B: 8192 tokens) is the
+// default max_model_len of every instance and its upper bound; a stream that can only draw
+// longer requests is refused up front, a trace's longer requests are rejected with the reason.
+TEST(ServingContext, TheModelsContextBoundsEveryRequest) {
+  const auto& r = io::builtin_presets();
+  perf::Design d = r.project("llama-3-70b-h100-serving");
+  ASSERT_EQ(d.model.max_context_tokens, 8192);
+  const auto inst = colocated_instances(serving::pool_design(d, {}), SchedulerConfig{}, 1);
+  EXPECT_EQ(inst.front().scheduler.max_model_len, 8192);
+  SchedulerConfig over;
+  over.max_model_len = 9000;
+  EXPECT_THROW(colocated_instances(serving::pool_design(d, {}), over, 1), std::invalid_argument);
+  over.max_model_len = 4096;  // a tighter limit of the user's stays
+  EXPECT_EQ(colocated_instances(serving::pool_design(d, {}), over, 1).front().scheduler.max_model_len,
+            4096);
+
+  ServingSpec s;
+  s.source = SourceKind::benchmark;
+  s.input = ServingSpec::fixed_length(8000);
+  s.output = ServingSpec::fixed_length(192);
+  EXPECT_TRUE(check_context(s, d.model).empty());  // 8192 exactly
+  s.output = ServingSpec::fixed_length(193);
+  const auto issues = check_context(s, d.model);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "/serving/input_len");
+  EXPECT_NE(issues[0].message.find("8193 tokens, over the context of llama-3-70b (8192"),
+            std::string::npos);
+  s.source = SourceKind::generated;
+  s.input = parse_length_dist("lognormal:8000:0.5", "in");  // some fit: rejected one by one
+  EXPECT_TRUE(check_context(s, d.model).empty());
+  s.input = parse_length_dist("uniform:9000:10000", "in");
+  EXPECT_EQ(check_context(s, d.model).size(), 1u);
+
+  // Three requests, the second over the context: it alone is rejected, with its reason.
+  const std::vector<Request> reqs = {{0, 0, 100, 10}, {1, 0.1, 20000, 10}, {2, 0.2, 100, 10}};
+  const auto result = simulate(reqs, colocated_instances(serving::pool_design(d, {}), {}, 1), {});
+  EXPECT_EQ(result.completed, 2u);
+  EXPECT_EQ(result.rejected, 1u);
+  EXPECT_EQ(result.requests[1].rejected, Rejection::over_max_model_len);
 }
 
 }  // namespace

@@ -130,9 +130,36 @@ TEST(Trace, AzureTimestampsAreExactCalendarArithmetic) {
   EXPECT_EQ(t[1], 86400.0);
   t = arrivals({"2000-02-28 00:00:00", "2000-03-01 00:00:00"});
   EXPECT_EQ(t[1], 2 * 86400.0);
-  // Days since the epoch: 2023-11-16 is day 19677 (Python: date(2023,11,16) - date(1970,1,1)).
-  t = arrivals({"1970-01-01 00:00:00", "2023-11-16 18:17:03.9799600"});
-  EXPECT_DOUBLE_EQ(t[1], 19677 * 86400.0 + 18 * 3600 + 17 * 60 + 3.97996);
+  // 2023-11-16 is day 319 of 2023 (Python: date(2023,11,16) - date(2023,1,1)).
+  t = arrivals({"2023-01-01 00:00:00", "2023-11-16 18:17:03.9799600"});
+  EXPECT_DOUBLE_EQ(t[1], 319 * 86400.0 + 18 * 3600 + 17 * 60 + 3.97996);
+  // A stream is at most 366 days long (kMaxStreamSeconds): 2024 is a leap year, so its last
+  // second is still in, and a row a year and a day later is refused with its line.
+  t = arrivals({"2024-01-01 00:00:00", "2025-01-01 00:00:00"});
+  EXPECT_EQ(t[1], kMaxStreamSeconds);
+  try {
+    arrivals({"1970-01-01 00:00:00", "2023-11-16 18:17:03.9799600"});
+    ADD_FAILURE() << "53 years of arrivals accepted";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues().size(), 1u);
+    EXPECT_EQ(e.issues()[0].path, "t.csv:3");
+    EXPECT_NE(e.issues()[0].message.find("more than 366 days"), std::string::npos);
+  }
+}
+
+TEST(Trace, ArrivalsPast366DaysAreRefused) {
+  // Plain arrivals as written: 1e300 s is a mistake, not a stream.
+  EXPECT_THROW(parse_trace("arrival_s,input_tokens,output_tokens\n0,1,1\n1e300,1,1\n", "p.csv"),
+               ConfigError);
+  // A time scale that stretches a valid trace past the bound, and a generator whose arrivals
+  // would take 31.7 years.
+  const std::vector<Request> day = {{0, 0, 1, 1}, {1, 86400, 1, 1}};
+  EXPECT_NO_THROW(scale_time(day, 1.0 / 366));
+  EXPECT_THROW(scale_time(day, 1.0 / 367), std::invalid_argument);
+  GeneratorSpec g;
+  g.arrivals.rate_per_s = 1e-6;
+  g.requests = 1000;
+  EXPECT_THROW(generate(g), std::invalid_argument);
 }
 
 TEST(Trace, CrlfBlankLinesAndTrailingNewlineAreTolerated) {

@@ -235,6 +235,34 @@ TEST(ServingSimulator, RejectsWhatCanNeverFit) {
   EXPECT_EQ(simulate(reqs, {c}, {}).requests[1].rejected, Rejection::over_max_model_len);
 }
 
+// SLO attainment is over every request: 3 of 4 rejected, the one completed within the SLOs,
+// is 25 %, not "100 % of requests". The rejections are counted per reason.
+TEST(ServingSimulator, SloAttainmentCountsRejectedRequestsAsMisses) {
+  const std::vector<Request> reqs = {
+      {0, 0.0, 10, 2}, {1, 0.1, 400, 10}, {2, 0.2, 400, 10}, {3, 0.3, 30, 1}};
+  InstanceConfig c = instance(linear_cost(0.01, 0.0), 10);  // 160 tokens of KV
+  c.scheduler.max_model_len = 20;                             // request 3: 31 tokens
+  SimOptions o;
+  o.slo_ttft_s = 1;
+  o.slo_tpot_s = 1;
+  const SimResult r = simulate(reqs, {c}, o);
+  ASSERT_EQ(r.completed, 1u);
+  ASSERT_EQ(r.rejected, 3u);
+  EXPECT_EQ(r.rejected_by[static_cast<std::size_t>(Rejection::kv_capacity)], 0u);
+  // max_model_len is checked first: requests 1, 2 (410 tokens) and 3 (31) are over it.
+  EXPECT_EQ(r.rejected_by[static_cast<std::size_t>(Rejection::over_max_model_len)], 3u);
+  EXPECT_DOUBLE_EQ(r.slo_attainment, 0.25);
+  EXPECT_EQ(rejection_text(r),
+            "3 input + output over max_model_len (the model's context unless set)");
+  c.scheduler.max_model_len = 0;
+  const SimResult k = simulate(reqs, {c}, o);
+  EXPECT_EQ(k.rejected_by[static_cast<std::size_t>(Rejection::kv_capacity)], 2u);
+  EXPECT_DOUBLE_EQ(k.slo_attainment, 0.5);
+  EXPECT_EQ(rejection_text(k), "2 needs more KV blocks than the instance holds");
+  const std::vector<Request> first = {reqs.front()};
+  EXPECT_EQ(rejection_text(simulate(first, {c}, o)), "");
+}
+
 TEST(ServingSimulator, ClosedLoopKeepsTheConcurrency) {
   std::vector<Request> reqs;
   for (std::uint64_t i = 0; i < 100; ++i) reqs.push_back({i, 0.0, 10, 5});

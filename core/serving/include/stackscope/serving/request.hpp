@@ -11,6 +11,11 @@
 
 namespace stackscope::serving {
 
+// Longest stream the simulator takes: 366 days of arrivals (a leap year, 31,622,400 s). Past
+// it a run is a mistake (a timestamp in the wrong century, a rate in the wrong unit) and times
+// in s lose the resolution of one decode step (ms) as they grow.
+inline constexpr double kMaxStreamSeconds = 366.0 * 86400.0;
+
 struct Request {
   std::uint64_t id = 0;   // 0, 1, 2, ... in arrival order
   double arrival_s = 0;   // from the start of the stream (see parse_trace and generate)
@@ -32,7 +37,8 @@ enum class TraceFormat { automatic, azure, plain };
 
 // Throws ConfigError (common/issue.hpp) with one issue per bad line — the path is
 // "<source>:<line>" — for: a missing or unknown header, a wrong field count, a bad or
-// non-finite timestamp, token counts that are not whole numbers >= 1 (GeneratedTokens 0 in an
+// non-finite timestamp, an arrival more than kMaxStreamSeconds after the start (azure: the
+// first row; plain: 0), token counts that are not whole numbers >= 1 (GeneratedTokens 0 in an
 // Azure trace is raised to 1 and counted in TraceStats::zero_outputs, since the first token
 // always comes from prefill), rows out of time order, an empty trace. At most 20 issues are
 // listed, then "N more". CRLF line ends, a UTF-8 BOM, blank lines and spaces around fields
@@ -47,7 +53,7 @@ std::vector<Request> parse_trace(std::string_view text, std::string_view source,
                                  TraceStats* stats = nullptr);
 
 // Arrivals divided by `rate_scale` (x2 = twice the request rate); throws std::invalid_argument
-// unless rate_scale is finite and > 0.
+// unless rate_scale is finite and > 0 and the last arrival stays within kMaxStreamSeconds.
 std::vector<Request> scale_time(std::vector<Request> requests, double rate_scale);
 
 // ---- Generators ----
@@ -84,7 +90,8 @@ struct GeneratorSpec {
 // whose output is implementation-defined); arrivals, inputs and outputs each have their own
 // engine seeded from `seed`, so changing one distribution leaves the others' draws alone.
 // The first arrival is at the first gap (not at 0): every gap, the first included, follows
-// the arrival process. Gamma gaps have shape k = 1/cv^2 (Marsaglia-Tsang); lognormal lengths
+// the arrival process. A stream whose last arrival is past kMaxStreamSeconds is refused
+// (std::invalid_argument naming rate_per_s and requests). Gamma gaps have shape k = 1/cv^2 (Marsaglia-Tsang); lognormal lengths
 // are rounded to the nearest integer, then clamped to [1, max].
 std::vector<Request> generate(const GeneratorSpec& spec);
 

@@ -20,6 +20,7 @@
 // Contract: simulate() is deterministic (single-threaded, ties broken by instance index and
 // request id) and pure apart from the cost function it calls; it never throws for a valid
 // configuration (std::invalid_argument otherwise, naming the field).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -46,7 +47,9 @@ struct SchedulerConfig {
   int max_num_batched_tokens = 8192;  // vLLM max_num_batched_tokens; TensorRT-LLM max_num_tokens
   bool chunked_prefill = true;        // vLLM enable_chunked_prefill; TRT-LLM enable_chunked_context
   int block_size = 16;                // tokens per KV block (vLLM's default)
-  int max_model_len = 0;              // longest input + output admitted; 0 = no limit
+  // Longest input + output admitted; 0 = no limit. Instances built from a design
+  // (cluster.hpp) take the model's max_context_tokens for 0, as vLLM does.
+  int max_model_len = 0;
   KvPolicy kv_policy = KvPolicy::max_utilization;
   // Share of the memory left after weights and activations given to the KV cache (TensorRT-LLM
   // kv_cache_free_gpu_mem_fraction, 0.9 by default); used where instances are built from a
@@ -129,7 +132,9 @@ struct SimOptions {
 };
 
 enum class Rejection : std::uint8_t { none, kv_capacity, prompt_over_budget, over_max_model_len };
-const char* to_string(Rejection r);
+inline constexpr std::size_t kRejectionKinds = 4;  // Rejection's values, none included
+const char* to_string(Rejection r);  // what happened, for people
+const char* key(Rejection r);        // "kv_capacity", ...: the name in JSON (rejected_by)
 
 struct RequestResult {
   std::uint64_t id = 0;
@@ -183,10 +188,15 @@ struct SimResult {
   Percentiles ttft, tpot, itl, e2e, queue;  // over completed requests (tpot: output > 1);
                                             // itl: every gap between a request's tokens
   std::size_t completed = 0, rejected = 0;
+  // Rejected requests per reason, indexed by Rejection (rejected_by[0], none, stays 0).
+  std::array<std::size_t, kRejectionKinds> rejected_by{};
   double start_s = 0, makespan_s = 0;  // first arrival to last finish
   double input_tokens_per_s = 0, output_tokens_per_s = 0, requests_per_s = 0;
-  double goodput_rps = 0;                // completed requests meeting both SLOs, per s of makespan
-  double slo_attainment = 0;             // fraction of completed requests meeting both SLOs
+  double goodput_rps = 0;  // completed requests meeting both SLOs, per s of makespan
+  // Fraction of all requests (completed + rejected) that completed within both SLOs: a rejected
+  // request is a miss (DistServe, Zhong et al., OSDI 2024: the share of the requests sent that
+  // meet the SLOs). 0 when nothing finished or was rejected.
+  double slo_attainment = 0;
   double energy_per_output_token_J = 0;  // iterations, idle power and KV transfers
   std::uint64_t iterations = 0;
   std::uint64_t kv_transfers = 0;
@@ -197,5 +207,9 @@ struct SimResult {
 
 SimResult simulate(std::span<const Request> requests, std::vector<InstanceConfig> instances,
                    const SimOptions& options);
+
+// The reasons of a run's rejections with their counts, the commonest first: "7 input + output
+// over max_model_len (...), 1 needs more KV blocks than the instance holds"; "" when none.
+std::string rejection_text(const SimResult& result);
 
 }  // namespace stackscope::serving

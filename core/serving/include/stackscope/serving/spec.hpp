@@ -135,6 +135,13 @@ struct ServingSpec {
 // whether the design has room for the instances, is known only when they are built).
 std::vector<Issue> validate(const ServingSpec& spec, const std::string& root = "/serving");
 
+// The spec's lengths against the model's context (workload::Model::max_context_tokens): an issue
+// at <root>/input_len when even the shortest request a benchmark or a generator can draw is
+// longer (every request would be rejected). A trace's requests are checked one by one when they
+// arrive: those over the context are rejected with a reason (simulator.hpp).
+std::vector<Issue> check_context(const ServingSpec& spec, const workload::Model& model,
+                                 const std::string& root = "/serving");
+
 // "1024", "uniform:64:512", "lognormal:1020:0.9": the text parse_length_dist() reads back to
 // the same distribution (shortest round-trip doubles). A resample distribution has no text
 // form: "resample" (validate() refuses it in a spec).

@@ -46,6 +46,11 @@ struct Model {
   FfnKind ffn = FfnKind::swiglu;
   bool parallel_attention = false;  // attention and FFN read the same input (Falcon)
   bool tied_embeddings = false;
+  // Longest sequence (prompt + generated tokens) the model takes: its config's
+  // max_position_embeddings or its card's context length. 0 = not stated (no limit). vLLM's
+  // max_model_len defaults to it; a serving request beyond it is rejected, a workload beyond it
+  // is refused.
+  int max_context_tokens = 0;
   Mla mla;
   Moe moe;
 };
