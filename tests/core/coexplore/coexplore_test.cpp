@@ -163,6 +163,7 @@ TEST(CoexploreSpace, ValidateChecksTheBaseWorkloadAndTheServingSectionAsServeDoe
   EXPECT_EQ(only_path(s), "/serving/rate_per_s");
   s = small_space();
   s.base.spec.requests = 1'100'000'000'000;
+  s.base.spec.rate_per_s = 1e6;  // so that the stream alone is not over 366 days long
   EXPECT_EQ(only_path(s), "/serving/requests");
   s = small_space();
   s.base.design.workload.output_len = 0;
