@@ -530,6 +530,10 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   if (auto issues = search::validate(space); !issues.empty()) throw ConfigError(std::move(issues));
   if (use_mpi) return run_search_mpi(space, opt, sp, resume, log_all, json, out_dir, ctx);
 
+  // Ctrl-C stops the workers at their next point; finished units stay logged, the rest of the
+  // log is dropped on resume (io::SearchLog), and what was found so far is written and shown.
+  // Installed before the log is opened, so that a signal from then on is always handled.
+  const Interrupt interrupt;
   LogState state;
   if (out_dir) {
     state = open_log(*out_dir, sp, space, opt, resume, "", ctx.err);
@@ -537,9 +541,6 @@ int run_search(std::span<const std::string> args, Context& ctx) {
   }
   const bool tty = ::isatty(STDERR_FILENO) == 1 && !json;
   Infeasibility why;
-  // Ctrl-C stops the workers at their next point; finished units stay logged, the rest of the
-  // log is dropped on resume (io::SearchLog), and what was found so far is written and shown.
-  const Interrupt interrupt;
   const search::Summary sum =
       execute(space, opt, state, log_all, tty, ctx.err, &why, interrupt.token());
   if (out_dir) write_results(*out_dir, space, sum, sp.fingerprint);

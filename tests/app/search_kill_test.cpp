@@ -159,7 +159,12 @@ TEST(SearchInterrupt, CtrlCStopsWithExit130AndTheRunResumesToTheSameFrontier) {
   const fs::path dir = work / "interrupted";
   const Child c = spawn(search_args(dir, false), work / "int.out", work / "int.err");
   ASSERT_GT(c.pid, 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  // Signal once the log exists (the handler is installed before it is opened), or after 20 s:
+  // a fixed delay raced the start-up of a slow (sanitizer) build, whose SIGINT then came first.
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!fs::exists(dir / "points.jsonl") &&
+         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ::kill(c.pid, SIGINT);
   const int rc = wait_for(c);
   const std::string err = read_file(work / "int.err");
