@@ -343,9 +343,15 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
     // Ctrl-C stops the comparison; a progress line while it runs (long_run.hpp).
     LongRun run("moe", a.has("--progress"), a.has("--json"));
     cfg.stop = run.token();
+    std::size_t steps_done = 0;
     cfg.progress = [&](std::size_t done, std::size_t total) {
+      steps_done = done;
       run.progress(std::to_string(done) + " of " + std::to_string(total) +
                    " layer x strategy steps fitted and scored");
+    };
+    cfg.activity = [&](std::string_view what) {
+      run.progress(std::to_string(steps_done) + " steps fitted and scored; now " +
+                   std::string(what));
     };
     try {
       r = experts::compare(model, cfg, fit, eval);

@@ -261,6 +261,11 @@ Placement fit_placement(const workload::Model& model, const CompareConfig& cfg, 
     lb.iterations = cfg.link_iterations;
     lb.seed = cfg.seed;
     lb.stop = cfg.stop;
+    if (cfg.activity)
+      lb.progress = [&](int done, int total) {
+        cfg.activity("link balance, " + std::to_string(done) + " of " + std::to_string(total) +
+                     " moves");
+      };
     const auto linked = link_balance(lb);
     p = linked.placement;
     solve.linked_fit_s = linked.objective_s / static_cast<double>(fit_batches);
@@ -421,6 +426,14 @@ CompareResult compare(const workload::Model& model, const CompareConfig& cfg,
         HdSolve solve;
         CompareConfig lc = cfg;  // link balance seeded per layer
         lc.seed = cfg.seed + static_cast<std::uint64_t>(layer);
+        const std::string where =
+            "layer " + std::to_string(layer) + ", " + std::string(to_string(s));
+        if (cfg.activity) {
+          cfg.activity(where + ": fitting");
+          lc.activity = [&](std::string_view what) {
+            cfg.activity(where + ": " + std::string(what));
+          };
+        }
         p = fit_placement(model, lc, s, joined, 0, problem, R, &solve);
         if (hd_family) {
           solve.layer = layer;

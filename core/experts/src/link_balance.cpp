@@ -119,6 +119,7 @@ LinkBalanceResult link_balance(const LinkBalanceInput& in) {
     const double t0 = in.initial_temperature * r.start_objective_s;
     const double log_ratio = std::log(1e-3);
     for (int k = 0; k < in.iterations && !in.stop.stop_requested(); ++k) {
+      if (in.progress && k % 1024 == 0) in.progress(k, in.iterations);
       const int a = occupied[below(rng, occupied.size())];
       int b = static_cast<int>(below(rng, static_cast<std::uint64_t>(n - 1)));
       if (b >= a) ++b;

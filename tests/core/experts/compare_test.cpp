@@ -148,6 +148,38 @@ TEST(Compare, OrderingOnSkewedTraces) {
   EXPECT_NEAR(r.speedup(Strategy::tp, Strategy::tp).value(), 1.0, 1e-15);
 }
 
+// A long fit shows what it is doing: `activity` names the layer and strategy being fitted and,
+// during the link balance, the moves made so far, every 1024 of them; `progress` counts the
+// layer x strategy steps.
+TEST(Compare, ActivityNamesTheLayerStrategyAndLinkBalanceMoves) {
+  const auto model = small_moe(16, 2);
+  auto cfg = four_by_four();
+  cfg.strategies = {Strategy::hd};  // HD-MoE's fit ends in the link balance
+  cfg.link_iterations = 2500;
+  const std::vector<moe::RoutingTrace> fit = {skewed(16, 2, 5)}, eval = {skewed(16, 2, 6)};
+  std::vector<std::string> said;
+  std::vector<std::size_t> steps;
+  cfg.activity = [&](std::string_view what) { said.emplace_back(what); };
+  cfg.progress = [&](std::size_t done, std::size_t total) {
+    EXPECT_EQ(total, 2u);
+    steps.push_back(done);
+  };
+  const auto r = compare(model, cfg, fit, eval);
+  const std::vector<std::string> want = {
+      "layer 0, hd: fitting",
+      "layer 0, hd: link balance, 0 of 2500 moves",
+      "layer 0, hd: link balance, 1024 of 2500 moves",
+      "layer 0, hd: link balance, 2048 of 2500 moves",
+      "layer 1, hd: fitting",
+      "layer 1, hd: link balance, 0 of 2500 moves",
+      "layer 1, hd: link balance, 1024 of 2500 moves",
+      "layer 1, hd: link balance, 2048 of 2500 moves"};
+  EXPECT_EQ(said, want);
+  EXPECT_EQ(steps, (std::vector<std::size_t>{1, 2}));
+  ASSERT_EQ(r.strategies.size(), 1u);
+  EXPECT_EQ(r.strategies[0].layers.size(), 2u);
+}
+
 // Attention by hand for the test model (h 1024, 8 heads x 128, 2 KV heads x 128): weights
 // 1024 x 1024 x 2 + 2 x 1024 x 256 = 2,621,440; B = 64, context 1024: FLOPs = 2 x 2,621,440 x 64
 // + 4 x 64 x 1024 x 1024 = 603,979,776; bytes = (2,621,440 + 64 x 2 x 256 x 1024) x 2 =

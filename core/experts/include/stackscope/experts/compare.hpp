@@ -97,6 +97,9 @@ struct CompareConfig {
   // Called from the calling thread after each strategy of each layer is fitted and scored, with
   // the steps done and their total (layers x strategies); null = none.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Called from the calling thread with what is being fitted now ("layer 4, ep: link balance,
+  // 3072 of 100000 moves"), so that a long fit shows signs of life between steps; null = none.
+  std::function<void(std::string_view what)> activity;
 };
 
 struct LayerOutcome {

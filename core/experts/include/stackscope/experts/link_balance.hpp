@@ -23,6 +23,7 @@
 // last-bit rounding of std::exp in the Metropolis test). link_balance() is a pure function of
 // its input: reentrant, deterministic.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <stop_token>
 #include <vector>
@@ -41,6 +42,9 @@ struct LinkBalanceInput {
   double initial_temperature = 0.05;  // T0 as a fraction of J0; finite, >= 0
   std::uint64_t seed = 1;
   std::stop_token stop;  // requested: the best permutation found so far is returned
+  // Called every 1024 proposals with the proposals made and `iterations` (the balance of one
+  // layer runs for minutes at the upper limit of iterations); null = none.
+  std::function<void(int done, int total)> progress;
 };
 
 struct LinkBalanceResult {
