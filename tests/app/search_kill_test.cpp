@@ -61,6 +61,15 @@ int wait_for(const Child& c) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// Polls `ready` every 5 ms until it holds or `limit` has passed (then the caller goes on anyway:
+// a signal sent too early shows as a failure of what follows, never as a hang).
+template <class Ready>
+void wait_until(Ready ready, std::chrono::seconds limit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!ready() && std::chrono::steady_clock::now() - t0 < limit)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
 std::string read_file(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -161,10 +170,7 @@ TEST(SearchInterrupt, CtrlCStopsWithExit130AndTheRunResumesToTheSameFrontier) {
   ASSERT_GT(c.pid, 0);
   // Signal once the log exists (the handler is installed before it is opened), or after 20 s:
   // a fixed delay raced the start-up of a slow (sanitizer) build, whose SIGINT then came first.
-  const auto t0 = std::chrono::steady_clock::now();
-  while (!fs::exists(dir / "points.jsonl") &&
-         std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_until([&] { return fs::exists(dir / "points.jsonl"); }, std::chrono::seconds(20));
   ::kill(c.pid, SIGINT);
   const int rc = wait_for(c);
   const std::string err = read_file(work / "int.err");
@@ -203,13 +209,11 @@ TEST(SearchInterrupt, CtrlCStopsACoExplorationWhoseLogThenResumes) {
   const Child c = spawn(args, work / "c.out", work / "c.err");
   ASSERT_GT(c.pid, 0);
   // Signal once a point or two are logged (header + points), or after 20 s.
-  const auto t0 = std::chrono::steady_clock::now();
   auto lines = [&] {
     const std::string log = read_file(dir / "coexplore.jsonl");
     return std::count(log.begin(), log.end(), '\n');
   };
-  while (lines() < 3 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  wait_until([&] { return lines() >= 3; }, std::chrono::seconds(20));
   ::kill(c.pid, SIGINT);
   const auto t1 = std::chrono::steady_clock::now();
   const int rc = wait_for(c);
