@@ -16,7 +16,7 @@ cd "$repo"
 
 # name|extended regular expression (grep -E), one rule per line.
 rules=(
-  'a sibling folder (../shared)|\.\./share[d]([/"'"'"' ]|$)'
+  'a sibling folder (a shared folder beside the clone)|\.\./share[d]([/"'"'"' ]|$)'
   'reference data beside the repository (its shared reference or seeds folder)|(^|[^A-Za-z0-9_-])shared/(reference|seeds)([/ .,;:)"`'"'"']|$)'
   "the old reference data tree (data/ holds what is shipped)|(^|[^A-Za-z0-9_-])reference/(README\.md|traces|moe-traces|measured-gpu|serving-measured|collectives|datasheets|dram-timings|hdmoe-setup|deepstack-published|aic-silicon|h200-measured|hotspot/)"
   'a build machine work directory (/work)|(^|[^A-Za-z0-9_.~-])/wor[k]/'
