@@ -10,6 +10,7 @@ Command make_collective_command();
 Command make_dram_command();
 Command make_presets_command();
 Command make_validate_project_command();
+Command make_validate_command();
 Command make_thermal_command();
 Command make_search_command();
 Command make_merge_command();

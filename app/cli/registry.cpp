@@ -48,6 +48,7 @@ void register_builtins(CommandRegistry& registry) {
   registry.add(make_dram_command());
   registry.add(make_presets_command());
   registry.add(make_validate_project_command());
+  registry.add(make_validate_command());
   registry.add(make_thermal_command());
   registry.add(make_search_command());
   registry.add(make_merge_command());

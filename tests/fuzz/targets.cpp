@@ -22,6 +22,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
 #include "stackscope/io/serving.hpp"
+#include "stackscope/io/silicon_sample.hpp"
 #include "stackscope/moe/stats.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -139,6 +140,30 @@ Outcome request_trace(std::string_view input) {
       if (r.id != i || !std::isfinite(r.arrival_s) || r.arrival_s < 0 || r.input_tokens < 1 ||
           r.output_tokens < 1 || (i > 0 && r.arrival_s < reqs[i - 1].arrival_s))
         std::abort();
+    }
+  });
+}
+
+// AIConfigurator's silicon-sample CSV, as `validate FILE.csv` reads it: parse, then map every
+// row onto the built-in presets (no simulation). A mapped row's workers must be valid designs
+// with a positive concurrency and request count; an unmapped one must say why.
+Outcome silicon_sample(std::string_view input) {
+  static const validate::Catalog catalog = io::silicon_catalog(presets());
+  return refused_on_config_error([&] {
+    const auto rows = io::parse_silicon_sample(input, "fuzz.csv");
+    for (const auto& row : rows) {
+      if (row.isl < 1 || row.osl < 1 || !(row.ttft_ms > 0) || !(row.tpot_ms > 0)) std::abort();
+      const validate::Case c = validate::map_row(row, catalog);
+      if (c.unmapped.empty()) {
+        if (c.workers.empty() || c.workers.size() > 2 || c.bench.concurrency < 1 ||
+            c.bench.requests < 1 || c.bench.isl_min > c.bench.isl_max ||
+            c.bench.osl_min > c.bench.osl_max)
+          std::abort();
+        for (const auto& w : c.workers)
+          if (w.count < 1 || w.scheduler.max_num_seqs < 1) std::abort();
+      } else if (!c.workers.empty()) {
+        std::abort();
+      }
     }
   });
 }
@@ -308,6 +333,7 @@ constexpr std::array kTargets = {
     Target{"routing_trace", routing_trace},
     Target{"search_points", search_points},
     Target{"request_trace", request_trace},
+    Target{"silicon_sample", silicon_sample},
     Target{"coexplore", coexplore},
     Target{"wafer", wafer},
     Target{"serving", serving},

@@ -612,6 +612,12 @@ QWidget* DesignEditor::buildRuntimePage() {
             {"hostLaunchSpin", "/runtime/host_launch_us", 0, 1e6, 2, tr(" µs"),
              tr("Host launch + synchronisation per kernel, paid when graph capture is off")},
             [=](perf::Design& d) { return &rt(d).host_launch_us; });
+  addDouble(form, tr("Kernel gap:"),
+            {"kernelGapSpin", "/runtime/kernel_gap_us", 0, 1e6, 2, tr(" µs"),
+             tr("Device time every kernel costs beyond its own work (the gap between kernels, a "
+                "small grid's ramp-up and tail), graph replay or not; fitted per backend on "
+                "measured deployments")},
+            [=](perf::Design& d) { return &rt(d).kernel_gap_us; });
   addDouble(form, tr("Iteration overhead:"),
             {"iterationOverheadSpin", "/runtime/iteration_overhead_us", 0, 1e6, 2, tr(" µs"),
              tr("Host time per serving-scheduler iteration (scheduling, sampling, "

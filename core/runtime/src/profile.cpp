@@ -20,7 +20,8 @@ double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc) {
 
 namespace {
 double kernel_overhead_s(const Profile& p, const hw::ComputeDie& die, const hw::Noc& noc) {
-  return device_dispatch_s(die, noc) + (p.graph_capture ? 0.0 : p.host_launch_us * kMicro);
+  return device_dispatch_s(die, noc) + p.kernel_gap_us * kMicro +
+         (p.graph_capture ? 0.0 : p.host_launch_us * kMicro);
 }
 }  // namespace
 
@@ -30,6 +31,29 @@ double op_overhead_s(const Profile& p, const hw::ComputeDie& die, const hw::Noc&
 
 double collective_overhead_s(const Profile& p, const hw::ComputeDie& die, const hw::Noc& noc) {
   return p.collective_is_kernel ? kernel_overhead_s(p, die, noc) : 0.0;
+}
+
+std::span<const std::string_view> numeric_field_names() {
+  static constexpr std::string_view kNames[] = {
+      "matmul_efficiency",     "matmul_efficiency_fp4", "attention_efficiency",
+      "decode_kv_reread_fraction", "kernels_per_op",    "host_launch_us",
+      "kernel_gap_us",         "iteration_overhead_us", "memory_reserved_GiB",
+      "mixed_iteration_efficiency"};
+  return kNames;
+}
+
+double* numeric_field(Profile& p, std::string_view key) {
+  if (key == "matmul_efficiency") return &p.matmul_efficiency;
+  if (key == "matmul_efficiency_fp4") return &p.matmul_efficiency_fp4;
+  if (key == "attention_efficiency") return &p.attention_efficiency;
+  if (key == "decode_kv_reread_fraction") return &p.decode_kv_reread_fraction;
+  if (key == "kernels_per_op") return &p.kernels_per_op;
+  if (key == "host_launch_us") return &p.host_launch_us;
+  if (key == "kernel_gap_us") return &p.kernel_gap_us;
+  if (key == "iteration_overhead_us") return &p.iteration_overhead_us;
+  if (key == "memory_reserved_GiB") return &p.memory_reserved_GiB;
+  if (key == "mixed_iteration_efficiency") return &p.mixed_iteration_efficiency;
+  return nullptr;
 }
 
 const char* to_string(DeviceClass c) {

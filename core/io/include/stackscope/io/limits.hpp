@@ -19,6 +19,9 @@ inline constexpr std::size_t kMaxProjectFileBytes = 16 * kMiB;
 inline constexpr std::size_t kMaxTraceFileBytes = 256 * kMiB;
 // HotSpot power traces: one line per time step; 64 MiB holds ~10^5 steps of 100 blocks.
 inline constexpr std::size_t kMaxPtraceFileBytes = 64 * kMiB;
+// Measured-deployment samples (AIConfigurator's silicon_sample.csv): the whole public sample is
+// 5,221 rows, about 2 MB; 64 MiB holds 30x that.
+inline constexpr std::size_t kMaxSiliconSampleBytes = 64 * kMiB;
 // HotSpot floorplans, layer configurations and configs: a few KiB in HotSpot's examples.
 inline constexpr std::size_t kMaxHotspotFileBytes = 4 * kMiB;
 

@@ -7,7 +7,9 @@
 // use (the front end's dispatch time, the on-die barrier) come from the hardware: a profile
 // says *whether* an operator pays a host launch, the hardware says what its own dispatch and
 // barrier cost.
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "stackscope/hw/hardware.hpp"
 
@@ -46,6 +48,13 @@ struct Profile {
   // kernel, paying host_launch_us on top.
   bool graph_capture = true;
   double host_launch_us = 0.0;  // per kernel when graph_capture is false (launch + host sync)
+  // Device time every kernel costs beyond its own work, in graph replay and eager launches
+  // alike: the gap between consecutive kernels (the next grid is started only after the last
+  // block of the previous one retired), a small kernel's ramp-up and tail when its grid does
+  // not fill the device, and the prologue/epilogue of quantised GEMMs. Per kernel, in us;
+  // measured per backend (fitted on the measured deployments, docs/validation.md), because
+  // it is the software's kernel mix, not the silicon, that sets it.
+  double kernel_gap_us = 0.0;
   // true: a collective is a kernel of its own (NCCL) and pays one kernel's overhead; false: the
   // device issues it without a kernel boundary (DMA descriptors from the sequencer), so only
   // the collective's own synchronisation (the network model's alpha) is paid.
@@ -77,15 +86,20 @@ double device_dispatch_s(const hw::ComputeDie& die, const hw::Noc& noc);
 double mesh_barrier_s(const hw::Noc& noc);
 
 // Fixed overhead of one modelled compute operator under `profile`, seconds:
-// kernels_per_op x (device dispatch + host launch when not graph-captured).
+// kernels_per_op x (device dispatch + kernel_gap_us + host launch when not graph-captured).
 double op_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
 
 // Fixed overhead a collective pays on top of its network time (whose alpha is its own
-// synchronisation), seconds: one kernel's dispatch (+ host launch when not captured) when the
+// synchronisation), seconds: one kernel's dispatch and gap (+ host launch when not captured) when the
 // runtime runs collectives as kernels, else 0.
 double collective_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
 
 const char* to_string(DeviceClass c);
+
+// The profile's numeric fields by their JSON keys (matmul_efficiency, kernel_gap_us, ...), for
+// calibrations that sweep them: numeric_field() is null for any other key.
+std::span<const std::string_view> numeric_field_names();
+double* numeric_field(Profile& p, std::string_view key);
 
 // Registry ids (presets/runtimes/) of the profile a project gets when it names none: current
 // GPU runtimes for GPUs, the accelerator-native profile for mesh devices. Comparisons (search

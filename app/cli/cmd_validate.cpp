@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `validate`: measured deployments in, error tables out (core/validate runs them; io reads the
+// files and writes the JSON).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "commands.hpp"
+#include "long_run.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/io/reference.hpp"
+#include "stackscope/io/silicon_sample.hpp"
+#include "stackscope/io/validation.hpp"
+#include "stackscope/validate/fit.hpp"
+#include "stackscope/validate/run.hpp"
+
+namespace stackscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<OptionSpec> validate_options() {
+  return {
+      {"--fit-on", "SEL",
+       "rows a calibration is fitted on, e.g. system=h100_sxm (keys system, backend, version, "
+       "model, mode, precision, id; values v1|v2, a trailing * matches a prefix)"},
+      {"--hold-out", "SEL", "rows only checked, never fitted on, e.g. system=h200_sxm|b200_sxm"},
+      {"--only", "SEL", "run only these rows (the others are counted as not selected)"},
+      {"--fit", "PROFILE",
+       "calibrate this runtime profile (e.g. vllm-2025) on the --fit-on rows it runs: a grid "
+       "search over --grid, then the report with the best values"},
+      {"--grid", "KEY=LO:HI:STEP,...",
+       "the profile fields --fit sweeps, e.g. kernel_gap_us=0:8:1,matmul_efficiency=0.5|0.6|0.7"},
+      {"--summary", "", "print the partition table only (no per-row table)"},
+      {"--json", "", "print the report as JSON"},
+      {"--threads", "N", "rows simulated at once (default: all cores)"},
+      {"--progress", "", "progress lines on stderr even when it is not a terminal"},
+      {"--help", "", "show this help"},
+  };
+}
+
+std::string pct(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", 100 * fraction);
+  return b;
+}
+std::string apct(double fraction) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100 * fraction);
+  return b;
+}
+
+void print_rows(std::ostream& out, const validate::Report& rep) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-52s %-8s %6s %10s %10s %8s %9s %9s %8s\n", "row", "group",
+                "conc", "TTFT ms", "model", "error", "TPOT ms", "model", "error");
+  out << line;
+  for (const auto& r : rep.results) {
+    if (!r.ran) continue;
+    const auto& c = rep.cases[r.index];
+    std::string id = c.row.id.size() > 52 ? c.row.id.substr(0, 49) + "..." : c.row.id;
+    std::snprintf(line, sizeof line, "%-52s %-8s %6d %10.1f %10.1f %8s %9.2f %9.2f %8s\n",
+                  id.c_str(), validate::to_string(r.group), c.bench.concurrency, c.row.ttft_ms,
+                  r.ttft_ms, pct(r.ttft_err).c_str(), c.row.tpot_ms, r.tpot_ms,
+                  pct(r.tpot_err).c_str());
+    out << line;
+  }
+  out << "\n";
+}
+
+void print_partitions(std::ostream& out, const validate::Report& rep) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-62s %-8s %5s  %8s %8s %8s  %8s %8s %8s\n", "partition",
+                "group", "rows", "TTFT", "p90", "max", "TPOT", "p90", "max");
+  out << line;
+  for (const auto& p : rep.stats) {
+    std::string name = p.partition.size() > 62 ? p.partition.substr(0, 59) + "..." : p.partition;
+    std::snprintf(line, sizeof line, "%-62s %-8s %5zu  %8s %8s %8s  %8s %8s %8s\n", name.c_str(),
+                  validate::to_string(p.group), p.ttft.rows, apct(p.ttft.mape).c_str(),
+                  apct(p.ttft.p90).c_str(), apct(p.ttft.max).c_str(), apct(p.tpot.mape).c_str(),
+                  apct(p.tpot.p90).c_str(), apct(p.tpot.max).c_str());
+    out << line;
+  }
+  out << "(TTFT and TPOT columns: mean absolute percentage error of the mean per row, its p90 "
+         "and max)\n";
+}
+
+// Rows that did not run, grouped by reason, every id listed.
+void print_not_run(std::ostream& out, const validate::Report& rep) {
+  std::map<std::string, std::vector<std::string>> by_reason;
+  std::vector<std::string> order;
+  const auto add = [&](const std::string& reason, const std::string& id) {
+    auto [it, fresh] = by_reason.try_emplace(reason);
+    if (fresh) order.push_back(reason);
+    it->second.push_back(id);
+  };
+  for (const auto& r : rep.results) {
+    const auto& c = rep.cases[r.index];
+    if (!c.unmapped.empty())
+      add("not mapped: " + c.unmapped, c.row.id);
+    else if (!r.ran)
+      add("did not run: " + r.failure, c.row.id);
+  }
+  for (const auto& reason : order) {
+    const auto& ids = by_reason[reason];
+    out << "\n" << ids.size() << (ids.size() == 1 ? " row " : " rows ") << reason << "\n  ";
+    std::size_t width = 2;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string item = ids[i] + (i + 1 < ids.size() ? "," : "");
+      if (width + item.size() + 1 > 100 && width > 2) {
+        out << "\n  ";
+        width = 2;
+      }
+      if (width > 2) {
+        out << ' ';
+        ++width;
+      }
+      out << item;
+      width += item.size();
+    }
+    out << "\n";
+  }
+}
+
+// The grid's ten best points and the chosen one.
+void print_fit(std::ostream& out, const validate::FitResult& fr) {
+  out << "fit of runtime profile " << fr.profile << " on " << fr.rows << " rows, "
+      << fr.points.size() << " grid points (objective: mean of TTFT and TPOT MAPE)\n";
+  std::vector<std::size_t> order(fr.points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return fr.points[x].objective < fr.points[y].objective;
+  });
+  char line[256];
+  for (const auto& ax : fr.axes) {
+    std::snprintf(line, sizeof line, "%26s ", ax.key.c_str());
+    out << line;
+  }
+  out << "  objective      TTFT      TPOT  failed\n";
+  for (std::size_t k = 0; k < order.size() && k < 10; ++k) {
+    const auto& p = fr.points[order[k]];
+    for (double v : p.values) {
+      std::snprintf(line, sizeof line, "%26.4g ", v);
+      out << line;
+    }
+    std::snprintf(line, sizeof line, "  %9s %9s %9s  %6zu\n", apct(p.objective).c_str(),
+                  apct(p.ttft.mape).c_str(), apct(p.tpot.mape).c_str(), p.failed);
+    out << line;
+  }
+  out << "best:";
+  const auto& b = fr.points.at(fr.best);
+  for (std::size_t i = 0; i < fr.axes.size(); ++i) {
+    std::snprintf(line, sizeof line, " %s=%.6g", fr.axes[i].key.c_str(), b.values[i]);
+    out << line;
+  }
+  out << "\n\n";
+}
+
+int run_validate(std::span<const std::string> args, Context& ctx) {
+  static const std::vector<OptionSpec> options = validate_options();
+  const ParsedArgs a = parse_args("validate", args, options, 64);
+  if (a.has("--help")) {
+    print_command_help(make_validate_command(), ctx.out);
+    return kExitOk;
+  }
+  if (a.positional.empty())
+    throw CliError(
+        "validate: missing FILE (allowed: AIConfigurator silicon-sample CSV, plain or .gz, e.g. "
+        "data/aic-silicon/h100_sxm.csv.gz, or measured-row JSON from data/trtllm-measured)");
+  const auto selector = [&](const char* opt) {
+    validate::Selector s;
+    if (auto v = a.get(opt)) {
+      try {
+        s = validate::parse_selector(*v, std::string("validate: ") + opt);
+      } catch (const std::invalid_argument& e) {
+        throw CliError(e.what());
+      }
+    }
+    return s;
+  };
+  const validate::Selector fit = selector("--fit-on");
+  const validate::Selector hold = selector("--hold-out");
+  const validate::Selector only = selector("--only");
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (auto v = a.get("--threads")) threads = static_cast<int>(parse_int("--threads", *v, 1, 256));
+
+  validate::Report rep;
+  rep.fit_on = a.get("--fit-on").value_or("");
+  rep.hold_out = a.get("--hold-out").value_or("");
+  std::vector<io::RowCheck> static_checks, serving_checks;
+  validate::Catalog catalog = io::silicon_catalog(ctx.presets);
+  std::vector<validate::SiliconRow> sample;
+  std::size_t read = 0;
+  for (const auto& name : a.positional) {
+    const fs::path file = name;
+    rep.inputs.push_back(name);
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (lower.ends_with(".json") || lower.ends_with(".json.gz")) {
+      // The project's own measured rows: static rows through the evaluator, serving rows
+      // (batch "auto") through the trtllm-bench simulation.
+      const auto rows = io::load_measured_rows(file);
+      std::vector<io::MeasuredRow> st, sv;
+      for (const auto& r : rows) (r.batch == 0 ? sv : st).push_back(r);
+      auto s1 = io::check_measured_rows(st, ctx.presets);
+      auto s2 = io::check_serving_rows(sv, ctx.presets);
+      static_checks.insert(static_checks.end(), s1.begin(), s1.end());
+      serving_checks.insert(serving_checks.end(), s2.begin(), s2.end());
+      read += rows.size();
+      continue;
+    }
+    for (auto& row : io::load_silicon_sample(file)) {
+      sample.push_back(std::move(row));
+      ++read;
+    }
+  }
+  if (a.has("--fit") != a.has("--grid"))
+    throw CliError("validate: --fit PROFILE and --grid KEY=LO:HI:STEP,... go together");
+  if (a.has("--fit") && sample.empty())
+    throw CliError("validate: --fit needs a silicon-sample CSV among the files");
+  LongRun run("validate", a.has("--progress"), a.has("--json"));
+  if (auto profile = a.get("--fit")) {
+    std::vector<validate::GridAxis> axes;
+    try {
+      axes = validate::parse_grid(*a.get("--grid"), "validate: --grid");
+    } catch (const std::invalid_argument& e) {
+      throw CliError(e.what());
+    }
+    if (!catalog.runtimes.contains(*profile))
+      throw CliError("validate: --fit: unknown runtime profile '" + *profile + "'");
+    // The calibration's rows: the --fit-on rows (all of --only's when no --fit-on is given).
+    std::vector<validate::SiliconRow> fit_rows;
+    for (const auto& r : sample)
+      if (validate::matches(only, r) && (fit.empty() || validate::matches(fit, r)))
+        fit_rows.push_back(r);
+    validate::RunOptions fo;
+    fo.threads = threads;
+    fo.stop = run.token();
+    fo.progress = [&](std::size_t done, std::size_t total) {
+      run.progress("fit: grid point " + std::to_string(done) + " of " + std::to_string(total));
+    };
+    validate::FitResult fr;
+    try {
+      fr = validate::fit_profile(fit_rows, catalog, *profile, axes, fo);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(std::string("validate: --fit: ") + e.what());
+    }
+    run.clear();
+    if (run.interrupted()) {
+      ctx.err << "error: " << run.interrupted_text() << "\n";
+      return kExitInterrupted;
+    }
+    rep.fit = fr;
+    catalog = validate::with_point(catalog, *profile, axes, fr.points.at(fr.best).values);
+    if (!a.has("--json")) print_fit(ctx.out, fr);
+  }
+  for (const auto& row : sample) rep.cases.push_back(validate::map_row(row, catalog));
+  // Selections: with --fit-on or --hold-out, a row is in the group it matches (fitted first);
+  // rows matching neither (or outside --only) are not run and are counted.
+  std::vector<validate::Group> groups;
+  std::size_t not_selected = 0;
+  const bool grouped = !fit.empty() || !hold.empty();
+  for (std::size_t i = 0; i < rep.cases.size(); ++i) {
+    const auto& row = rep.cases[i].row;
+    if (!validate::matches(only, row)) {
+      ++not_selected;
+      continue;
+    }
+    validate::Group g = validate::Group::reported;
+    if (grouped) {
+      if (!fit.empty() && validate::matches(fit, row))
+        g = validate::Group::fitted;
+      else if (!hold.empty() && validate::matches(hold, row))
+        g = validate::Group::held_out;
+      else {
+        ++not_selected;
+        continue;
+      }
+    }
+    rep.selected.push_back(i);
+    groups.push_back(g);
+  }
+  validate::RunOptions ro;
+  ro.threads = threads;
+  ro.stop = run.token();
+  ro.progress = [&](std::size_t done, std::size_t total) {
+    run.progress(std::to_string(done) + " of " + std::to_string(total) + " rows");
+  };
+  rep.results = validate::run_cases(rep.cases, rep.selected, groups, ro);
+  run.clear();
+  if (run.interrupted()) {
+    ctx.err << "error: " << run.interrupted_text() << "\n";
+    return kExitInterrupted;
+  }
+  rep.stats = validate::summarise(rep.cases, rep.results);
+
+  if (a.has("--json")) {
+    ctx.out << io::validation_json(rep, static_checks, serving_checks);
+    return kExitOk;
+  }
+  std::size_t ran = 0, unmapped = 0;
+  for (const auto& r : rep.results) {
+    ran += r.ran ? 1 : 0;
+    unmapped += rep.cases[r.index].unmapped.empty() ? 0 : 1;
+  }
+  if (!static_checks.empty()) ctx.out << "static rows\n" << io::format_checks(static_checks) << "\n";
+  if (!serving_checks.empty())
+    ctx.out << "serving rows (trtllm-bench)\n" << io::format_checks(serving_checks) << "\n";
+  if (!rep.cases.empty()) {
+    ctx.out << "measured deployments: " << rep.cases.size() << " rows read, "
+            << rep.selected.size() << " selected, " << ran << " ran, " << unmapped
+            << " not mapped, " << rep.selected.size() - ran - unmapped
+            << " failed (reasons below)";
+    if (not_selected > 0) ctx.out << ", " << not_selected << " outside the selection";
+    ctx.out << "\n\n";
+    if (!a.has("--summary")) print_rows(ctx.out, rep);
+    print_partitions(ctx.out, rep);
+    print_not_run(ctx.out, rep);
+  }
+  (void)read;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command make_validate_command() {
+  Command c;
+  c.name = "validate";
+  c.synopsis = "validate FILE... [--fit-on SEL] [--hold-out SEL] [--only SEL] [--json]";
+  c.summary = "run measured deployments and print the model's TTFT/TPOT errors";
+  c.description =
+      "Reads measured deployments and runs each the way it was measured:\n"
+      " - AIConfigurator's silicon-sample CSV (plain or .gz; data/aic-silicon/h100_sxm.csv.gz,\n"
+      "   or the whole public sample): each row's model, device, precision and plan (tensor,\n"
+      "   pipeline, attention-DP and MoE TP/EP; aggregated or prefill/decode disaggregated\n"
+      "   workers) under its backend's scheduler and runtime profile, closed loop at the row's\n"
+      "   concurrency with its load generator's request count and lengths (aiperf: 20 x C\n"
+      "   requests, fixed lengths; InferenceX benchmark_serving: 10 x C, lengths uniform in\n"
+      "   [0.8 L, L]); the simulated mean TTFT and TPOT against the measured means;\n"
+      " - the project's measured-row JSON (data/trtllm-measured): static rows through the\n"
+      "   evaluator, serving rows (batch \"auto\") through the trtllm-bench simulation.\n"
+      "Prints a per-row table, the mean absolute percentage error with p90 and max of TTFT and\n"
+      "TPOT per partition (model | system | backend | mode) and over all dense, all MoE and all\n"
+      "rows, then every row that could not be mapped or run, with the reason. --fit-on and\n"
+      "--hold-out split the rows into the set a calibration is fitted on and the set it is\n"
+      "only checked on, reported side by side. Ctrl-C stops (exit 130).";
+  c.options = validate_options();
+  c.run = run_validate;
+  return c;
+}
+
+}  // namespace stackscope::cli

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "stackscope/validate/silicon.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+#include "stackscope/perf/validate.hpp"
+#include "stackscope/serving/trtllm_bench.hpp"
+
+namespace stackscope::validate {
+namespace {
+
+bool contains(std::string_view s, std::string_view what) {
+  return s.find(what) != std::string_view::npos;
+}
+
+// "key=123" inside a "; "-separated source string; 0 when absent or not a whole number.
+int source_int(const std::string& source, std::string_view key) {
+  const std::string needle = std::string(key) + "=";
+  std::size_t at = 0;
+  while ((at = source.find(needle, at)) != std::string::npos) {
+    // The key must start the string or follow a separator, so "x_silicon_concurrency" is not it.
+    if (at == 0 || source[at - 1] == ' ' || source[at - 1] == ';') break;
+    at += needle.size();
+  }
+  if (at == std::string::npos) return 0;
+  long long v = 0;
+  std::size_t i = at + needle.size();
+  const std::size_t start = i;
+  while (i < source.size() && source[i] >= '0' && source[i] <= '9' && v < (1LL << 31)) {
+    v = v * 10 + (source[i] - '0');
+    ++i;
+  }
+  if (i == start || v <= 0 || v >= (1LL << 30)) return 0;
+  return static_cast<int>(v);
+}
+
+int or1(int v) { return v > 0 ? v : 1; }
+
+// Numerics of a row: weights and activations from the GEMM quantisation, the KV cache from the
+// backend's default for that checkpoint.
+struct NumericsMapping {
+  workload::Numerics numerics;
+  std::string refused;
+  std::string note;
+};
+
+bool fp8_family(const std::string& q) { return q == "fp8" || q == "fp8_block"; }
+bool w4_weight_only(const std::string& q) {
+  return q == "mxfp4" || q == "w4a16" || q == "int4_wo" || q == "w4a16_awq" || q == "int4";
+}
+
+NumericsMapping numerics_for(const SiliconRow& row, const hw::Hardware& hw) {
+  NumericsMapping m;
+  const std::string& q = row.gemm_quant;
+  workload::Numerics& n = m.numerics;
+  if (q.empty() || q == "bf16" || q == "fp16") {
+    if (!row.precision.empty() && row.precision != "bf16" && row.precision != "fp16") {
+      m.refused = "precision '" + row.precision + "' with no GEMM quantisation";
+      return m;
+    }
+    n = {Precision::bf16, Precision::bf16, Precision::bf16};
+  } else if (fp8_family(q)) {
+    // fp8_block (DeepSeek-style 128 x 128 block scales) moves the same bytes and runs the same
+    // FP8 tensor-core rate as per-tensor FP8; the scales are < 0.1 % of the weights.
+    n = {Precision::fp8, Precision::fp8, Precision::bf16};
+  } else if (q == "nvfp4") {
+    if (hw.compute.matrix_flops_per_cycle_fp4 <= 0) {
+      m.refused = "NVFP4 GEMMs on " + row.system +
+                  ", which has no FP4 tensor cores (Blackwell and later): the row's software "
+                  "ran some other kernel the model cannot name";
+      return m;
+    }
+    n = {Precision::fp4, Precision::fp4, Precision::fp8};
+  } else if (w4_weight_only(q)) {
+    // Weight-only 4-bit (INT4 AWQ/GPTQ, MXFP4 on Hopper): 4-bit weights dequantised in the GEMM,
+    // which runs at the activations' precision (perf: a GEMM runs at its wider operand).
+    n = {Precision::fp4, Precision::bf16, Precision::bf16};
+    m.note = "weight-only " + q + ": 4-bit weights, GEMMs at bf16";
+  } else {
+    m.refused = "GEMM quantisation '" + q +
+                "' (allowed: empty/bf16/fp16, fp8, fp8_block, nvfp4, mxfp4, w4a16, int4_wo)";
+    return m;
+  }
+  // The MoE experts carry the model's one weight precision; a row whose experts are stored in
+  // another width than its dense GEMMs cannot be expressed.
+  const std::string& mq = row.moe_quant;
+  if (!mq.empty() && mq != q) {
+    const bool same_width = (fp8_family(mq) && fp8_family(q)) || (mq == "bf16" && q.empty());
+    if (!same_width) {
+      m.refused = "MoE quantisation '" + mq + "' differs in width from the GEMMs' '" + q +
+                  "' (one weight precision per model)";
+      return m;
+    }
+  }
+  // KV cache: TensorRT-LLM's FP8 deployments keep an FP8 KV cache (the checkpoints' and
+  // AIConfigurator's generated configs' kv_cache dtype fp8); vLLM and SGLang default to the
+  // model's dtype (kv_cache_dtype "auto" = bf16) unless told otherwise, and the rows do not say.
+  if (row.backend == "trtllm" && n.weights != Precision::bf16) n.kv_cache = Precision::fp8;
+  if (n.weights == Precision::fp4 && n.activations == Precision::fp4) n.kv_cache = Precision::fp8;
+  return m;
+}
+
+// CUDA-graph padding sizes of a backend (each a batch of decodes per attention-DP rank),
+// cut at `cap` with `cap` itself added when a listed size is larger.
+std::vector<int> graph_sizes(const std::string& backend, int cap) {
+  std::vector<int> base;
+  if (backend == "trtllm") {
+    // TensorRT-LLM cuda_graph_config with padding: 1, 2, 4, 8 and multiples of 8 up to
+    // max_batch_size (pyexecutor's default batch_sizes list for enable_padding).
+    for (int b : {1, 2, 4}) base.push_back(b);
+    for (int b = 8; b <= 8192; b += 8) base.push_back(b);
+  } else {
+    // vLLM cudagraph_capture_sizes default: 1, 2, 4, then 8..256 step 8, 272..512 step 16
+    // (vllm/config CompilationConfig); SGLang captures a similar list up to cuda_graph_max_bs.
+    for (int b : {1, 2, 4}) base.push_back(b);
+    for (int b = 8; b <= 256; b += 8) base.push_back(b);
+    for (int b = 272; b <= 512; b += 16) base.push_back(b);
+  }
+  std::vector<int> out;
+  for (int b : base) {
+    if (b >= cap) break;
+    out.push_back(b);
+  }
+  if (cap <= base.back()) out.push_back(cap);
+  return out;
+}
+
+// The scheduler a backend runs one worker with: `seqs` concurrent sequences over the worker's
+// `ranks` attention-DP ranks (the instance is the whole worker, so its caps are per-rank x
+// ranks).
+serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::Design& design,
+                                           int seqs, int ranks, int isl_max, int osl_max) {
+  serving::SchedulerConfig s;
+  if (row.backend == "trtllm") {
+    // trtllm-serve with AIConfigurator's generated extra options: the PyTorch backend's
+    // scheduler (GUARANTEED_NO_EVICT, 32-token blocks, chunked prefill off, CUDA graphs with
+    // padding), max_batch_size = the row's batch per rank.
+    s = serving::trtllm_bench_scheduler(design, isl_max, osl_max);
+    s.max_num_seqs = seqs;
+    s.max_num_batched_tokens = std::max(s.max_num_batched_tokens, isl_max + seqs);
+    std::vector<int> sizes;
+    for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks))) sizes.push_back(b * ranks);
+    s.cuda_graph_batch_sizes = std::move(sizes);
+  } else {
+    // vLLM V1 (the InferenceX H100 scripts: --max-num-seqs = concurrency,
+    // --max-num-batched-tokens 8192, prefix caching off, --gpu-memory-utilization 0.9) and
+    // SGLang (--max-running-requests, chunked_prefill_size 8192 on 80-141 GB GPUs): chunked
+    // prefill within an 8192-token budget, KV allocated as it grows with preemption.
+    s.max_num_seqs = seqs;
+    s.max_num_batched_tokens = 8192;
+    s.chunked_prefill = true;
+    s.block_size = 16;
+    s.kv_policy = serving::KvPolicy::max_utilization;
+    s.kv_cache_fraction = 0.9;
+    std::vector<int> sizes;
+    for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks))) sizes.push_back(b * ranks);
+    s.cuda_graph_batch_sizes = std::move(sizes);
+  }
+  return s;
+}
+
+// A worker's design: the base design with the stage's plan. Dense models run attention data
+// parallelism as attention TP inside a wider FFN TP group; MoE models as the plan's ep ranks
+// (attention-DP over them) with the experts' own TP x EP.
+std::string apply_stage(perf::Design& d, const SiliconStage& st, bool moe) {
+  const int tp = or1(st.tp), pp = or1(st.pp), adp = or1(st.attention_dp);
+  parallel::Plan p;
+  p.pp = pp;
+  p.dp = 1;
+  if (!moe) {
+    p.tp = tp * adp;
+    if (adp > 1) p.attention.tp = tp;
+  } else {
+    p.tp = tp;
+    p.ep = adp;
+    const int stage = tp * adp;
+    int mtp = st.moe_tp, mep = st.moe_ep;
+    if (mtp <= 0 && mep <= 0) {
+      mtp = 1;
+      mep = stage;
+    } else if (mtp <= 0) {
+      mtp = stage / mep;
+    } else if (mep <= 0) {
+      mep = stage / mtp;
+    }
+    if (mtp * mep != stage)
+      return "moe_tp " + std::to_string(mtp) + " x moe_ep " + std::to_string(mep) +
+             " does not use the worker's tp x attention_dp = " + std::to_string(stage) + " GPUs";
+    p.moe.tp = mtp;
+    p.moe.ep = mep;
+  }
+  d.parallel = p;
+  return {};
+}
+
+}  // namespace
+
+const char* to_string(LoadGenerator g) {
+  return g == LoadGenerator::aiperf ? "aiperf" : "benchmark_serving";
+}
+
+std::optional<std::string> hardware_for_system(const std::string& system) {
+  // AIConfigurator's system names (aic-core systems/*.yaml) -> StackScope hardware presets.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kMap{{
+      {"h100_sxm", "h100-sxm"},
+      {"h200_sxm", "h200"},
+      {"b200_sxm", "b200"},
+      {"a100_sxm", "a100-sxm-80gb"},
+  }};
+  for (const auto& [k, v] : kMap)
+    if (system == k) return std::string(v);
+  return std::nullopt;
+}
+
+ModelMapping model_for_path(const std::string& path) {
+  struct Entry {
+    std::string_view path, preset, note;
+  };
+  static constexpr Entry kMap[] = {
+      {"meta-llama/Llama-3.1-8B", "llama-3.1-8b", ""},
+      {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},
+      {"meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b", ""},
+      {"meta-llama/Llama-3.1-70B", "llama-3.1-70b", ""},
+      {"meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b", ""},
+      {"meta-llama/Llama-3.3-70B-Instruct", "llama-3.3-70b", ""},
+      {"meta-llama/Llama-3.1-405B", "llama-3.1-405b", ""},
+      {"meta-llama/Llama-3.1-405B-Instruct", "llama-3.1-405b", ""},
+      {"Qwen/Qwen3-32B", "qwen3-32b", ""},
+      {"Qwen/Qwen3-32B-FP8", "qwen3-32b", ""},
+      {"Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b", ""},
+      {"Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b", ""},
+      // DeepSeek-R1 is a post-trained DeepSeek-V3: its config.json has V3's architecture
+      // (huggingface.co/deepseek-ai/DeepSeek-R1, "model_type": "deepseek_v3").
+      {"deepseek-ai/DeepSeek-V3", "deepseek-v3", ""},
+      {"deepseek-ai/DeepSeek-V3-0324", "deepseek-v3", "V3-0324 has V3's architecture"},
+      {"deepseek-ai/DeepSeek-R1", "deepseek-v3", "R1 has V3's architecture"},
+      {"deepseek-ai/DeepSeek-R1-0528", "deepseek-v3", "R1-0528 has V3's architecture"},
+      // NVIDIA's ModelOpt checkpoints: the same architectures, quantised (the row's
+      // gemm_quant_mode says how).
+      {"nvidia/Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b", ""},
+      {"nvidia/Llama-3.1-70B-Instruct-FP8", "llama-3.1-70b", ""},
+      {"nvidia/Qwen3-32B-FP8", "qwen3-32b", ""},
+      {"nvidia/Qwen3-32B-NVFP4", "qwen3-32b", ""},
+      {"nvidia/DeepSeek-R1-FP4", "deepseek-v3", "R1 has V3's architecture"},
+      {"nvidia/DeepSeek-R1-NVFP4", "deepseek-v3", "R1 has V3's architecture"},
+      {"nvidia/DeepSeek-R1-0528-FP4", "deepseek-v3", "R1-0528 has V3's architecture"},
+      {"nvidia/DeepSeek-V3-0324-FP4", "deepseek-v3", "V3-0324 has V3's architecture"},
+  };
+  for (const auto& e : kMap)
+    if (path == e.path) return {std::string(e.preset), std::string(e.note)};
+  if (path.starts_with("openai/gpt-oss"))
+    return {"",
+            "gpt-oss alternates 128-token sliding-window and full attention layers with learned "
+            "attention sinks; the operator graph has full attention only, so half its layers' "
+            "KV cache and attention time would be overstated"};
+  if (path.starts_with("MiniMaxAI/"))
+    return {"", "no preset for " + path + " (its public config is not in the preset set)"};
+  return {"", "no model preset for '" + path + "'"};
+}
+
+int row_concurrency(const SiliconRow& row) {
+  if (const int c = source_int(row.source, "silicon_concurrency"); c > 0) return c;
+  if (row.mode == "disagg")
+    return or1(row.decode.batch) * or1(row.decode.workers) * or1(row.decode.attention_dp);
+  return or1(row.agg.batch) * or1(row.agg.attention_dp);
+}
+
+LoadGenerator load_generator_of(const SiliconRow& row) {
+  // InferenceX (SemiAnalysis) rows carry "model=<name>; ...; measured=<date>" and no
+  // AIConfigurator job ids; the rest come from AIConfigurator's own aiperf workflow.
+  const bool inferencex = contains(row.source, "model=") && contains(row.source, "measured=") &&
+                          !contains(row.source, "db-dump") && !contains(row.source, "gtl_job_id");
+  return inferencex ? LoadGenerator::benchmark_serving : LoadGenerator::aiperf;
+}
+
+Case map_row(const SiliconRow& row, const Catalog& catalog) {
+  Case c;
+  c.row = row;
+  c.partition = row.model + "|" + row.system + "|" + row.backend + "|" + row.mode;
+  const auto refuse = [&](std::string why) {
+    c.unmapped = std::move(why);
+    c.workers.clear();
+    return c;
+  };
+  if (row.mode != "agg" && row.mode != "disagg")
+    return refuse("mode '" + row.mode + "' (allowed: agg, disagg)");
+  if (row.backend != "trtllm" && row.backend != "vllm" && row.backend != "sglang")
+    return refuse("backend '" + row.backend + "' (allowed: trtllm, vllm, sglang)");
+  const auto hw_id = hardware_for_system(row.system);
+  if (!hw_id || !catalog.hardware.contains(*hw_id))
+    return refuse("no device preset for system '" + row.system + "'");
+  const ModelMapping mm = model_for_path(row.model);
+  if (mm.preset.empty()) return refuse(mm.reason);
+  if (!catalog.models.contains(mm.preset))
+    return refuse("model preset '" + mm.preset + "' is not in the registry");
+  if (!mm.reason.empty()) c.notes.push_back(mm.reason);
+  c.model_preset = mm.preset;
+
+  perf::Design base;
+  base.name = row.id;
+  base.hardware = catalog.hardware.at(*hw_id);
+  base.model = catalog.models.at(mm.preset);
+  c.moe = base.model.moe.experts > 0;
+  const NumericsMapping nm = numerics_for(row, base.hardware);
+  if (!nm.refused.empty()) return refuse(nm.refused);
+  if (!nm.note.empty()) c.notes.push_back(nm.note);
+  base.workload.numerics = nm.numerics;
+
+  // Runtime profile of the backend: the fitted profile of the backend's release era when the
+  // registry has it, else the current-GPU default (noted).
+  const std::string wanted = row.backend == "trtllm" ? "trtllm-2025"
+                             : row.backend == "vllm" ? "vllm-2025"
+                                                     : "sglang-2025";
+  c.runtime = catalog.runtimes.contains(wanted) ? wanted : runtime::kModernGpuProfileId;
+  if (c.runtime != wanted) c.notes.push_back("no " + wanted + " profile: " + c.runtime);
+  if (!catalog.runtimes.contains(c.runtime))
+    return refuse("runtime profile '" + c.runtime + "' is not in the registry");
+  base.runtime = catalog.runtimes.at(c.runtime);
+
+  // The benchmark.
+  Benchmark& b = c.bench;
+  b.generator = load_generator_of(row);
+  b.concurrency = row_concurrency(row);
+  const std::size_t rounds = b.generator == LoadGenerator::aiperf ? 20 : 10;
+  b.requests = rounds * static_cast<std::size_t>(b.concurrency);
+  b.isl_max = row.isl;
+  b.osl_max = row.osl;
+  if (b.generator == LoadGenerator::benchmark_serving) {
+    b.isl_min = std::max(1, (row.isl * 4 + 4) / 5);  // ceil(0.8 L)
+    b.osl_min = std::max(1, (row.osl * 4 + 4) / 5);
+  } else {
+    b.isl_min = row.isl;
+    b.osl_min = row.osl;
+  }
+  const int context = base.model.max_context_tokens;
+  if (context > 0 && row.isl + row.osl > context)
+    return refuse("isl + osl = " + std::to_string(row.isl + row.osl) + " over " + mm.preset +
+                  "'s context of " + std::to_string(context) + " tokens");
+
+  // Workers.
+  const auto worker_gpus = [](const SiliconStage& s) {
+    return or1(s.tp) * or1(s.attention_dp) * or1(s.pp);
+  };
+  struct StageUse {
+    const SiliconStage* stage;
+    int count;
+    int seqs;
+  };
+  std::vector<StageUse> uses;
+  if (row.mode == "agg") {
+    uses.push_back({&row.agg, 1, std::max(b.concurrency, 1)});
+  } else {
+    const int pw = or1(row.prefill.workers), dw = or1(row.decode.workers);
+    const int dseqs = std::max(or1(row.decode.batch) * or1(row.decode.attention_dp),
+                               (b.concurrency + dw - 1) / dw);
+    uses.push_back({&row.prefill, pw, or1(row.prefill.batch) * or1(row.prefill.attention_dp)});
+    uses.push_back({&row.decode, dw, dseqs});
+  }
+  if (!c.moe)
+    for (const auto& u : uses)
+      if (or1(u.stage->attention_dp) > 1)
+        c.notes.push_back("attention data parallelism on a dense model: attention TP " +
+                          std::to_string(or1(u.stage->tp)) + " inside FFN TP " +
+                          std::to_string(worker_gpus(*u.stage)));
+  int total = 0;
+  for (const auto& u : uses) total += worker_gpus(*u.stage) * u.count;
+  // The system: the smallest preset of this device with room for every GPU of the deployment.
+  const hw::System* sys = nullptr;
+  for (const auto& [id, s] : catalog.systems)
+    if (s.hardware == *hw_id && s.devices >= total && (!sys || s.devices < sys->devices))
+      sys = &s;
+  if (!sys)
+    return refuse(std::to_string(total) + " GPUs: no system preset of " + *hw_id +
+                  " holds that many");
+  base.system = *sys;
+  for (const auto& u : uses) {
+    Worker w;
+    w.design = base;
+    if (std::string why = apply_stage(w.design, *u.stage, c.moe); !why.empty()) return refuse(why);
+    w.design.system.devices = worker_gpus(*u.stage);
+    w.design.workload.batch = 1;
+    w.design.workload.input_len = b.isl_max;
+    w.design.workload.output_len = b.osl_max;
+    auto issues = perf::validate(w.design);
+    if (!issues.empty())
+      return refuse("the plan " + parallel::short_text(w.design.parallel) +
+                    " is not valid here: " + format_issue(issues.front()));
+    w.count = u.count;
+    w.scheduler = backend_scheduler(row, w.design, std::max(1, u.seqs),
+                                    or1(u.stage->attention_dp), b.isl_max, b.osl_max);
+    // The whole deployment's system (the KV transfer of a disaggregated one crosses it).
+    w.design.system.devices = total;
+    c.workers.push_back(std::move(w));
+  }
+  return c;
+}
+
+}  // namespace stackscope::validate

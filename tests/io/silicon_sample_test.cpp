@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// AIConfigurator's silicon-sample CSV (io/silicon_sample.hpp) and the mapping and running of its
+// rows (validate/silicon.hpp, validate/run.hpp).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "stackscope/common/issue.hpp"
+#include "stackscope/io/project.hpp"
+#include "stackscope/io/silicon_sample.hpp"
+#include "stackscope/io/validation.hpp"
+#include "stackscope/validate/fit.hpp"
+#include "stackscope/validate/run.hpp"
+
+namespace stackscope {
+namespace {
+
+const std::string kHeader =
+    "id,silicon_data_source,backend,backend_version,model_path,system,precision,mode,isl,osl,"
+    "gemm_quant_mode,moe_quant_mode,batch_size,tp_size,pp_size,attention_dp_size,moe_tp_size,"
+    "moe_ep_size,prefill_batch_size,prefill_num_workers,prefill_tp_size,prefill_pp_size,"
+    "prefill_attention_dp_size,prefill_moe_tp_size,prefill_moe_ep_size,decode_batch_size,"
+    "decode_num_workers,decode_tp_size,decode_pp_size,decode_attention_dp_size,"
+    "decode_moe_tp_size,decode_moe_ep_size,silicon_ttft_ms,silicon_tpot_ms\n";
+
+// Rows copied from data/aic-silicon/h100_sxm.csv.gz (AIConfigurator silicon_sample.csv,
+// 095f58a), one per kind of deployment.
+const std::string kLlamaAgg =
+    "llama8b_c8,source_file=/x/aic-auto-gap-analysis/data/h100_sxm/trtllm/1.0.0rc3/"
+    "meta-llama_Llama-3.1-8B-Instruct.csv; silicon_concurrency=8,trtllm,1.0.0rc3,"
+    "meta-llama/Llama-3.1-8B-Instruct,h100_sxm,,agg,1024,128,,,8,1,1,,1,1,,,,,,,,,,,,,,,"
+    "190.954,7.9435\n";
+const std::string kDeepSeekDisagg =
+    "dsr1_disagg,source_file=2026-01-01.csv; model=DeepSeek-R1; silicon_concurrency=64; "
+    "measured=2026-01-01T00:00:00Z; wip=False; image=lmsysorg/sglang:v0.5.8-cu129,sglang,0.5.8,"
+    "deepseek-ai/DeepSeek-R1,h100_sxm,fp8,disagg,1024,1024,fp8,fp8_block,,,,,,,1,1,1,1,16,1,16,"
+    "1,1,1,1,16,1,16,1500.0,30.0\n";
+const std::string kGptOss =
+    "gptoss,source_file=2026-04-06.csv; model=GPT-OSS-120B; silicon_concurrency=4; "
+    "measured=2026-04-06T00:00:00Z; wip=False,vllm,0.18.0,openai/gpt-oss-120b,h100_sxm,fp4,agg,"
+    "1024,1024,nvfp4,nvfp4,4,2,1,1,2,1,,,,,,,,,,,,,,,50.0,5.0\n";
+
+validate::Catalog catalog() {
+  static const validate::Catalog c = io::silicon_catalog(io::builtin_presets());
+  return c;
+}
+
+TEST(SiliconSample, ParsesColumnsByName) {
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg + kDeepSeekDisagg, "t.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  const auto& a = rows[0];
+  EXPECT_EQ(a.id, "llama8b_c8");
+  EXPECT_EQ(a.origin, "t.csv:2");
+  EXPECT_EQ(a.backend, "trtllm");
+  EXPECT_EQ(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(a.mode, "agg");
+  EXPECT_EQ(a.isl, 1024);
+  EXPECT_EQ(a.osl, 128);
+  EXPECT_EQ(a.agg.batch, 8);
+  EXPECT_EQ(a.agg.tp, 1);
+  EXPECT_EQ(a.agg.attention_dp, 0);  // empty cell
+  EXPECT_DOUBLE_EQ(a.ttft_ms, 190.954);
+  EXPECT_DOUBLE_EQ(a.tpot_ms, 7.9435);
+  const auto& d = rows[1];
+  EXPECT_EQ(d.prefill.workers, 1);
+  EXPECT_EQ(d.prefill.attention_dp, 16);
+  EXPECT_EQ(d.prefill.moe_ep, 16);
+  EXPECT_EQ(d.decode.attention_dp, 16);
+  EXPECT_EQ(d.moe_quant, "fp8_block");
+}
+
+TEST(SiliconSample, QuotedFieldsCrlfAndBom) {
+  const std::string text =
+      "\xEF\xBB\xBFid,backend,model_path,system,mode,isl,osl,silicon_ttft_ms,silicon_tpot_ms,"
+      "batch_size\r\n\"a,\"\"b\"\"\",vllm,Qwen/Qwen3-32B,h100_sxm,agg,1024,128,100.5,\"9.5\",8\r\n";
+  const auto rows = io::parse_silicon_sample(text, "q.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].id, "a,\"b\"");
+  EXPECT_DOUBLE_EQ(rows[0].tpot_ms, 9.5);
+  EXPECT_EQ(rows[0].agg.batch, 8);
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    io::parse_silicon_sample(text, "bad.csv");
+  } catch (const ConfigError& e) {
+    return format_issues(e.issues());
+  }
+  return "";
+}
+
+TEST(SiliconSample, BadInputNamesFileLineColumnAndRange) {
+  EXPECT_NE(error_of("").find("empty file"), std::string::npos);
+  EXPECT_NE(error_of("id,backend\n").find("missing column"), std::string::npos);
+  EXPECT_NE(error_of(kHeader).find("no measured rows"), std::string::npos);
+  std::string bad = kLlamaAgg;
+  bad.replace(bad.find(",1024,128,"), 10, ",0,128,");
+  const std::string e1 = error_of(kHeader + bad);
+  EXPECT_NE(e1.find("bad.csv:2/isl"), std::string::npos) << e1;
+  EXPECT_NE(e1.find("1..10000000"), std::string::npos) << e1;
+  std::string neg = kLlamaAgg;
+  neg.replace(neg.find("190.954"), 7, "-1");
+  EXPECT_NE(error_of(kHeader + neg).find("bad.csv:2/silicon_ttft_ms"), std::string::npos);
+  std::string big = kLlamaAgg;
+  big.replace(big.find(",8,1,1,"), 7, ",9999999,1,1,");
+  EXPECT_NE(error_of(kHeader + big).find("bad.csv:2/batch_size"), std::string::npos);
+  EXPECT_NE(error_of(kHeader + "\"open,quote\n").find("never closed"), std::string::npos);
+  EXPECT_NE(error_of(kHeader + "a,b,c\n").find("wrong number of fields"), std::string::npos);
+}
+
+TEST(SiliconSample, ShippedH100SampleLoadsWhole) {
+  // data/aic-silicon/README.md: 917 H100 rows.
+  const auto rows =
+      io::load_silicon_sample(std::string(STACKSCOPE_SOURCE_DIR) + "/data/aic-silicon/h100_sxm.csv.gz");
+  EXPECT_EQ(rows.size(), 917u);
+  std::map<std::string, int> per_backend;
+  for (const auto& r : rows) ++per_backend[r.backend];
+  // Counted from the CSV's backend column.
+  EXPECT_EQ(per_backend["trtllm"], 543);
+  EXPECT_EQ(per_backend["vllm"], 240);
+  EXPECT_EQ(per_backend["sglang"], 134);
+}
+
+TEST(SiliconMapping, AggregatedRowRunsItsPlanUnderItsBenchmark) {
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv");
+  const validate::Case c = validate::map_row(rows[0], catalog());
+  ASSERT_EQ(c.unmapped, "");
+  EXPECT_EQ(c.model_preset, "llama-3.1-8b");
+  EXPECT_EQ(c.partition, "meta-llama/Llama-3.1-8B-Instruct|h100_sxm|trtllm|agg");
+  EXPECT_FALSE(c.moe);
+  ASSERT_EQ(c.workers.size(), 1u);
+  EXPECT_EQ(c.workers[0].design.parallel.tp, 1);
+  EXPECT_EQ(c.workers[0].design.workload.numerics.weights, Precision::bf16);
+  EXPECT_EQ(c.runtime, "trtllm-2025");
+  // AIConfigurator's aiperf workflow: concurrency C, 20 x C requests, fixed lengths.
+  EXPECT_EQ(c.bench.generator, validate::LoadGenerator::aiperf);
+  EXPECT_EQ(c.bench.concurrency, 8);
+  EXPECT_EQ(c.bench.requests, 160u);
+  EXPECT_EQ(c.bench.isl_min, 1024);
+  EXPECT_EQ(c.bench.osl_max, 128);
+  EXPECT_EQ(c.workers[0].scheduler.max_num_seqs, 8);
+  EXPECT_FALSE(c.workers[0].scheduler.chunked_prefill);
+}
+
+TEST(SiliconMapping, DisaggregatedMoeRowKeepsAttentionDpAndExpertParallelism) {
+  const auto rows = io::parse_silicon_sample(kHeader + kDeepSeekDisagg, "t.csv");
+  const validate::Case c = validate::map_row(rows[0], catalog());
+  ASSERT_EQ(c.unmapped, "");
+  EXPECT_EQ(c.model_preset, "deepseek-v3");
+  EXPECT_TRUE(c.moe);
+  ASSERT_EQ(c.workers.size(), 2u);
+  for (const auto& w : c.workers) {
+    EXPECT_EQ(w.design.parallel.tp, 1);
+    EXPECT_EQ(w.design.parallel.ep, 16);  // attention-DP ranks
+    EXPECT_EQ(w.design.parallel.moe.ep, 16);
+    EXPECT_EQ(w.design.system.devices, 32);  // both workers on one system
+    EXPECT_EQ(w.design.workload.numerics.weights, Precision::fp8);
+  }
+  // silicon_concurrency in the source wins over the placeholder decode batch of 1; InferenceX
+  // benchmark_serving: 10 x C requests, lengths in [0.8 L, L].
+  EXPECT_EQ(c.bench.generator, validate::LoadGenerator::benchmark_serving);
+  EXPECT_EQ(c.bench.concurrency, 64);
+  EXPECT_EQ(c.bench.requests, 640u);
+  EXPECT_EQ(c.bench.isl_min, 820);
+  EXPECT_EQ(c.bench.isl_max, 1024);
+  EXPECT_GE(c.workers[1].scheduler.max_num_seqs, 64);
+}
+
+TEST(SiliconMapping, InexpressibleRowsSayWhy) {
+  const auto rows = io::parse_silicon_sample(kHeader + kGptOss, "t.csv");
+  const validate::Case c = validate::map_row(rows[0], catalog());
+  EXPECT_NE(c.unmapped.find("sliding-window"), std::string::npos) << c.unmapped;
+  EXPECT_TRUE(c.workers.empty());
+  validate::SiliconRow r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
+  r.system = "gb300";
+  EXPECT_NE(validate::map_row(r, catalog()).unmapped.find("no device preset"), std::string::npos);
+  r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
+  r.gemm_quant = "nvfp4";
+  r.precision = "fp4";
+  EXPECT_NE(validate::map_row(r, catalog()).unmapped.find("no FP4 tensor cores"),
+            std::string::npos);
+  r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
+  r.gemm_quant = "w4a16";
+  const validate::Case w4 = validate::map_row(r, catalog());
+  ASSERT_EQ(w4.unmapped, "");
+  EXPECT_EQ(w4.workers[0].design.workload.numerics.weights, Precision::fp4);
+  EXPECT_EQ(w4.workers[0].design.workload.numerics.activations, Precision::bf16);
+}
+
+TEST(SiliconSelector, ParsesAndMatches) {
+  const auto s = validate::parse_selector("system=h100_sxm|h200_sxm, backend=trt*", "--fit-on");
+  ASSERT_EQ(s.terms.size(), 2u);
+  validate::SiliconRow r;
+  r.system = "h200_sxm";
+  r.backend = "trtllm";
+  EXPECT_TRUE(validate::matches(s, r));
+  r.backend = "vllm";
+  EXPECT_FALSE(validate::matches(s, r));
+  EXPECT_TRUE(validate::matches(validate::Selector{}, r));
+  EXPECT_THROW(validate::parse_selector("colour=red", "--fit-on"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_selector("system", "--fit-on"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_selector("system=", "--fit-on"), std::invalid_argument);
+}
+
+TEST(SiliconStats, MapeP90AndMax) {
+  const auto s = validate::error_stats({0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0});
+  EXPECT_EQ(s.rows, 10u);
+  EXPECT_NEAR(s.mape, 0.55, 1e-12);
+  EXPECT_DOUBLE_EQ(s.p90, 0.9);  // nearest rank: ceil(0.9 x 10) = 9th
+  EXPECT_DOUBLE_EQ(s.max, 1.0);
+  EXPECT_EQ(validate::error_stats({}).rows, 0u);
+}
+
+TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
+  const auto rows =
+      io::parse_silicon_sample(kHeader + kLlamaAgg + kLlamaAgg + kGptOss, "t.csv");
+  std::vector<validate::Case> cases;
+  for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
+  const std::vector<std::size_t> sel{0, 1, 2};
+  const std::vector<validate::Group> groups(3, validate::Group::reported);
+  validate::RunOptions one;
+  const auto a = validate::run_cases(cases, sel, groups, one);
+  validate::RunOptions two;
+  two.threads = 2;
+  const auto b = validate::run_cases(cases, sel, groups, two);
+  ASSERT_EQ(a.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a[i].ran, b[i].ran);
+    EXPECT_EQ(a[i].ttft_ms, b[i].ttft_ms);
+    EXPECT_EQ(a[i].tpot_ms, b[i].tpot_ms);
+  }
+  ASSERT_TRUE(a[0].ran) << a[0].failure;
+  EXPECT_EQ(a[0].requests, 160u);
+  // Llama-3.1-8B on one H100 decodes 8 sequences far faster than 100 ms per token and prefills
+  // 1024 tokens in well under a second: the prediction lies within a factor 2 of the measured
+  // 7.9 ms and 191 ms.
+  EXPECT_GT(a[0].tpot_ms, 7.9435 / 2);
+  EXPECT_LT(a[0].tpot_ms, 7.9435 * 2);
+  EXPECT_GT(a[0].ttft_ms, 190.954 / 4);
+  EXPECT_LT(a[0].ttft_ms, 190.954 * 2);
+  EXPECT_FALSE(a[2].ran);
+  EXPECT_NE(a[2].failure.find("unmapped"), std::string::npos);
+  const auto stats = validate::summarise(cases, a);
+  ASSERT_FALSE(stats.empty());
+  EXPECT_EQ(stats.back().partition, "all");
+  EXPECT_EQ(stats.back().ttft.rows, 2u);
+  validate::Report rep;
+  rep.cases = cases;
+  rep.selected = sel;
+  rep.results = a;
+  rep.stats = stats;
+  const std::string json = io::validation_json(rep);
+  EXPECT_NE(json.find("\"unmapped\""), std::string::npos);
+  EXPECT_NE(json.find("sliding-window"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stackscope
+
+namespace stackscope {
+namespace {
+
+TEST(SiliconFit, GridParsing) {
+  const auto axes = validate::parse_grid("kernel_gap_us=0:4:2, matmul_efficiency=0.5|0.7", "--grid");
+  ASSERT_EQ(axes.size(), 2u);
+  EXPECT_EQ(axes[0].key, "kernel_gap_us");
+  EXPECT_EQ(axes[0].values, (std::vector<double>{0, 2, 4}));
+  EXPECT_EQ(axes[1].values, (std::vector<double>{0.5, 0.7}));
+  EXPECT_THROW(validate::parse_grid("speed=1:2:1", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=4:0:1", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=0:1:0", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=0:1", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=x", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=1,kernel_gap_us=2", "--grid"),
+               std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("kernel_gap_us=0:1e9:1", "--grid"), std::invalid_argument);
+  EXPECT_THROW(validate::parse_grid("", "--grid"), std::invalid_argument);
+}
+
+TEST(SiliconFit, PicksThePointWithTheSmallestObjective) {
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv");
+  const auto axes = validate::parse_grid("kernel_gap_us=0|6|200", "--grid");
+  const auto fr = validate::fit_profile(rows, catalog(), "trtllm-2025", axes, {});
+  ASSERT_EQ(fr.points.size(), 3u);
+  EXPECT_EQ(fr.rows, 1u);
+  for (const auto& p : fr.points) {
+    EXPECT_EQ(p.failed, 0u);
+    EXPECT_DOUBLE_EQ(p.objective, 0.5 * (p.ttft.mape + p.tpot.mape));
+    EXPECT_LE(fr.points[fr.best].objective, p.objective);
+  }
+  // A gap per kernel can only slow the decode step down: TPOT rises along the axis, and 200 us
+  // per kernel (thousands per token) is far off the measured 7.9 ms.
+  EXPECT_LT(fr.points[0].tpot.mape, fr.points[2].tpot.mape);
+  EXPECT_NE(fr.best, 2u);
+  // Rows under another profile are not fitted; an unknown profile is refused.
+  EXPECT_THROW(validate::fit_profile(rows, catalog(), "vllm-2025", axes, {}),
+               std::invalid_argument);
+  EXPECT_THROW(validate::fit_profile(rows, catalog(), "no-such", axes, {}), std::invalid_argument);
+  // with_point sets the fields it names and nothing else.
+  const auto cat = validate::with_point(catalog(), "trtllm-2025", axes, {6});
+  EXPECT_EQ(cat.runtimes.at("trtllm-2025").kernel_gap_us, 6);
+  EXPECT_EQ(cat.runtimes.at("trtllm-2025").matmul_efficiency,
+            catalog().runtimes.at("trtllm-2025").matmul_efficiency);
+}
+
+}  // namespace
+}  // namespace stackscope
