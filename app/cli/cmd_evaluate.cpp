@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "commands.hpp"
+#include "stackscope/io/validation.hpp"
 #include "design_args.hpp"
 #include "plan_hint.hpp"
 #include "resolve.hpp"
@@ -190,6 +191,7 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << "model     " << d.model.name << " (" << d.model.id << "), weights/act/kv " << prec << "\n"
       << "runtime   " << d.runtime.name << " (" << d.runtime.id << ")" << runtime_class_note(d)
       << "\n"
+      << "envelope  " << validate::match_envelope(io::builtin_envelope(), d).text << "\n"
       << "plan      " << plan_text(p) << "; batch " << r.batch << " per replica"
       << (w.batch_auto ? " (auto)" : "") << "; input " << w.input_len << ", output " << w.output_len
       << " tokens\n\n";

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "commands.hpp"
+#include "stackscope/io/validation.hpp"
 #include "design_args.hpp"
 #include "long_run.hpp"
 #include "stackscope/cli/text.hpp"
@@ -592,6 +593,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     nlohmann::ordered_json j;
     j["design"] = design.name;
     j["runtime"] = design.runtime.id;
+    j["validation"] = nlohmann::ordered_json::parse(io::envelope_match_json(design));
     j["source"] = source;
     j["instances"] = instances;
     j["devices_per_instance"] = devices;
@@ -676,6 +678,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   }
   auto& out = ctx.out;
   out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n";
+  out << "envelope   " << validate::match_envelope(io::builtin_envelope(), design).text << "\n";
   if (pools.size() == 1) {
     out << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
         << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "long_run.hpp"
+#include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/reference.hpp"
 #include "stackscope/io/silicon_sample.hpp"
@@ -36,6 +37,9 @@ std::vector<OptionSpec> validate_options() {
        "search over --grid, then the report with the best values"},
       {"--grid", "KEY=LO:HI:STEP,...",
        "the profile fields --fit sweeps, e.g. kernel_gap_us=0:8:1,matmul_efficiency=0.5|0.6|0.7"},
+      {"--envelope-out", "FILE",
+       "write the validation envelope (errors per device, runtime and dense/MoE, fitted and held "
+       "out) that evaluate and serve quote; presets/validation/envelope.json is the shipped one"},
       {"--summary", "", "print the partition table only (no per-row table)"},
       {"--json", "", "print the report as JSON"},
       {"--threads", "N", "rows simulated at once (default: all cores)"},
@@ -224,6 +228,8 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     throw CliError("validate: --fit PROFILE and --grid KEY=LO:HI:STEP,... go together");
   if (a.has("--fit") && sample.empty())
     throw CliError("validate: --fit needs a silicon-sample CSV among the files");
+  // An unwritable output is refused before the run, not after it.
+  if (auto out = a.get("--envelope-out")) io::check_output(*out, "--envelope-out");
   LongRun run("validate", a.has("--progress"), a.has("--json"));
   if (auto profile = a.get("--fit")) {
     std::vector<validate::GridAxis> axes;
@@ -299,6 +305,12 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     return kExitInterrupted;
   }
   rep.stats = validate::summarise(rep.cases, rep.results);
+  if (auto out = a.get("--envelope-out")) {
+    std::string command = "stackscope-cli validate";
+    for (const auto& arg : args) command += " " + arg;
+    io::write_output(*out, io::envelope_json(validate::envelope_of(rep, command)),
+                     "--envelope-out");
+  }
 
   if (a.has("--json")) {
     ctx.out << io::validation_json(rep, static_checks, serving_checks);

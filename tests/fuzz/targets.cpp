@@ -23,6 +23,7 @@
 #include "stackscope/io/search.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/io/silicon_sample.hpp"
+#include "stackscope/io/validation.hpp"
 #include "stackscope/moe/stats.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -165,6 +166,22 @@ Outcome silicon_sample(std::string_view input) {
         std::abort();
       }
     }
+  });
+}
+
+// The validation envelope (presets/validation/envelope.json, validate --envelope-out): an
+// accepted table writes back to one that reads the same, and every design matches it without
+// throwing.
+Outcome envelope(std::string_view input) {
+  return refused_on_config_error([&] {
+    const auto env = io::parse_envelope(input, "fuzz.json");
+    const auto back = io::parse_envelope(io::envelope_json(env), "back.json");
+    if (back.entries.size() != env.entries.size()) std::abort();
+    for (std::size_t i = 0; i < env.entries.size(); ++i)
+      if (back.entries[i].hardware != env.entries[i].hardware ||
+          back.entries[i].ttft.rows != env.entries[i].ttft.rows)
+        std::abort();
+    (void)validate::match_envelope(env, presets().project("default"));
   });
 }
 
@@ -334,6 +351,7 @@ constexpr std::array kTargets = {
     Target{"search_points", search_points},
     Target{"request_trace", request_trace},
     Target{"silicon_sample", silicon_sample},
+    Target{"envelope", envelope},
     Target{"coexplore", coexplore},
     Target{"wafer", wafer},
     Target{"serving", serving},

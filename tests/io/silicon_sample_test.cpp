@@ -306,3 +306,92 @@ TEST(SiliconFit, PicksThePointWithTheSmallestObjective) {
 
 }  // namespace
 }  // namespace stackscope
+
+namespace stackscope {
+namespace {
+
+validate::Envelope small_envelope() {
+  validate::Envelope env;
+  validate::EnvelopeEntry a;
+  a.hardware = "h100-sxm";
+  a.runtime = "vllm-2025";
+  a.moe = false;
+  a.group = validate::Group::fitted;
+  a.ttft = {100, 0.30, 0.5, 0.9};
+  a.tpot = {100, 0.09, 0.2, 0.4};
+  validate::EnvelopeEntry b = a;
+  b.group = validate::Group::held_out;
+  b.ttft = {40, 0.35, 0.6, 1.0};
+  b.tpot = {40, 0.12, 0.25, 0.5};
+  validate::EnvelopeEntry c = a;
+  c.hardware = "h200";
+  c.runtime = "trtllm-2025";
+  c.moe = true;
+  c.group = validate::Group::held_out;
+  env.entries = {a, b, c};
+  return env;
+}
+
+TEST(ValidationEnvelope, PrefersHeldOutRowsOfTheSameClass) {
+  perf::Design d = io::builtin_presets().project("default");
+  d.hardware = io::builtin_presets().hardware("h100-sxm");
+  d.model = io::builtin_presets().model("llama-3.1-70b");
+  d.runtime = io::builtin_presets().runtime("vllm-2025");
+  const auto m = validate::match_envelope(small_envelope(), d);
+  EXPECT_EQ(m.kind, validate::EnvelopeMatch::Kind::exact);
+  EXPECT_EQ(m.entry.group, validate::Group::held_out);
+  EXPECT_EQ(m.entry.ttft.rows, 40u);
+  EXPECT_NE(m.text.find("held out"), std::string::npos) << m.text;
+  EXPECT_NE(m.text.find("12.0 %"), std::string::npos) << m.text;
+  // Another runtime on the same device: the nearest entry, saying what differs.
+  d.runtime = io::builtin_presets().runtime("modern-gpu-2025");
+  const auto n = validate::match_envelope(small_envelope(), d);
+  EXPECT_EQ(n.kind, validate::EnvelopeMatch::Kind::nearest);
+  EXPECT_EQ(n.entry.hardware, "h100-sxm");
+  EXPECT_NE(n.text.find("runtime modern-gpu-2025"), std::string::npos) << n.text;
+  // A 3D-stacked device is not validated, whatever the table holds.
+  perf::Design s = io::builtin_presets().project("deepseek-v3-deepstack");
+  EXPECT_EQ(validate::match_envelope(small_envelope(), s).kind,
+            validate::EnvelopeMatch::Kind::none);
+  EXPECT_EQ(validate::match_envelope(validate::Envelope{}, d).kind,
+            validate::EnvelopeMatch::Kind::none);
+}
+
+TEST(ValidationEnvelope, JsonRoundTripAndRefusals) {
+  validate::Envelope env = small_envelope();
+  env.command = "stackscope-cli validate x.csv";
+  env.inputs = {"x.csv"};
+  const std::string text = io::envelope_json(env);
+  const auto back = io::parse_envelope(text, "e.json");
+  ASSERT_EQ(back.entries.size(), 3u);
+  EXPECT_EQ(back.command, env.command);
+  EXPECT_EQ(back.entries[1].group, validate::Group::held_out);
+  EXPECT_DOUBLE_EQ(back.entries[1].tpot.mape, 0.12);
+  EXPECT_EQ(back.entries[2].moe, true);
+  EXPECT_THROW(io::parse_envelope("{", "e.json"), ConfigError);
+  EXPECT_THROW(io::parse_envelope("{\"kind\": \"other\", \"entries\": []}", "e.json"),
+               ConfigError);
+  EXPECT_THROW(io::parse_envelope(R"({"kind": "validation_envelope", "entries": [{"hardware": "h",
+      "runtime": "r", "moe": false, "group": "sometimes", "ttft": {}, "tpot": {}}]})",
+                                  "e.json"),
+               ConfigError);
+}
+
+TEST(ValidationEnvelope, ShippedTableIsTheValidateCommandsAndCoversTheFittedGpus) {
+  // presets/validation/envelope.json, written by validate --envelope-out (docs/validation.md
+  // section 6): it names the command, and the H100 rows of every backend profile are in it.
+  const auto& env = io::builtin_envelope();
+  ASSERT_FALSE(env.entries.empty());
+  EXPECT_NE(env.command.find("stackscope-cli validate"), std::string::npos);
+  EXPECT_NE(env.command.find("--envelope-out"), std::string::npos);
+  for (const char* rt : {"trtllm-2025", "vllm-2025", "sglang-2025"}) {
+    bool found = false;
+    for (const auto& e : env.entries)
+      found = found || (e.hardware == "h100-sxm" && e.runtime == rt &&
+                        e.group == validate::Group::fitted && e.ttft.rows > 0);
+    EXPECT_TRUE(found) << rt;
+  }
+}
+
+}  // namespace
+}  // namespace stackscope

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "stackscope/io/validation.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -26,6 +27,17 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
   banner_->setWordWrap(true);
   banner_->setTextFormat(Qt::RichText);
   outer->addWidget(banner_);
+
+  validation_ = new QLabel(this);
+  validation_->setObjectName(QStringLiteral("validationEnvelope"));
+  validation_->setWordWrap(true);
+  validation_->setContentsMargins(12, 0, 12, 0);
+  validation_->setToolTip(
+      tr("How well designs of this kind are validated against measured deployments: the "
+         "nearest measured partition (device, runtime profile, dense or MoE) and its mean "
+         "absolute percentage error of TTFT and TPOT, held-out rows preferred "
+         "(presets/validation/envelope.json, written by stackscope-cli validate)."));
+  outer->addWidget(validation_);
 
   grid_ = new QGridLayout();
   grid_->setHorizontalSpacing(10);
@@ -169,6 +181,11 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
          {&ttft_, &tpot_, &utps_, &stps_, &e2e_, &perDevice_, &energy_, &power_, &memory_, &batch_})
       c->delta->setVisible(false);
   }
+
+  validation_->setText(
+      tr("Validation · %1")
+          .arg(QString::fromStdString(
+              validate::match_envelope(io::builtin_envelope(), design).text)));
 
   if (r.feasible) {
     banner_->setProperty("state", QStringLiteral("ok"));

@@ -6,6 +6,7 @@
 
 #include "json_detail.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/validation.hpp"
 
 namespace stackscope::io {
 
@@ -96,6 +97,8 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   // Which software the figures assume (core/runtime): results under two profiles are not
   // comparable as hardware.
   j["runtime"] = design.runtime.id;
+  // How well designs of this kind are validated (docs/validation.md §6).
+  j["validation"] = Json::parse(envelope_match_json(design));
   j["feasible"] = result.feasible;
   Json reasons = Json::array();
   for (auto& r : perf::describe(result.reasons)) reasons.push_back(std::move(r));

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/io/validation.hpp"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "stackscope/common/issue.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/presets/embedded.hpp"
 
 namespace stackscope::io {
 namespace {
@@ -114,6 +117,125 @@ std::string validation_json(const validate::Report& report,
   j["static_rows"] = checks(static_checks);
   j["serving_rows"] = checks(serving_checks);
   return j.dump(2) + "\n";
+}
+
+namespace {
+
+json envelope_stats(const validate::ErrorStats& s) { return stats_json(s); }
+
+validate::ErrorStats read_stats(const json& j, const std::string& where) {
+  validate::ErrorStats s;
+  try {
+    // A whole number only: a float or negative row count would be cast, not refused.
+    if (!j.at("rows").is_number_unsigned()) throw json::type_error::create(302, "rows", &j);
+    s.rows = j.at("rows").get<std::size_t>();
+    s.mape = j.at("mape").get<double>();
+    s.p90 = j.at("p90").get<double>();
+    s.max = j.at("max").get<double>();
+  } catch (const json::exception&) {
+    throw ConfigError({{where, "needs rows, mape, p90 and max", j.dump().substr(0, 80),
+                        "numbers (errors as fractions)"}});
+  }
+  if (!(s.mape >= 0) || !(s.p90 >= 0) || !(s.max >= 0) || !std::isfinite(s.mape + s.p90 + s.max))
+    throw ConfigError({{where, "errors must be finite fractions >= 0", j.dump().substr(0, 80),
+                        ">= 0"}});
+  return s;
+}
+
+}  // namespace
+
+std::string envelope_json(const validate::Envelope& env) {
+  json j;
+  j["kind"] = "validation_envelope";
+  j["schema_version"] = 1;
+  j["note"] =
+      "Written by stackscope-cli validate --envelope-out (docs/validation.md section 6); do not "
+      "edit by hand: rerun the command.";
+  j["command"] = env.command;
+  j["inputs"] = env.inputs;
+  json entries = json::array();
+  for (const auto& e : env.entries)
+    entries.push_back({{"hardware", e.hardware},
+                       {"runtime", e.runtime},
+                       {"moe", e.moe},
+                       {"group", validate::to_string(e.group)},
+                       {"ttft", envelope_stats(e.ttft)},
+                       {"tpot", envelope_stats(e.tpot)}});
+  j["entries"] = std::move(entries);
+  return j.dump(2) + "\n";
+}
+
+validate::Envelope parse_envelope(std::string_view text, const std::string& name) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ConfigError({{name, "not JSON", e.what(), "a validation envelope"}});
+  }
+  if (!j.is_object() || !j.contains("kind") || j["kind"] != "validation_envelope" ||
+      !j.contains("entries") || !j["entries"].is_array())
+    throw ConfigError({{name, "not a validation envelope", "",
+                        "{\"kind\": \"validation_envelope\", \"entries\": [...]}"}});
+  validate::Envelope env;
+  if (j.contains("command") && j["command"].is_string()) env.command = j["command"];
+  if (j.contains("inputs") && j["inputs"].is_array())
+    for (const auto& i : j["inputs"])
+      if (i.is_string()) env.inputs.push_back(i.get<std::string>());
+  for (std::size_t k = 0; k < j["entries"].size(); ++k) {
+    const json& e = j["entries"][k];
+    const std::string where = name + "/entries/" + std::to_string(k);
+    validate::EnvelopeEntry x;
+    try {
+      x.hardware = e.at("hardware").get<std::string>();
+      x.runtime = e.at("runtime").get<std::string>();
+      x.moe = e.at("moe").get<bool>();
+      const std::string g = e.at("group").get<std::string>();
+      if (g == "fitted")
+        x.group = validate::Group::fitted;
+      else if (g == "held out")
+        x.group = validate::Group::held_out;
+      else if (g == "reported")
+        x.group = validate::Group::reported;
+      else
+        throw ConfigError({{where + "/group", "unknown group", g, "fitted, held out, reported"}});
+    } catch (const json::exception&) {
+      throw ConfigError({{where, "needs hardware, runtime (strings), moe (bool), group", "",
+                          "see validate --envelope-out"}});
+    }
+    x.ttft = read_stats(e.contains("ttft") ? e["ttft"] : json::object(), where + "/ttft");
+    x.tpot = read_stats(e.contains("tpot") ? e["tpot"] : json::object(), where + "/tpot");
+    env.entries.push_back(std::move(x));
+  }
+  return env;
+}
+
+std::string envelope_match_json(const perf::Design& design) {
+  const validate::EnvelopeMatch m = validate::match_envelope(builtin_envelope(), design);
+  json j;
+  j["kind"] = m.kind == validate::EnvelopeMatch::Kind::exact     ? "exact"
+              : m.kind == validate::EnvelopeMatch::Kind::nearest ? "nearest"
+                                                                 : "none";
+  j["text"] = m.text;
+  if (m.kind != validate::EnvelopeMatch::Kind::none) {
+    j["hardware"] = m.entry.hardware;
+    j["runtime"] = m.entry.runtime;
+    j["moe"] = m.entry.moe;
+    j["group"] = validate::to_string(m.entry.group);
+    j["rows"] = m.entry.ttft.rows;
+    j["ttft_mape"] = m.entry.ttft.mape;
+    j["tpot_mape"] = m.entry.tpot.mape;
+  }
+  return j.dump();
+}
+
+const validate::Envelope& builtin_envelope() {
+  static const validate::Envelope env = [] {
+    for (const auto& f : presets::embedded_presets())
+      if (f.path == "validation/envelope.json")
+        return parse_envelope(f.text, "presets/validation/envelope.json");
+    return validate::Envelope{};
+  }();
+  return env;
 }
 
 }  // namespace stackscope::io

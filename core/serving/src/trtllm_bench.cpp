@@ -36,14 +36,24 @@ SchedulerConfig trtllm_bench_scheduler(const perf::Design& replica, int input_le
   const auto& m = replica.model;
   const int tp = std::max(1, replica.parallel.tp);
   const int pp = std::max(1, replica.parallel.pp);
+  // Attention data parallelism (the plan's ep ranks of an MoE model): TensorRT-LLM's
+  // enable_attention_dp runs one batch per rank, each rank holding the KV cache of its own
+  // sequences, and max_batch_size / max_num_tokens are per rank. The rule below sizes one
+  // rank's batch from its share of the memory; the instance (all ranks) gets ranks times it.
+  const int ranks = replica.model.moe.experts > 0 ? std::max(1, replica.parallel.ep) : 1;
   const auto& nm = replica.workload.numerics;
   // FP8 and NVFP4 checkpoints run an FP8 KV cache (general.py _KV_CACHE_MAP).
   const double kv_bytes = nm.kv_cache == Precision::fp4 ? 1.0 : rule_bytes(nm.kv_cache);
-  const double kv_per_token = 2.0 * m.layers * std::max(tp, m.kv_heads) * m.head_dim * kv_bytes;
+  // MLA caches the compressed latent and the RoPE key per token and layer (DeepSeek-V2/V3), not
+  // per-head K and V.
+  const double kv_per_token =
+      m.attention == workload::AttentionKind::mla
+          ? m.layers * parallel::kv_bytes_per_token_layer(m, kv_bytes, tp)
+          : 2.0 * m.layers * std::max(tp, m.kv_heads) * m.head_dim * kv_bytes;
   const double engine = parallel::param_counts(m).total * rule_bytes(nm.weights);
-  const double memory = hw::memory_capacity_bytes(replica.hardware.memory) * tp * pp;
+  const double memory = hw::memory_capacity_bytes(replica.hardware.memory) * tp * pp * ranks;
   const double cache = std::max(0.0, memory - engine) * kv_cache_fraction;
-  const double requests = cache / (kv_per_token * (input_len + output_len));
+  const double requests = cache / (kv_per_token * (input_len + output_len)) / ranks;
 
   const double raw_bs = std::min(requests, 4096.0) / pp;
   const double raw_tokens =
@@ -65,18 +75,21 @@ SchedulerConfig trtllm_bench_scheduler(const perf::Design& replica, int input_le
   tokens = std::max(tokens, static_cast<double>(input_len) + bs);  // chunked prefill off
 
   SchedulerConfig s;
-  s.max_num_seqs = static_cast<int>(bs);
-  s.max_num_batched_tokens = static_cast<int>(tokens);
+  s.max_num_seqs = static_cast<int>(bs) * ranks;
+  s.max_num_batched_tokens = static_cast<int>(tokens) * ranks;
   s.chunked_prefill = false;
   s.block_size = 32;
   s.kv_policy = KvPolicy::guaranteed_no_evict;
   s.kv_cache_fraction = kv_cache_fraction;
-  const int cap = std::min(s.max_num_seqs, s.max_num_batched_tokens);
+  // Graph sizes are per rank; the simulator pads the instance's whole decode batch, so each
+  // size is scaled by the ranks (every rank padded to the same size).
+  const int cap = static_cast<int>(std::min(bs, tokens));
   for (int b : {1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192}) {
     if (b <= cap) {
-      s.cuda_graph_batch_sizes.push_back(b);
+      s.cuda_graph_batch_sizes.push_back(b * ranks);
     } else {
-      if (s.cuda_graph_batch_sizes.back() != cap) s.cuda_graph_batch_sizes.push_back(cap);
+      if (s.cuda_graph_batch_sizes.back() != cap * ranks)
+        s.cuda_graph_batch_sizes.push_back(cap * ranks);
       break;
     }
   }

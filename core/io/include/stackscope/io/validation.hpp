@@ -13,10 +13,12 @@
 //    "static_rows": [...], "serving_rows": [...]}
 // Errors are fractions (0.1 = 10 %), times in ms.
 #include <string>
+#include <string_view>
 
 #include <vector>
 
 #include "stackscope/io/reference.hpp"
+#include "stackscope/validate/envelope.hpp"
 #include "stackscope/validate/run.hpp"
 
 namespace stackscope::io {
@@ -27,5 +29,21 @@ namespace stackscope::io {
 std::string validation_json(const validate::Report& report,
                             const std::vector<RowCheck>& static_checks = {},
                             const std::vector<RowCheck>& serving_checks = {});
+
+// The validation envelope (validate/envelope.hpp) as `validate --envelope-out` writes it:
+//   {"kind": "validation_envelope", "schema_version": 1, "command": "...", "inputs": [...],
+//    "entries": [{"hardware", "runtime", "moe", "group", "ttft": {"rows", "mape", "p90",
+//                 "max"}, "tpot": {...}}]}
+std::string envelope_json(const validate::Envelope& envelope);
+// Reads that form back; throws ConfigError naming `name` and the field.
+validate::Envelope parse_envelope(std::string_view text, const std::string& name);
+// The table shipped in presets/validation/envelope.json (compiled into the programs), read once;
+// an empty envelope when the build has none.
+const validate::Envelope& builtin_envelope();
+
+// The "validation" object of evaluate's and serve's JSON for `design` against the shipped
+// envelope, as compact JSON text: {"kind": "exact" | "nearest" | "none", "text", and unless
+// none "hardware", "runtime", "moe", "group", "rows", "ttft_mape", "tpot_mape"}.
+std::string envelope_match_json(const perf::Design& design);
 
 }  // namespace stackscope::io

@@ -9,7 +9,11 @@
 // finetune_setting, tensorrt_llm/bench/benchmark/utils/general.py get_settings; facts restated,
 // not code):
 //  - KV bytes per token = 2 x layers x max(tp, kv_heads) x head_dim x KV element bytes over the
-//    whole TP group (FP8 and NVFP4 checkpoints keep an FP8 KV cache);
+//    whole TP group (FP8 and NVFP4 checkpoints keep an FP8 KV cache); MLA models (DeepSeek)
+//    cache layers x (kv_lora_rank + qk_rope_head_dim) elements per token instead;
+//  - attention data parallelism (an MoE plan's ep ranks, TensorRT-LLM enable_attention_dp):
+//    the rule sizes one rank's batch and token budget from its share of the memory, and the
+//    instance (all ranks) gets ranks x each, its CUDA-graph sizes ranks x the per-rank ones;
 //  - KV memory = (devices x device memory - parameters x weight element bytes) x
 //    kv_cache_free_gpu_mem_fraction; requests that fit = KV memory / (KV per token x (ISL + OSL));
 //  - batch = min(requests, 4096) / pp, rounded up to 32 (at least 64) below 256, to 128 below
