@@ -82,6 +82,9 @@ std::vector<OptionSpec> serve_options() {
       {"--max-seqs", "N", "max_num_seqs: running sequences per instance (default 256)"},
       {"--max-tokens", "N", "max_num_batched_tokens per iteration (default 8192)"},
       {"--chunked-prefill", "on|off", "split prompts over iterations (default on)"},
+      {"--mixed-batches", "on|off",
+       "prefill chunks and decodes share an iteration (vLLM, TensorRT-LLM; default on), or off: "
+       "prefill runs alone and first, as SGLang schedules by default"},
       {"--block-size", "N", "KV block size in tokens (default 16)"},
       {"--kv-policy", "max-utilization|guaranteed-no-evict",
        "allocate KV blocks as needed and preempt (vLLM; default), or reserve each request's "
@@ -161,6 +164,11 @@ void apply_scheduler_flags(const ParsedArgs& a, serving::SchedulerConfig& sched)
     if (*v != "on" && *v != "off")
       throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
     sched.chunked_prefill = *v == "on";
+  }
+  if (auto v = a.get("--mixed-batches")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--mixed-batches: expected on or off, got '" + *v + "'");
+    sched.mixed_batches = *v == "on";
   }
 }
 

@@ -321,14 +321,14 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     ran += r.ran ? 1 : 0;
     unmapped += rep.cases[r.index].unmapped.empty() ? 0 : 1;
   }
-  if (!static_checks.empty()) ctx.out << "static rows\n" << io::format_checks(static_checks) << "\n";
+  if (!static_checks.empty())
+    ctx.out << "static rows\n" << io::format_checks(static_checks) << "\n";
   if (!serving_checks.empty())
     ctx.out << "serving rows (trtllm-bench)\n" << io::format_checks(serving_checks) << "\n";
   if (!rep.cases.empty()) {
-    ctx.out << "measured deployments: " << rep.cases.size() << " rows read, "
-            << rep.selected.size() << " selected, " << ran << " ran, " << unmapped
-            << " not mapped, " << rep.selected.size() - ran - unmapped
-            << " failed (reasons below)";
+    ctx.out << "measured deployments: " << rep.cases.size() << " rows read, " << rep.selected.size()
+            << " selected, " << ran << " ran, " << unmapped << " not mapped, "
+            << rep.selected.size() - ran - unmapped << " failed (reasons below)";
     if (not_selected > 0) ctx.out << ", " << not_selected << " outside the selection";
     ctx.out << "\n\n";
     if (!a.has("--summary")) print_rows(ctx.out, rep);

@@ -111,8 +111,8 @@ TEST(SiliconSample, BadInputNamesFileLineColumnAndRange) {
 
 TEST(SiliconSample, ShippedH100SampleLoadsWhole) {
   // data/aic-silicon/README.md: 917 H100 rows.
-  const auto rows =
-      io::load_silicon_sample(std::string(STACKSCOPE_SOURCE_DIR) + "/data/aic-silicon/h100_sxm.csv.gz");
+  const auto rows = io::load_silicon_sample(std::string(STACKSCOPE_SOURCE_DIR) +
+                                            "/data/aic-silicon/h100_sxm.csv.gz");
   EXPECT_EQ(rows.size(), 917u);
   std::map<std::string, int> per_backend;
   for (const auto& r : rows) ++per_backend[r.backend];
@@ -180,6 +180,20 @@ TEST(SiliconMapping, InexpressibleRowsSayWhy) {
   r.precision = "fp4";
   EXPECT_NE(validate::map_row(r, catalog()).unmapped.find("no FP4 tensor cores"),
             std::string::npos);
+  // MiniMax-M2.5 (full attention, 256 experts) maps; Qwen3.5's Gated DeltaNet layers do not.
+  r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
+  r.model = "MiniMaxAI/MiniMax-M2.5";
+  r.gemm_quant = r.moe_quant = "fp8";
+  r.agg.tp = 4;
+  r.agg.moe_tp = 1;
+  r.agg.moe_ep = 4;
+  const validate::Case mm = validate::map_row(r, catalog());
+  ASSERT_EQ(mm.unmapped, "");
+  EXPECT_EQ(mm.model_preset, "minimax-m2.5");
+  EXPECT_TRUE(mm.moe);
+  EXPECT_EQ(mm.workers[0].design.parallel.moe.ep, 4);
+  r.model = "Qwen/Qwen3.5-397B-A17B";
+  EXPECT_NE(validate::map_row(r, catalog()).unmapped.find("Gated DeltaNet"), std::string::npos);
   r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
   r.gemm_quant = "w4a16";
   const validate::Case w4 = validate::map_row(r, catalog());
@@ -213,8 +227,7 @@ TEST(SiliconStats, MapeP90AndMax) {
 }
 
 TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
-  const auto rows =
-      io::parse_silicon_sample(kHeader + kLlamaAgg + kLlamaAgg + kGptOss, "t.csv");
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg + kLlamaAgg + kGptOss, "t.csv");
   std::vector<validate::Case> cases;
   for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
   const std::vector<std::size_t> sel{0, 1, 2};
@@ -262,7 +275,8 @@ namespace stackscope {
 namespace {
 
 TEST(SiliconFit, GridParsing) {
-  const auto axes = validate::parse_grid("kernel_gap_us=0:4:2, matmul_efficiency=0.5|0.7", "--grid");
+  const auto axes =
+      validate::parse_grid("kernel_gap_us=0:4:2, matmul_efficiency=0.5|0.7", "--grid");
   ASSERT_EQ(axes.size(), 2u);
   EXPECT_EQ(axes[0].key, "kernel_gap_us");
   EXPECT_EQ(axes[0].values, (std::vector<double>{0, 2, 4}));
@@ -369,8 +383,7 @@ TEST(ValidationEnvelope, JsonRoundTripAndRefusals) {
   EXPECT_DOUBLE_EQ(back.entries[1].tpot.mape, 0.12);
   EXPECT_EQ(back.entries[2].moe, true);
   EXPECT_THROW(io::parse_envelope("{", "e.json"), ConfigError);
-  EXPECT_THROW(io::parse_envelope("{\"kind\": \"other\", \"entries\": []}", "e.json"),
-               ConfigError);
+  EXPECT_THROW(io::parse_envelope("{\"kind\": \"other\", \"entries\": []}", "e.json"), ConfigError);
   EXPECT_THROW(io::parse_envelope(R"({"kind": "validation_envelope", "entries": [{"hardware": "h",
       "runtime": "r", "moe": false, "group": "sometimes", "ttft": {}, "tpot": {}}]})",
                                   "e.json"),

@@ -623,6 +623,11 @@ QWidget* DesignEditor::buildRuntimePage() {
              tr("Host time per serving-scheduler iteration (scheduling, sampling, "
                 "detokenisation); the serving model only, not the static evaluation")},
             [=](perf::Design& d) { return &rt(d).iteration_overhead_us; });
+  addDouble(form, tr("Request latency:"),
+            {"requestLatencySpin", "/runtime/request_latency_us", 0, 1e6, 2, tr(" µs"),
+             tr("Front-end time per request (HTTP, tokeniser, hand-off to the engine, the first "
+                "token's way back); adds to TTFT in the serving model only")},
+            [=](perf::Design& d) { return &rt(d).request_latency_us; });
   addDouble(form, tr("Runtime memory:"),
             {"runtimeMemorySpin", "/runtime/memory_reserved_GiB", 0, 1024, 2, tr(" GiB"),
              tr("Device memory the serving software holds besides weights, KV cache and "

@@ -288,6 +288,7 @@ void describe(V& v, S& p) {
   v("kernel_gap_us", p.kernel_gap_us);
   v("collective_is_kernel", p.collective_is_kernel);
   v("iteration_overhead_us", p.iteration_overhead_us);
+  v("request_latency_us", p.request_latency_us);
   v("memory_reserved_GiB", p.memory_reserved_GiB);
   v("mixed_iteration_efficiency", p.mixed_iteration_efficiency);
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/limits.hpp"
@@ -57,9 +58,8 @@ class CsvReader {
           }
         }
         if (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '\n' && s_[pos_] != '\r')
-          throw ConfigError({{name + ":" + std::to_string(line_),
-                              "text after a closing quote", std::string(1, s_[pos_]),
-                              "',' or the end of the line"}});
+          throw ConfigError({{name + ":" + std::to_string(line_), "text after a closing quote",
+                              std::string(1, s_[pos_]), "',' or the end of the line"}});
       } else {
         while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '\n' && s_[pos_] != '\r')
           field.push_back(s_[pos_++]);
@@ -86,7 +86,9 @@ class CsvReader {
   std::size_t line_ = 1;
 };
 
-std::string shown(const std::string& v) { return v.size() > 40 ? v.substr(0, 40) + "..." : v; }
+std::string shown(const std::string& v) {
+  return v.size() > 40 ? v.substr(0, 40) + "..." : v;
+}
 
 struct RowParser {
   const std::map<std::string, std::size_t>& col;
@@ -139,7 +141,8 @@ struct RowParser {
   int length(const char* key) {
     const auto v = whole(key, 1, kMaxLength);
     if (!v && (!get(key) || get(key)->empty()))
-      issues.push_back({where + "/" + key, "missing value", "", "1.." + std::to_string(kMaxLength)});
+      issues.push_back(
+          {where + "/" + key, "missing value", "", "1.." + std::to_string(kMaxLength)});
     return static_cast<int>(v.value_or(0));
   }
   double ms(const char* key) {
@@ -159,22 +162,16 @@ struct RowParser {
   }
   validate::SiliconStage stage(const std::string& prefix) {
     validate::SiliconStage s;
-    const auto k = [&](const char* name) { return prefix + name; };
-    std::string key;
-    key = k("batch_size");
-    s.batch = count(key.c_str());
-    key = k("num_workers");
-    s.workers = count(key.c_str());
-    key = k("tp_size");
-    s.tp = count(key.c_str());
-    key = k("pp_size");
-    s.pp = count(key.c_str());
-    key = k("attention_dp_size");
-    s.attention_dp = count(key.c_str());
-    key = k("moe_tp_size");
-    s.moe_tp = count(key.c_str());
-    key = k("moe_ep_size");
-    s.moe_ep = count(key.c_str());
+    // The sample's column names (after the stage's prefix) and the fields they fill.
+    static constexpr std::pair<const char*, int validate::SiliconStage::*> kColumns[] = {
+        {"batch_size", &validate::SiliconStage::batch},
+        {"num_workers", &validate::SiliconStage::workers},
+        {"tp_size", &validate::SiliconStage::tp},
+        {"pp_size", &validate::SiliconStage::pp},
+        {"attention_dp_size", &validate::SiliconStage::attention_dp},
+        {"moe_tp_size", &validate::SiliconStage::moe_tp},
+        {"moe_ep_size", &validate::SiliconStage::moe_ep}};
+    for (const auto& [name, field] : kColumns) s.*field = count((prefix + name).c_str());
     return s;
   }
 };
@@ -247,14 +244,14 @@ std::vector<validate::SiliconRow> parse_silicon_sample(std::string_view text,
 }
 
 std::vector<validate::SiliconRow> load_silicon_sample(const std::filesystem::path& file) {
-  const std::string text =
-      read_text_file(file, file.string(), limits::kMaxSiliconSampleBytes);
+  const std::string text = read_text_file(file, file.string(), limits::kMaxSiliconSampleBytes);
   return parse_silicon_sample(text, file.string());
 }
 
 validate::Catalog silicon_catalog(const PresetRegistry& presets) {
   validate::Catalog c;
-  for (const auto& p : presets.list(PresetKind::hardware)) c.hardware[p.id] = presets.hardware(p.id);
+  for (const auto& p : presets.list(PresetKind::hardware))
+    c.hardware[p.id] = presets.hardware(p.id);
   for (const auto& p : presets.list(PresetKind::system)) c.systems[p.id] = presets.system(p.id);
   for (const auto& p : presets.list(PresetKind::model)) c.models[p.id] = presets.model(p.id);
   for (const auto& p : presets.list(PresetKind::runtime)) c.runtimes[p.id] = presets.runtime(p.id);

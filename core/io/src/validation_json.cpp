@@ -121,7 +121,9 @@ std::string validation_json(const validate::Report& report,
 
 namespace {
 
-json envelope_stats(const validate::ErrorStats& s) { return stats_json(s); }
+json envelope_stats(const validate::ErrorStats& s) {
+  return stats_json(s);
+}
 
 validate::ErrorStats read_stats(const json& j, const std::string& where) {
   validate::ErrorStats s;
@@ -137,8 +139,8 @@ validate::ErrorStats read_stats(const json& j, const std::string& where) {
                         "numbers (errors as fractions)"}});
   }
   if (!(s.mape >= 0) || !(s.p90 >= 0) || !(s.max >= 0) || !std::isfinite(s.mape + s.p90 + s.max))
-    throw ConfigError({{where, "errors must be finite fractions >= 0", j.dump().substr(0, 80),
-                        ">= 0"}});
+    throw ConfigError(
+        {{where, "errors must be finite fractions >= 0", j.dump().substr(0, 80), ">= 0"}});
   return s;
 }
 

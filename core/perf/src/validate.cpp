@@ -171,6 +171,7 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
   c.non_negative(p + "/host_launch_us", r.host_launch_us, kMaxOverheadUs);
   c.non_negative(p + "/kernel_gap_us", r.kernel_gap_us, kMaxOverheadUs);
   c.non_negative(p + "/iteration_overhead_us", r.iteration_overhead_us, kMaxOverheadUs);
+  c.non_negative(p + "/request_latency_us", r.request_latency_us, kMaxOverheadUs);
   c.non_negative(p + "/memory_reserved_GiB", r.memory_reserved_GiB);
   c.fraction(p + "/mixed_iteration_efficiency", r.mixed_iteration_efficiency);
 }

@@ -37,8 +37,8 @@ std::span<const std::string_view> numeric_field_names() {
   static constexpr std::string_view kNames[] = {
       "matmul_efficiency",     "matmul_efficiency_fp4", "attention_efficiency",
       "decode_kv_reread_fraction", "kernels_per_op",    "host_launch_us",
-      "kernel_gap_us",         "iteration_overhead_us", "memory_reserved_GiB",
-      "mixed_iteration_efficiency"};
+      "kernel_gap_us",         "iteration_overhead_us", "request_latency_us",
+      "memory_reserved_GiB",   "mixed_iteration_efficiency"};
   return kNames;
 }
 
@@ -51,6 +51,7 @@ double* numeric_field(Profile& p, std::string_view key) {
   if (key == "host_launch_us") return &p.host_launch_us;
   if (key == "kernel_gap_us") return &p.kernel_gap_us;
   if (key == "iteration_overhead_us") return &p.iteration_overhead_us;
+  if (key == "request_latency_us") return &p.request_latency_us;
   if (key == "memory_reserved_GiB") return &p.memory_reserved_GiB;
   if (key == "mixed_iteration_efficiency") return &p.mixed_iteration_efficiency;
   return nullptr;

@@ -28,8 +28,7 @@ std::string rejection_text(const SimResult& result) {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string s;
   for (const auto& [n, k] : kinds)
-    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " +
-         to_string(static_cast<Rejection>(k));
+    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + to_string(static_cast<Rejection>(k));
   return s;
 }
 
@@ -210,6 +209,8 @@ class Simulation {
       : reqs_(requests), opt_(opt) {
     if (configs.empty()) throw std::invalid_argument("no instances");
     if (opt.concurrency < 0) throw std::invalid_argument("concurrency must be >= 0");
+    if (!(opt.request_latency_s >= 0) || !std::isfinite(opt.request_latency_s))
+      throw std::invalid_argument("request_latency_s must be finite and >= 0");
     for (std::size_t i = 0; i < configs.size(); ++i) check(configs[i], i);
     for (std::size_t i = 1; i < requests.size(); ++i)
       if (requests[i].arrival_s < requests[i - 1].arrival_s)
@@ -246,9 +247,12 @@ class Simulation {
     std::size_t next = 0;  // next request to arrive
     std::size_t in_system = 0;
     double release_clock = 0;  // closed loop: time the next request may enter
+    // When request i reaches the router: its arrival (closed loop: not before a slot freed)
+    // plus the front end's time.
     auto arrival_time = [&](std::size_t i) {
-      if (opt_.concurrency > 0) return std::max(reqs_[i].arrival_s, release_clock);
-      return reqs_[i].arrival_s;
+      const double sent =
+          opt_.concurrency > 0 ? std::max(reqs_[i].arrival_s, release_clock) : reqs_[i].arrival_s;
+      return sent + opt_.request_latency_s;
     };
     std::uint64_t loops = 0;
     while (true) {
@@ -281,7 +285,7 @@ class Simulation {
         if (!inst_[x.to].busy) start_iteration(inst_[x.to]);
       } else if (t_arr <= t_done) {
         auto& r = out_.requests[next];
-        r.arrival_s = t_arr;
+        r.arrival_s = t_arr - opt_.request_latency_s;  // when the client sent it
         if (admit(next, t_arr)) ++in_system;
         ++next;
         // Requests arriving together are batched together: idle instances start once the
@@ -384,57 +388,79 @@ class Simulation {
     const auto& cfg = in.cfg.scheduler;
     long long budget = cfg.max_num_batched_tokens;
     bool preempted = false;
-    // 1. Running sequences, in admission order; a block shortage preempts from the back.
-    for (std::size_t k = 0; k < in.running.size() && budget > 0;) {
-      const std::size_t slot = in.running[k];
-      Seq& s = in.seqs[slot];
-      const long long remaining = s.len - s.computed;
-      const long long n = std::min(remaining, budget);
-      const long long need = std::max(0LL, in.blocks_for(s.computed + n) - s.blocks);
-      bool self_preempted = false;
-      while (need > in.free_blocks) {
-        const std::size_t victim = in.running.back();
-        in.running.pop_back();
-        preempt(in, victim);
-        preempted = true;
-        if (victim == slot) {
-          self_preempted = true;
+    // Without mixed batches (SGLang), a pass is prefill only or decode only: a sequence with
+    // more than one token to compute is mid-prompt (or re-prefilling after a preemption).
+    enum class Pass { all, prefill, decode };
+    const auto in_pass = [&](Pass p, const Seq& s) {
+      return p == Pass::all || ((s.len - s.computed > 1) == (p == Pass::prefill));
+    };
+    const auto run_running = [&](Pass pass) {
+      // 1. Running sequences, in admission order; a block shortage preempts from the back.
+      for (std::size_t k = 0; k < in.running.size() && budget > 0;) {
+        const std::size_t slot = in.running[k];
+        Seq& s = in.seqs[slot];
+        if (!in_pass(pass, s)) {
+          ++k;
+          continue;
+        }
+        const long long remaining = s.len - s.computed;
+        const long long n = std::min(remaining, budget);
+        const long long need = std::max(0LL, in.blocks_for(s.computed + n) - s.blocks);
+        bool self_preempted = false;
+        while (need > in.free_blocks) {
+          const std::size_t victim = in.running.back();
+          in.running.pop_back();
+          preempt(in, victim);
+          preempted = true;
+          if (victim == slot) {
+            self_preempted = true;
+            break;
+          }
+        }
+        if (self_preempted) break;
+        in.free_blocks -= need;
+        s.blocks += need;
+        schedule(in, slot, static_cast<int>(n));
+        budget -= n;
+        ++k;
+      }
+    };
+    const auto admit_waiting = [&] {
+      // 2. Waiting requests, FCFS, unless this iteration had to preempt (vLLM v1).
+      while (!preempted && !in.waiting.empty() && budget > 0 &&
+             in.running.size() < static_cast<std::size_t>(cfg.max_num_seqs)) {
+        const std::size_t slot = in.waiting.front();
+        Seq& s = in.seqs[slot];
+        const long long remaining = s.len - s.computed;
+        long long n = remaining;
+        if (cfg.chunked_prefill) {
+          n = std::min(remaining, budget);
+        } else if (remaining > budget) {
           break;
         }
+        // GUARANTEED_NO_EVICT reserves the whole request (its last token's KV is never written).
+        const long long target =
+            cfg.kv_policy == KvPolicy::guaranteed_no_evict
+                ? std::max(s.computed + n, static_cast<long long>(reqs_[s.req].input_tokens) +
+                                               reqs_[s.req].output_tokens - 1)
+                : s.computed + n;
+        const long long need = std::max(0LL, in.blocks_for(target) - s.blocks);
+        if (need > in.free_blocks) break;
+        in.free_blocks -= need;
+        s.blocks += need;
+        in.waiting.pop_front();
+        in.running.push_back(slot);
+        schedule(in, slot, static_cast<int>(n));
+        budget -= n;
       }
-      if (self_preempted) break;
-      in.free_blocks -= need;
-      s.blocks += need;
-      schedule(in, slot, static_cast<int>(n));
-      budget -= n;
-      ++k;
-    }
-    // 2. Waiting requests, FCFS, unless this iteration had to preempt (vLLM v1).
-    while (!preempted && !in.waiting.empty() && budget > 0 &&
-           in.running.size() < static_cast<std::size_t>(cfg.max_num_seqs)) {
-      const std::size_t slot = in.waiting.front();
-      Seq& s = in.seqs[slot];
-      const long long remaining = s.len - s.computed;
-      long long n = remaining;
-      if (cfg.chunked_prefill) {
-        n = std::min(remaining, budget);
-      } else if (remaining > budget) {
-        break;
-      }
-      // GUARANTEED_NO_EVICT reserves the whole request (its last token's KV is never written).
-      const long long target =
-          cfg.kv_policy == KvPolicy::guaranteed_no_evict
-              ? std::max(s.computed + n, static_cast<long long>(reqs_[s.req].input_tokens) +
-                                             reqs_[s.req].output_tokens - 1)
-              : s.computed + n;
-      const long long need = std::max(0LL, in.blocks_for(target) - s.blocks);
-      if (need > in.free_blocks) break;
-      in.free_blocks -= need;
-      s.blocks += need;
-      in.waiting.pop_front();
-      in.running.push_back(slot);
-      schedule(in, slot, static_cast<int>(n));
-      budget -= n;
+    };
+    if (cfg.mixed_batches) {
+      run_running(Pass::all);
+      admit_waiting();
+    } else {
+      run_running(Pass::prefill);
+      admit_waiting();
+      if (in.chunks.empty()) run_running(Pass::decode);
     }
     if (in.chunks.empty()) return;  // idle until the next arrival
     // A decode-only iteration replays the captured graph of the next listed batch size; the

@@ -412,6 +412,7 @@ Deployment deploy(const perf::Design& design, const ServingSpec& spec) {
   auto& o = out.options;
   o.router = spec.router;
   o.concurrency = spec.concurrency;
+  o.request_latency_s = design.runtime.request_latency_us * 1e-6;
   if (spec.slo.ttft_s > 0) o.slo_ttft_s = spec.slo.ttft_s;
   if (spec.slo.tpot_s > 0) o.slo_tpot_s = spec.slo.tpot_s;
   // A pool's or a group's replicas, its plan checked on one replica of its own: the pools and

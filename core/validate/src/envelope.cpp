@@ -102,7 +102,9 @@ EnvelopeMatch match_envelope(const Envelope& envelope, const perf::Design& desig
   }
   m.kind = EnvelopeMatch::Kind::nearest;
   std::string differs;
-  const auto add = [&](const std::string& what) { differs += (differs.empty() ? "" : ", ") + what; };
+  const auto add = [&](const std::string& what) {
+    differs += (differs.empty() ? "" : ", ") + what;
+  };
   if (best->hardware != design.hardware.id)
     add("device " + (design.hardware.id.empty() ? design.hardware.name : design.hardware.id));
   if (best->runtime != design.runtime.id) add("runtime " + design.runtime.id);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "items.hpp"
 #include "stackscope/runtime/profile.hpp"
 
 namespace stackscope::validate {
@@ -14,11 +15,7 @@ namespace {
 constexpr std::size_t kMaxAxes = 8;
 constexpr std::size_t kMaxPoints = 10'000;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
+using detail::trim;
 
 double number(std::string_view text, const std::string& where) {
   double v = 0;
@@ -39,23 +36,18 @@ std::string keys_text() {
 std::vector<GridAxis> parse_grid(std::string_view text, std::string_view what) {
   std::vector<GridAxis> axes;
   std::size_t points = 1;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view item = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    if (item.empty()) continue;
+  for (const std::string_view item : detail::items(text, ',')) {
     const std::size_t eq = item.find('=');
     const std::string where = std::string(what) + " '" + std::string(item) + "'";
     if (eq == std::string_view::npos)
-      throw std::invalid_argument(where + ": not KEY=LO:HI:STEP or KEY=V1|V2 (keys: " +
-                                  keys_text() + ")");
+      throw std::invalid_argument(where +
+                                  ": not KEY=LO:HI:STEP or KEY=V1|V2 (keys: " + keys_text() + ")");
     GridAxis axis;
     axis.key = std::string(trim(item.substr(0, eq)));
     runtime::Profile probe;
     if (!runtime::numeric_field(probe, axis.key))
-      throw std::invalid_argument(where + ": unknown key '" + axis.key + "' (allowed: " +
-                                  keys_text() + ")");
+      throw std::invalid_argument(where + ": unknown key '" + axis.key +
+                                  "' (allowed: " + keys_text() + ")");
     for (const auto& a : axes)
       if (a.key == axis.key) throw std::invalid_argument(where + ": '" + axis.key + "' twice");
     const std::string_view spec = item.substr(eq + 1);

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "items.hpp"
 #include "stackscope/serving/cluster.hpp"
 
 namespace stackscope::validate {
@@ -18,11 +19,7 @@ namespace {
 
 constexpr std::string_view kKeys = "system, backend, version, model, mode, precision, id";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using detail::trim;
 
 const std::string* field_of(const SiliconRow& r, const std::string& key) {
   if (key == "system") return &r.system;
@@ -71,6 +68,9 @@ void run_one(const Case& c, CaseResult& r, const std::stop_token& stop) {
   std::vector<serving::InstanceConfig> instances;
   serving::SimOptions opt;
   opt.concurrency = c.bench.concurrency;
+  // Every row was measured through its backend's HTTP front end.
+  if (!c.workers.empty())
+    opt.request_latency_s = c.workers.front().design.runtime.request_latency_us * 1e-6;
   opt.stop = stop;
   try {
     if (c.workers.size() == 1) {
@@ -115,12 +115,7 @@ void run_one(const Case& c, CaseResult& r, const std::stop_token& stop) {
 
 Selector parse_selector(std::string_view text, std::string_view what) {
   Selector sel;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view item = trim(rest.substr(0, comma));
-    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-    if (item.empty()) continue;
+  for (const std::string_view item : detail::items(text, ',')) {
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos)
       throw std::invalid_argument(std::string(what) + ": '" + std::string(item) +
@@ -250,8 +245,8 @@ std::vector<PartitionStats> summarise(const std::vector<Case>& cases,
       it = where.emplace(key, parts.size()).first;
       parts.push_back({key, {}});
     }
-    for (Acc* a : {&parts[it->second].second, &totals[r.group][c.moe ? 1 : 0],
-                   &totals[r.group][2]}) {
+    for (Acc* a :
+         {&parts[it->second].second, &totals[r.group][c.moe ? 1 : 0], &totals[r.group][2]}) {
       a->ttft.push_back(std::abs(r.ttft_err));
       a->tpot.push_back(std::abs(r.tpot_err));
     }

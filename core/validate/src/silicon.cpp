@@ -36,7 +36,9 @@ int source_int(const std::string& source, std::string_view key) {
   return static_cast<int>(v);
 }
 
-int or1(int v) { return v > 0 ? v : 1; }
+int or1(int v) {
+  return v > 0 ? v : 1;
+}
 
 // Numerics of a row: weights and activations from the GEMM quantisation, the KV cache from the
 // backend's default for that checkpoint.
@@ -46,7 +48,9 @@ struct NumericsMapping {
   std::string note;
 };
 
-bool fp8_family(const std::string& q) { return q == "fp8" || q == "fp8_block"; }
+bool fp8_family(const std::string& q) {
+  return q == "fp8" || q == "fp8_block";
+}
 bool w4_weight_only(const std::string& q) {
   return q == "mxfp4" || q == "w4a16" || q == "int4_wo" || q == "w4a16_awq" || q == "int4";
 }
@@ -151,6 +155,9 @@ serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::De
     s.max_num_seqs = seqs;
     s.max_num_batched_tokens = 8192;
     s.chunked_prefill = true;
+    // SGLang runs prefill batches on their own, ahead of decode (enable_mixed_chunk is off by
+    // default); vLLM V1 mixes them.
+    s.mixed_batches = row.backend != "sglang";
     s.block_size = 16;
     s.kv_policy = serving::KvPolicy::max_utilization;
     s.kv_cache_fraction = 0.9;
@@ -255,8 +262,18 @@ ModelMapping model_for_path(const std::string& path) {
             "gpt-oss alternates 128-token sliding-window and full attention layers with learned "
             "attention sinks; the operator graph has full attention only, so half its layers' "
             "KV cache and attention time would be overstated"};
+  // MiniMax-M2, M2.1, M2.5 and M2.7 share one architecture (NVIDIA Megatron-Bridge's
+  // MiniMax-M2 page); MiniMax-M1 / Text-01 use lightning (linear) attention, which the graph
+  // cannot express.
+  if (path.starts_with("MiniMaxAI/MiniMax-M2")) return {"minimax-m2.5", ""};
   if (path.starts_with("MiniMaxAI/"))
-    return {"", "no preset for " + path + " (its public config is not in the preset set)"};
+    return {"", path +
+                    " uses lightning (linear) attention, which the operator graph cannot "
+                    "express"};
+  if (path.starts_with("Qwen/Qwen3.5") || path.starts_with("Qwen/Qwen3-Next"))
+    return {"", path +
+                    " mixes Gated DeltaNet (linear attention) layers with full attention; "
+                    "the operator graph has full attention only"};
   return {"", "no model preset for '" + path + "'"};
 }
 
@@ -369,8 +386,7 @@ Case map_row(const SiliconRow& row, const Catalog& catalog) {
   // The system: the smallest preset of this device with room for every GPU of the deployment.
   const hw::System* sys = nullptr;
   for (const auto& [id, s] : catalog.systems)
-    if (s.hardware == *hw_id && s.devices >= total && (!sys || s.devices < sys->devices))
-      sys = &s;
+    if (s.hardware == *hw_id && s.devices >= total && (!sys || s.devices < sys->devices)) sys = &s;
   if (!sys)
     return refuse(std::to_string(total) + " GPUs: no system preset of " + *hw_id +
                   " holds that many");
@@ -388,8 +404,8 @@ Case map_row(const SiliconRow& row, const Catalog& catalog) {
       return refuse("the plan " + parallel::short_text(w.design.parallel) +
                     " is not valid here: " + format_issue(issues.front()));
     w.count = u.count;
-    w.scheduler = backend_scheduler(row, w.design, std::max(1, u.seqs),
-                                    or1(u.stage->attention_dp), b.isl_max, b.osl_max);
+    w.scheduler = backend_scheduler(row, w.design, std::max(1, u.seqs), or1(u.stage->attention_dp),
+                                    b.isl_max, b.osl_max);
     // The whole deployment's system (the KV transfer of a disaggregated one crosses it).
     w.design.system.devices = total;
     c.workers.push_back(std::move(w));

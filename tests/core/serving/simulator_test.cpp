@@ -153,6 +153,52 @@ TEST(ServingSimulator, SimultaneousArrivalsShareTheFirstIteration) {
   EXPECT_EQ(r.iterations, 10u);
 }
 
+// The front end's time per request (SimOptions::request_latency_s): each request reaches the
+// engine that much after it was sent, so its TTFT, E2E and queueing grow by exactly it and its
+// TPOT not at all; in a closed loop of one, every request is sent when the last finished and
+// the makespan grows by the latency per request.
+TEST(ServingSimulator, RequestLatencyAddsToTtftNotTpot) {
+  std::vector<Request> reqs;
+  for (std::uint64_t i = 0; i < 4; ++i) reqs.push_back({i, 0.0, 100, 10});
+  SimOptions none;
+  none.concurrency = 1;
+  SimOptions slow = none;
+  slow.request_latency_s = 0.05;
+  const SimResult a = simulate(reqs, {instance(linear_cost(0.01, 1e-5))}, none);
+  const SimResult b = simulate(reqs, {instance(linear_cost(0.01, 1e-5))}, slow);
+  ASSERT_EQ(a.completed, 4u);
+  ASSERT_EQ(b.completed, 4u);
+  EXPECT_NEAR(b.ttft.mean - a.ttft.mean, 0.05, 1e-12);
+  EXPECT_NEAR(b.e2e.mean - a.e2e.mean, 0.05, 1e-12);
+  EXPECT_NEAR(b.tpot.mean, a.tpot.mean, 1e-12);
+  EXPECT_NEAR(b.makespan_s - a.makespan_s, 4 * 0.05, 1e-9);
+  SimOptions bad;
+  bad.request_latency_s = -1;
+  EXPECT_THROW(simulate(reqs, {instance(linear_cost(0.01, 1e-5))}, bad), std::invalid_argument);
+}
+
+// SGLang's scheduling (mixed_batches off): a request arriving while another decodes is
+// prefilled in an iteration of its own, which the decode waits for; mixed (vLLM) the two share
+// the next iteration. The decoding request finishes one iteration (0.01 s + its tokens) later,
+// the arriving one gets its first token no later, and as many iterations run (the arriving
+// request's last decode ends the run either way).
+TEST(ServingSimulator, UnmixedBatchesRunPrefillAloneAndFirst) {
+  const std::vector<Request> reqs{{0, 0.0, 100, 10}, {1, 0.015, 100, 10}};
+  InstanceConfig mixed = instance(linear_cost(0.01, 1e-5));
+  InstanceConfig alone = mixed;
+  alone.scheduler.mixed_batches = false;
+  const SimResult a = simulate(reqs, {mixed}, {});
+  const SimResult b = simulate(reqs, {alone}, {});
+  ASSERT_EQ(a.completed, 2u);
+  ASSERT_EQ(b.completed, 2u);
+  EXPECT_EQ(b.iterations, a.iterations);
+  EXPECT_GT(b.requests[0].finish_s, a.requests[0].finish_s + 0.009);
+  EXPECT_LE(b.requests[1].first_token_s, a.requests[1].first_token_s + 1e-12);
+  // Every output token is still produced once.
+  EXPECT_EQ(b.requests[0].output_tokens, 10);
+  EXPECT_EQ(b.requests[1].output_tokens, 10);
+}
+
 // CUDA-graph padding: a decode-only iteration of n sequences is costed at the next listed batch
 // size (dummy decodes of one cached token that emit nothing the requests see); an iteration
 // with a prefill chunk is not padded, nor is a batch above the largest size.

@@ -63,6 +63,13 @@ struct Profile {
   // only (perf::IterationModel; the static evaluator has no iterations): the scheduler (vLLM's
   // Python or TensorRT-LLM's C++ batch manager), sampling and detokenisation between steps.
   double iteration_overhead_us = 0.0;
+  // Time from a request's arrival at the serving front end to its admission by the engine's
+  // scheduler, plus its first token's way back: HTTP parsing, tokenisation, the API server ->
+  // engine hand-off, detokenisation and the first streamed chunk. Paid once per request by the
+  // serving model only (serving::SimOptions::request_latency_s, set by serving::deploy); it
+  // adds to TTFT and E2E, not to TPOT. 0 for offline benchmarks (trtllm-bench) that have no
+  // front end. us; fitted per backend on measured deployments (docs/validation.md).
+  double request_latency_us = 0.0;
   // Device memory the serving software holds on top of the device's own reserve
   // (hw::Hardware::runtime_reserved_GiB) and the modelled weights, KV cache and activations:
   // CUDA-graph memory pools of every captured batch size, the caching allocator's slack,

@@ -46,6 +46,11 @@ struct SchedulerConfig {
   int max_num_seqs = 256;             // vLLM max_num_seqs; TensorRT-LLM max_batch_size
   int max_num_batched_tokens = 8192;  // vLLM max_num_batched_tokens; TensorRT-LLM max_num_tokens
   bool chunked_prefill = true;        // vLLM enable_chunked_prefill; TRT-LLM enable_chunked_context
+  // true: prefill chunks and decodes share an iteration (vLLM v1, TensorRT-LLM in-flight
+  // batching). false: SGLang's default scheduling (enable_mixed_chunk off): an iteration runs
+  // prefill only -- unfinished prompt chunks, then waiting requests -- whenever there is prefill
+  // work that fits, and the running decodes wait for it; otherwise it runs every decode.
+  bool mixed_batches = true;
   int block_size = 16;                // tokens per KV block (vLLM's default)
   // Longest input + output admitted; 0 = no limit. Instances built from a design
   // (cluster.hpp) take the model's max_context_tokens for 0, as vLLM does.
@@ -124,6 +129,11 @@ struct SimOptions {
   // instance, or into one decode instance, queue behind each other; arrivals go to the prefill and
   // co-located instances, handed-off requests to the decode instances, each by `router`.
   KvTransferFn kv_transfer;
+  // The serving front end's time per request (runtime::Profile::request_latency_us): a request
+  // arriving at t is admitted by the router at t + this; its TTFT, E2E and queueing time still
+  // count from t. In a closed loop the next request is sent when one finishes, and reaches the
+  // engine this much later. s, >= 0.
+  double request_latency_s = 0;
   std::stop_token stop;
   // Called from the simulating thread every 1024 events with the requests finished (completed
   // or rejected) so far, the total and the simulated time in s; null = none (the CLI's progress

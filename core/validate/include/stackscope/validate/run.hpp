@@ -43,7 +43,7 @@ struct CaseResult {
   Group group = Group::reported;
   bool ran = false;
   std::string failure;  // why a mapped case produced no prediction (rejections, no KV room)
-  double ttft_ms = 0, tpot_ms = 0;   // predicted means
+  double ttft_ms = 0, tpot_ms = 0;    // predicted means
   double ttft_err = 0, tpot_err = 0;  // (predicted - measured) / measured
   std::size_t requests = 0;
   double sim_seconds = 0;  // simulated makespan, s
@@ -81,8 +81,8 @@ std::vector<PartitionStats> summarise(const std::vector<Case>& cases,
 
 // A calibration's grid (fit.hpp): a runtime profile field and the values it takes.
 struct GridAxis {
-  std::string key;              // a runtime::numeric_field_names() key
-  std::vector<double> values;   // ascending as written
+  std::string key;             // a runtime::numeric_field_names() key
+  std::vector<double> values;  // ascending as written
 };
 // One grid point's errors over the rows fitted, and the whole grid.
 struct FitPoint {

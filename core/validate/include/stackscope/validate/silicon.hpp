@@ -90,9 +90,9 @@ struct Case {
   SiliconRow row;
   // Partition keys (AIConfigurator's own regression partition, model|system|backend|mode).
   std::string partition;
-  bool moe = false;           // the model has routed experts
-  std::string model_preset;   // registry id the row's model mapped to ("" when unmapped)
-  std::string unmapped;       // why the row cannot be run; empty when it can
+  bool moe = false;                // the model has routed experts
+  std::string model_preset;        // registry id the row's model mapped to ("" when unmapped)
+  std::string unmapped;            // why the row cannot be run; empty when it can
   std::vector<std::string> notes;  // assumptions the mapping made for this row
   // Aggregated: one worker in `workers`; disaggregated: the prefill pool, then the decode pool.
   std::vector<Worker> workers;
