@@ -199,7 +199,6 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
   std::vector<io::RowCheck> static_checks, serving_checks;
   validate::Catalog catalog = io::silicon_catalog(ctx.presets);
   std::vector<validate::SiliconRow> sample;
-  std::size_t read = 0;
   for (const auto& name : a.positional) {
     const fs::path file = name;
     rep.inputs.push_back(name);
@@ -216,13 +215,9 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
       auto s2 = io::check_serving_rows(sv, ctx.presets);
       static_checks.insert(static_checks.end(), s1.begin(), s1.end());
       serving_checks.insert(serving_checks.end(), s2.begin(), s2.end());
-      read += rows.size();
       continue;
     }
-    for (auto& row : io::load_silicon_sample(file)) {
-      sample.push_back(std::move(row));
-      ++read;
-    }
+    for (auto& row : io::load_silicon_sample(file)) sample.push_back(std::move(row));
   }
   if (a.has("--fit") != a.has("--grid"))
     throw CliError("validate: --fit PROFILE and --grid KEY=LO:HI:STEP,... go together");
@@ -335,7 +330,6 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     print_partitions(ctx.out, rep);
     print_not_run(ctx.out, rep);
   }
-  (void)read;
   return kExitOk;
 }
 
