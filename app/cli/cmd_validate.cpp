@@ -6,12 +6,13 @@
 #include <filesystem>
 #include <map>
 #include <ostream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "commands.hpp"
 #include "long_run.hpp"
+#include "stackscope/cli/text.hpp"
+#include "stackscope/common/issue.hpp"
 #include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/reference.hpp"
@@ -59,38 +60,32 @@ std::string apct(double fraction) {
   return b;
 }
 
+std::string ms(double v, int digits) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
 void print_rows(std::ostream& out, const validate::Report& rep) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%-52s %-8s %6s %10s %10s %8s %9s %9s %8s\n", "row", "group",
-                "conc", "TTFT ms", "model", "error", "TPOT ms", "model", "error");
-  out << line;
+  Table t({"row", "group", "conc", "TTFT ms", "model", "error", "TPOT ms", "model", "error"}, "ll");
   for (const auto& r : rep.results) {
     if (!r.ran) continue;
     const auto& c = rep.cases[r.index];
-    std::string id = c.row.id.size() > 52 ? c.row.id.substr(0, 49) + "..." : c.row.id;
-    std::snprintf(line, sizeof line, "%-52s %-8s %6d %10.1f %10.1f %8s %9.2f %9.2f %8s\n",
-                  id.c_str(), validate::to_string(r.group), c.bench.concurrency, c.row.ttft_ms,
-                  r.ttft_ms, pct(r.ttft_err).c_str(), c.row.tpot_ms, r.tpot_ms,
-                  pct(r.tpot_err).c_str());
-    out << line;
+    t.row({c.row.id, validate::to_string(r.group), std::to_string(c.bench.concurrency),
+           ms(c.row.ttft_ms, 1), ms(r.ttft_ms, 1), pct(r.ttft_err), ms(c.row.tpot_ms, 2),
+           ms(r.tpot_ms, 2), pct(r.tpot_err)});
   }
-  out << "\n";
+  out << t.str() << "\n";
 }
 
 void print_partitions(std::ostream& out, const validate::Report& rep) {
-  char line[512];
-  std::snprintf(line, sizeof line, "%-62s %-8s %5s  %8s %8s %8s  %8s %8s %8s\n", "partition",
-                "group", "rows", "TTFT", "p90", "max", "TPOT", "p90", "max");
-  out << line;
-  for (const auto& p : rep.stats) {
-    std::string name = p.partition.size() > 62 ? p.partition.substr(0, 59) + "..." : p.partition;
-    std::snprintf(line, sizeof line, "%-62s %-8s %5zu  %8s %8s %8s  %8s %8s %8s\n", name.c_str(),
-                  validate::to_string(p.group), p.ttft.rows, apct(p.ttft.mape).c_str(),
-                  apct(p.ttft.p90).c_str(), apct(p.ttft.max).c_str(), apct(p.tpot.mape).c_str(),
-                  apct(p.tpot.p90).c_str(), apct(p.tpot.max).c_str());
-    out << line;
-  }
-  out << "(TTFT and TPOT columns: mean absolute percentage error of the mean per row, its p90 "
+  Table t({"partition", "group", "rows", "TTFT", "p90", "max", "TPOT", "p90", "max"}, "ll");
+  for (const auto& p : rep.stats)
+    t.row({p.partition, validate::to_string(p.group), std::to_string(p.ttft.rows),
+           apct(p.ttft.mape), apct(p.ttft.p90), apct(p.ttft.max), apct(p.tpot.mape),
+           apct(p.tpot.p90), apct(p.tpot.max)});
+  out << t.str()
+      << "(TTFT and TPOT columns: mean absolute percentage error of the mean per row, its p90 "
          "and max)\n";
 }
 
@@ -140,28 +135,23 @@ void print_fit(std::ostream& out, const validate::FitResult& fr) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     return fr.points[x].objective < fr.points[y].objective;
   });
-  char line[256];
-  for (const auto& ax : fr.axes) {
-    std::snprintf(line, sizeof line, "%26s ", ax.key.c_str());
-    out << line;
-  }
-  out << "  objective      TTFT      TPOT  failed\n";
+  std::vector<std::string> header;
+  for (const auto& ax : fr.axes) header.push_back(ax.key);
+  for (const char* h : {"objective", "TTFT", "TPOT", "failed"}) header.emplace_back(h);
+  Table t(header, "r");
   for (std::size_t k = 0; k < order.size() && k < 10; ++k) {
     const auto& p = fr.points[order[k]];
-    for (double v : p.values) {
-      std::snprintf(line, sizeof line, "%26.4g ", v);
-      out << line;
-    }
-    std::snprintf(line, sizeof line, "  %9s %9s %9s  %6zu\n", apct(p.objective).c_str(),
-                  apct(p.ttft.mape).c_str(), apct(p.tpot.mape).c_str(), p.failed);
-    out << line;
+    std::vector<std::string> cells;
+    for (double v : p.values) cells.push_back(number_text(v));
+    for (double v : {p.objective, p.ttft.mape, p.tpot.mape}) cells.push_back(apct(v));
+    cells.push_back(std::to_string(p.failed));
+    t.row(std::move(cells));
   }
+  out << t.str();
   out << "best:";
   const auto& b = fr.points.at(fr.best);
-  for (std::size_t i = 0; i < fr.axes.size(); ++i) {
-    std::snprintf(line, sizeof line, " %s=%.6g", fr.axes[i].key.c_str(), b.values[i]);
-    out << line;
-  }
+  for (std::size_t i = 0; i < fr.axes.size(); ++i)
+    out << " " << fr.axes[i].key << "=" << number_text(b.values[i]);
   out << "\n\n";
 }
 

@@ -13,9 +13,10 @@
 #include "json_detail.hpp"
 #include "sections.hpp"
 
-#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/io/read_file.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/validate/run.hpp"
 
 namespace stackscope::io {
 namespace {
@@ -90,8 +91,8 @@ perf::Design design_for_row(const MeasuredRow& row, const PresetRegistry& preset
   perf::Design d;
   d.name = row.id;
   d.hardware = presets.hardware(row.hardware);
-  // Every row of data/trtllm-measured/measured-gpu.json was measured with TensorRT-LLM v0.5/v0.6.1 (its
-  // sources): the runtime profile of that release, which the rows calibrate.
+  // Every row of data/trtllm-measured/measured-gpu.json was measured with TensorRT-LLM v0.5/v0.6.1
+  // (its sources): the runtime profile of that release, which the rows calibrate.
   d.runtime = presets.runtime(runtime::kLegacyProfileId);
   d.model = presets.model(row.model);
   const std::string sys = row.hardware + "-x8";
@@ -156,12 +157,10 @@ std::string format_checks(const std::vector<RowCheck>& checks) {
     os << line;
     abs_err.push_back(std::abs(c.error));
   }
-  std::sort(abs_err.begin(), abs_err.end());
   if (!abs_err.empty()) {
-    const double p90 =
-        abs_err[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(abs_err.size()))) - 1];
-    std::snprintf(line, sizeof line, "rows %zu  MAPE %.1f%%  p90 %.1f%%  max %.1f%%\n",
-                  abs_err.size(), 100 * mean_abs_error(checks), 100 * p90, 100 * abs_err.back());
+    const validate::ErrorStats st = validate::error_stats(std::move(abs_err));
+    std::snprintf(line, sizeof line, "rows %zu  MAPE %.1f%%  p90 %.1f%%  max %.1f%%\n", st.rows,
+                  100 * st.mape, 100 * st.p90, 100 * st.max);
     os << line;
   }
   return os.str();

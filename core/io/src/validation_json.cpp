@@ -121,10 +121,6 @@ std::string validation_json(const validate::Report& report,
 
 namespace {
 
-json envelope_stats(const validate::ErrorStats& s) {
-  return stats_json(s);
-}
-
 validate::ErrorStats read_stats(const json& j, const std::string& where) {
   validate::ErrorStats s;
   try {
@@ -161,8 +157,8 @@ std::string envelope_json(const validate::Envelope& env) {
                        {"runtime", e.runtime},
                        {"moe", e.moe},
                        {"group", validate::to_string(e.group)},
-                       {"ttft", envelope_stats(e.ttft)},
-                       {"tpot", envelope_stats(e.tpot)}});
+                       {"ttft", stats_json(e.ttft)},
+                       {"tpot", stats_json(e.tpot)}});
   j["entries"] = std::move(entries);
   return j.dump(2) + "\n";
 }

@@ -13,6 +13,7 @@
 
 #include "items.hpp"
 #include "stackscope/serving/cluster.hpp"
+#include "stackscope/serving/request.hpp"
 
 namespace stackscope::validate {
 namespace {
@@ -38,29 +39,27 @@ bool value_matches(const std::string& pattern, const std::string& value) {
   return pattern == value;
 }
 
-// splitmix64 (Steele, Lea and Flood, OOPSLA 2014): a portable stream, so the drawn lengths are
-// the same on every platform and standard library.
-std::uint64_t splitmix(std::uint64_t& s) {
-  std::uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-int draw(std::uint64_t& s, int lo, int hi) {
-  if (hi <= lo) return lo;
-  const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
-  return lo + static_cast<int>(splitmix(s) % span);
-}
-
+// The benchmark's requests, all sent at t = 0 (the closed loop releases them): identical ones
+// (serving::benchmark) or lengths drawn uniformly by the serving generator, whose draws are the
+// same on every platform (serving::generate); its arrival times are not used.
 std::vector<serving::Request> bench_requests(const Benchmark& b) {
-  std::vector<serving::Request> out(b.requests);
-  std::uint64_t s = b.seed;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    out[i].id = i;
-    out[i].arrival_s = 0;
-    out[i].input_tokens = draw(s, b.isl_min, b.isl_max);
-    out[i].output_tokens = draw(s, b.osl_min, b.osl_max);
-  }
+  if (b.isl_min == b.isl_max && b.osl_min == b.osl_max)
+    return serving::benchmark(b.requests, b.isl_max, b.osl_max);
+  serving::GeneratorSpec g;
+  g.requests = b.requests;
+  g.seed = b.seed;
+  g.arrivals.rate_per_s = 1e6;
+  const auto uniform = [](int lo, int hi) {
+    serving::LengthDist d;
+    d.kind = serving::LengthDist::Kind::uniform;
+    d.a = lo;
+    d.b = hi;
+    return d;
+  };
+  g.input = uniform(b.isl_min, b.isl_max);
+  g.output = uniform(b.osl_min, b.osl_max);
+  auto out = serving::generate(g);
+  for (auto& r : out) r.arrival_s = 0;
   return out;
 }
 
@@ -91,7 +90,13 @@ void run_one(const Case& c, CaseResult& r, const std::stop_token& stop) {
     r.failure = e.what();
     return;
   }
-  const auto reqs = bench_requests(c.bench);
+  std::vector<serving::Request> reqs;
+  try {
+    reqs = bench_requests(c.bench);
+  } catch (const std::invalid_argument& e) {
+    r.failure = e.what();
+    return;
+  }
   const serving::SimResult sim = serving::simulate(reqs, std::move(instances), opt);
   if (sim.stopped) {
     r.failure = "stopped";

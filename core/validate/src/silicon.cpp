@@ -144,9 +144,6 @@ serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::De
     s = serving::trtllm_bench_scheduler(design, isl_max, osl_max);
     s.max_num_seqs = seqs;
     s.max_num_batched_tokens = std::max(s.max_num_batched_tokens, isl_max + seqs);
-    std::vector<int> sizes;
-    for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks))) sizes.push_back(b * ranks);
-    s.cuda_graph_batch_sizes = std::move(sizes);
   } else {
     // vLLM V1 (the InferenceX H100 scripts: --max-num-seqs = concurrency,
     // --max-num-batched-tokens 8192, prefix caching off, --gpu-memory-utilization 0.9) and
@@ -160,11 +157,14 @@ serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::De
     s.mixed_batches = row.backend != "sglang";
     s.block_size = 16;
     s.kv_policy = serving::KvPolicy::max_utilization;
+    // vLLM's --gpu-memory-utilization 0.9 is a share of the whole memory; the simulator's
+    // fraction is of what weights and activations leave, so 0.9 here is an approximation.
     s.kv_cache_fraction = 0.9;
-    std::vector<int> sizes;
-    for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks))) sizes.push_back(b * ranks);
-    s.cuda_graph_batch_sizes = std::move(sizes);
   }
+  // Graphs are captured per attention-DP rank; the instance pads its whole decode batch.
+  s.cuda_graph_batch_sizes.clear();
+  for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks)))
+    s.cuda_graph_batch_sizes.push_back(b * ranks);
   return s;
 }
 
