@@ -85,6 +85,10 @@ std::vector<OptionSpec> serve_options() {
       {"--mixed-batches", "on|off",
        "prefill chunks and decodes share an iteration (vLLM, TensorRT-LLM; default on), or off: "
        "prefill runs alone and first, as SGLang schedules by default"},
+      {"--overlap-scheduler", "on|off",
+       "form iteration n+1 while n runs (TensorRT-LLM's and SGLang's overlap scheduler): "
+       "arrivals wait one more iteration and an ended sequence holds its slot for one "
+       "(default off)"},
       {"--block-size", "N", "KV block size in tokens (default 16)"},
       {"--kv-policy", "max-utilization|guaranteed-no-evict",
        "allocate KV blocks as needed and preempt (vLLM; default), or reserve each request's "
@@ -169,6 +173,11 @@ void apply_scheduler_flags(const ParsedArgs& a, serving::SchedulerConfig& sched)
     if (*v != "on" && *v != "off")
       throw CliError("--mixed-batches: expected on or off, got '" + *v + "'");
     sched.mixed_batches = *v == "on";
+  }
+  if (auto v = a.get("--overlap-scheduler")) {
+    if (*v != "on" && *v != "off")
+      throw CliError("--overlap-scheduler: expected on or off, got '" + *v + "'");
+    sched.overlap_scheduler = *v == "on";
   }
 }
 
@@ -609,6 +618,8 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["scheduler"] = {{"max_num_seqs", sched.max_num_seqs},
                       {"max_num_batched_tokens", sched.max_num_batched_tokens},
                       {"chunked_prefill", sched.chunked_prefill},
+                      {"mixed_batches", sched.mixed_batches},
+                      {"overlap_scheduler", sched.overlap_scheduler},
                       {"block_size", sched.block_size}};
     j["requests"] = reqs.size();
     j["completed"] = r.completed;
@@ -691,7 +702,9 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     out << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
         << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs
         << ", max_num_batched_tokens " << sched.max_num_batched_tokens << ", chunked prefill "
-        << (sched.chunked_prefill ? "on" : "off") << "\n";
+        << (sched.chunked_prefill ? "on" : "off")
+        << (sched.mixed_batches ? "" : ", prefill batches alone")
+        << (sched.overlap_scheduler ? ", overlap scheduler" : "") << "\n";
   } else {
     out << "instances  " << layout << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off")
         << "\n";

@@ -60,6 +60,7 @@ void describe(V& v, S& s) {
   v("max_num_batched_tokens", s.max_num_batched_tokens);
   v("chunked_prefill", s.chunked_prefill);
   v("mixed_batches", s.mixed_batches);
+  v("overlap_scheduler", s.overlap_scheduler);
   v("block_size", s.block_size);
   v("max_model_len", s.max_model_len);
   v("kv_policy", s.kv_policy);

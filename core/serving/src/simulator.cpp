@@ -138,6 +138,10 @@ struct Seq {
   int generated = 0;
   double last_token_s = 0;
   bool started = false;
+  // Overlap scheduler: when the request reached the engine (eligible for an iteration that
+  // started after it), and whether it ended and only holds its slot for one more iteration.
+  double ready_s = 0;
+  bool retiring = false;
 };
 
 struct Instance {
@@ -302,7 +306,7 @@ class Simulation {
         const std::size_t finished = complete(inst_[who]);
         in_system -= finished;
         if (finished > 0) release_clock = now_;
-        start_iteration(inst_[who]);
+        start_iteration(inst_[who], /*back_to_back=*/true);
       }
     }
     finish();
@@ -336,7 +340,7 @@ class Simulation {
     ++in.stats.requests;
     const std::size_t slot = in.new_slot();
     const long long input = reqs_[req].input_tokens;
-    in.seqs[slot] = Seq{req, input + 1, input, 0, 1, first_token_s, true};
+    in.seqs[slot] = Seq{req, input + 1, input, 0, 1, first_token_s, true, now_, false};
     in.waiting.push_back(slot);
     out_.requests[req].instance = static_cast<int>(d);
   }
@@ -365,7 +369,7 @@ class Simulation {
       return false;
     }
     const std::size_t slot = in.new_slot();
-    in.seqs[slot] = Seq{i, q.input_tokens, 0, 0, 0, 0, false};
+    in.seqs[slot] = Seq{i, q.input_tokens, 0, 0, 0, 0, false, t, false};
     in.waiting.push_back(slot);
     return true;
   }
@@ -375,12 +379,15 @@ class Simulation {
     in.free_blocks += s.blocks;
     s.blocks = 0;
     s.computed = 0;  // recompute: prompt + generated tokens are prefilled again
+    s.ready_s = 0;   // already known to the engine
     ++out_.requests[s.req].preemptions;
     ++in.stats.preemptions;
     in.waiting.push_front(slot);
   }
 
-  void start_iteration(Instance& in) {
+  // `back_to_back`: the instance just ended an iteration (the overlap scheduler's batch was
+  // formed while that one ran); otherwise it was idle.
+  void start_iteration(Instance& in, bool back_to_back = false) {
     in.busy = false;
     in.batch_slots.clear();
     in.batch_tokens.clear();
@@ -399,6 +406,17 @@ class Simulation {
       for (std::size_t k = 0; k < in.running.size() && budget > 0;) {
         const std::size_t slot = in.running[k];
         Seq& s = in.seqs[slot];
+        if (s.retiring) {
+          // Ended in the iteration before: one discarded decode in its held slot.
+          if (pass != Pass::prefill) {
+            in.batch_slots.push_back(slot);
+            in.batch_tokens.push_back(0);
+            in.chunks.push_back({1, static_cast<int>(s.computed), true});
+            budget -= 1;
+          }
+          ++k;
+          continue;
+        }
         if (!in_pass(pass, s)) {
           ++k;
           continue;
@@ -410,6 +428,15 @@ class Simulation {
         while (need > in.free_blocks) {
           const std::size_t victim = in.running.back();
           in.running.pop_back();
+          if (Seq& v = in.seqs[victim]; v.retiring) {
+            // An ended sequence's held blocks go first; it needs no recompute.
+            in.free_blocks += v.blocks;
+            v.blocks = 0;
+            v.retiring = false;
+            v.len = -1;
+            in.free_slots.push_back(victim);
+            continue;
+          }
           preempt(in, victim);
           preempted = true;
           if (victim == slot) {
@@ -425,12 +452,15 @@ class Simulation {
         ++k;
       }
     };
+    // Overlap scheduler: this batch was formed when the iteration before started.
+    double cutoff = back_to_back && cfg.overlap_scheduler ? in.iteration_start : kInf;
     const auto admit_waiting = [&] {
       // 2. Waiting requests, FCFS, unless this iteration had to preempt (vLLM v1).
       while (!preempted && !in.waiting.empty() && budget > 0 &&
              in.running.size() < static_cast<std::size_t>(cfg.max_num_seqs)) {
         const std::size_t slot = in.waiting.front();
         Seq& s = in.seqs[slot];
+        if (s.ready_s >= cutoff) break;  // reached the engine after the batch was formed
         const long long remaining = s.len - s.computed;
         long long n = remaining;
         if (cfg.chunked_prefill) {
@@ -454,13 +484,23 @@ class Simulation {
         budget -= n;
       }
     };
-    if (cfg.mixed_batches) {
-      run_running(Pass::all);
-      admit_waiting();
-    } else {
-      run_running(Pass::prefill);
-      admit_waiting();
-      if (in.chunks.empty()) run_running(Pass::decode);
+    const auto form = [&] {
+      if (cfg.mixed_batches) {
+        run_running(Pass::all);
+        admit_waiting();
+      } else {
+        run_running(Pass::prefill);
+        admit_waiting();
+        if (in.chunks.empty()) run_running(Pass::decode);
+      }
+    };
+    form();
+    if (in.chunks.empty() && !in.waiting.empty() && cutoff < kInf) {
+      // Nothing to run from the overlapped batch: the host waits for requests and schedules
+      // the ones that came at once, as an idle instance does.
+      cutoff = kInf;
+      budget = cfg.max_num_batched_tokens;
+      form();
     }
     if (in.chunks.empty()) return;  // idle until the next arrival
     // A decode-only iteration replays the captured graph of the next listed batch size; the
@@ -502,9 +542,22 @@ class Simulation {
   std::size_t complete(Instance& in) {
     in.busy = false;
     std::size_t finished = 0;
+    bool released = false;
+    // Overlap scheduler: sequences that ended in the iteration before leave now, whether or
+    // not this iteration's pass decoded them.
+    if (in.cfg.scheduler.overlap_scheduler)
+      for (const std::size_t slot : in.running) {
+        Seq& s = in.seqs[slot];
+        if (!s.retiring || s.len == -2) continue;
+        in.free_blocks += s.blocks;
+        s.blocks = 0;
+        s.len = -1;
+        released = true;
+      }
     for (std::size_t k = 0; k < in.batch_slots.size(); ++k) {
       const std::size_t slot = in.batch_slots[k];
       Seq& s = in.seqs[slot];
+      if (s.retiring) continue;
       s.computed += in.batch_tokens[k];
       if (s.computed < s.len) continue;  // a prefill chunk that does not end the prompt
       auto& r = out_.requests[s.req];
@@ -525,16 +578,27 @@ class Simulation {
         r.finished = true;
         ++out_.completed;
         ++finished;
-        in.free_blocks += s.blocks;
-        s.blocks = 0;
-        s.len = -1;  // marks the slot for removal below
+        if (in.cfg.scheduler.overlap_scheduler) {
+          s.retiring = true;  // holds its slot through the iteration already formed
+          s.len = -2;         // not released by this completion
+        } else {
+          in.free_blocks += s.blocks;
+          s.blocks = 0;
+          s.len = -1;  // marks the slot for removal below
+        }
       } else {
         ++s.len;
       }
     }
-    if (finished > 0 || in.cfg.role == Role::prefill) {
+    if (finished > 0 || released || in.cfg.role == Role::prefill) {
       std::erase_if(in.running, [&](std::size_t slot) {
-        if (in.seqs[slot].len >= 0) return false;
+        Seq& s = in.seqs[slot];
+        if (s.len == -2) {
+          s.len = 0;  // retiring: released after the next iteration
+          return false;
+        }
+        if (s.len >= 0) return false;
+        s.retiring = false;
         in.free_slots.push_back(slot);
         return true;
       });

@@ -63,7 +63,8 @@ std::vector<GridAxis> parse_grid(std::string_view text, std::string_view what) {
         throw std::invalid_argument(where + ": needs LO <= HI and STEP > 0 with at most " +
                                     std::to_string(kMaxPoints) + " values");
       for (int i = 0;; ++i) {
-        const double v = lo + i * step;
+        // Rounded to 1e-9 so 0.55 + 3 x 0.05 is the 0.7 the user means, not 0.7000000000000001.
+        const double v = std::round((lo + i * step) * 1e9) / 1e9;
         if (v > hi + step * 1e-3) break;
         axis.values.push_back(v);
       }

@@ -134,23 +134,38 @@ std::vector<int> graph_sizes(const std::string& backend, int cap) {
 // The scheduler a backend runs one worker with: `seqs` concurrent sequences over the worker's
 // `ranks` attention-DP ranks (the instance is the whole worker, so its caps are per-rank x
 // ranks).
+enum class StageRole { agg, prefill, decode };
+
 serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::Design& design,
-                                           int seqs, int ranks, int isl_max, int osl_max) {
+                                           StageRole role, int seqs, int ranks, int isl_max,
+                                           int osl_max) {
   serving::SchedulerConfig s;
+  const bool aic = load_generator_of(row) == LoadGenerator::aiperf;
+  const int per_rank = std::max(1, seqs / ranks);
+  // AIConfigurator's generator (rule_plugin/benchmark/{trtllm,vllm}.rule) sizes the token
+  // budget per rank: aggregated batch + ISL + 1500, prefill ISL + 1500, decode the batch;
+  // TensorRT-LLM rounds it up to its 32-token blocks.
+  const auto aic_tokens = [&](int block) {
+    const int t = role == StageRole::agg       ? per_rank + isl_max + 1500
+                  : role == StageRole::prefill ? isl_max + 1500
+                                               : per_rank;
+    return ((t + block - 1) / block) * block * ranks;
+  };
   if (row.backend == "trtllm") {
-    // trtllm-serve with AIConfigurator's generated extra options: the PyTorch backend's
-    // scheduler (GUARANTEED_NO_EVICT, 32-token blocks, chunked prefill off, CUDA graphs with
-    // padding), max_batch_size = the row's batch per rank.
+    // trtllm-serve with the PyTorch backend (GUARANTEED_NO_EVICT, 32-token blocks, chunked
+    // prefill off, CUDA graphs with padding), max_batch_size = the row's batch per rank.
     s = serving::trtllm_bench_scheduler(design, isl_max, osl_max);
     s.max_num_seqs = seqs;
-    s.max_num_batched_tokens = std::max(s.max_num_batched_tokens, isl_max + seqs);
+    s.max_num_batched_tokens = aic ? aic_tokens(32)
+                                   : std::max(s.max_num_batched_tokens, isl_max + seqs);
   } else {
     // vLLM V1 (the InferenceX H100 scripts: --max-num-seqs = concurrency,
     // --max-num-batched-tokens 8192, prefix caching off, --gpu-memory-utilization 0.9) and
     // SGLang (--max-running-requests, chunked_prefill_size 8192 on 80-141 GB GPUs): chunked
-    // prefill within an 8192-token budget, KV allocated as it grows with preemption.
+    // prefill within an 8192-token budget, KV allocated as it grows with preemption. vLLM
+    // runs of AIConfigurator's own workflow take its generated --max-num-batched-tokens.
     s.max_num_seqs = seqs;
-    s.max_num_batched_tokens = 8192;
+    s.max_num_batched_tokens = aic && row.backend == "vllm" ? aic_tokens(1) : 8192;
     s.chunked_prefill = true;
     // SGLang runs prefill batches on their own, ahead of decode (enable_mixed_chunk is off by
     // default); vLLM V1 mixes them.
@@ -161,6 +176,12 @@ serving::SchedulerConfig backend_scheduler(const SiliconRow& row, const perf::De
     // fraction is of what weights and activations leave, so 0.9 here is an approximation.
     s.kv_cache_fraction = 0.9;
   }
+  // The overlap scheduler: on in TensorRT-LLM's aggregated and decode workers (AIConfigurator's
+  // generator rule benchmark/trtllm.rule: disable_overlap_scheduler false for agg and decode,
+  // true for prefill) and in SGLang (disable_overlap_schedule off by default); vLLM V1 runs
+  // synchronously unless --async-scheduling is given, which the sample's recipes do not.
+  s.overlap_scheduler =
+      (row.backend == "trtllm" && role != StageRole::prefill) || row.backend == "sglang";
   // Graphs are captured per attention-DP rank; the instance pads its whole decode batch.
   s.cuda_graph_batch_sizes.clear();
   for (int b : graph_sizes(row.backend, std::max(1, seqs / ranks)))
@@ -404,8 +425,11 @@ Case map_row(const SiliconRow& row, const Catalog& catalog) {
       return refuse("the plan " + parallel::short_text(w.design.parallel) +
                     " is not valid here: " + format_issue(issues.front()));
     w.count = u.count;
-    w.scheduler = backend_scheduler(row, w.design, std::max(1, u.seqs), or1(u.stage->attention_dp),
-                                    b.isl_max, b.osl_max);
+    const StageRole role = row.mode == "agg"           ? StageRole::agg
+                           : u.stage == &row.prefill ? StageRole::prefill
+                                                     : StageRole::decode;
+    w.scheduler = backend_scheduler(row, w.design, role, std::max(1, u.seqs),
+                                    or1(u.stage->attention_dp), b.isl_max, b.osl_max);
     // The whole deployment's system (the KV transfer of a disaggregated one crosses it).
     w.design.system.devices = total;
     c.workers.push_back(std::move(w));

@@ -199,6 +199,62 @@ TEST(ServingSimulator, UnmixedBatchesRunPrefillAloneAndFirst) {
   EXPECT_EQ(b.requests[1].output_tokens, 10);
 }
 
+// The overlap scheduler (TensorRT-LLM's overlapped executor loop, SGLang's overlap schedule):
+// iteration n+1 is formed when n starts, so a request that arrives while n runs waits for n and
+// n+1 and is first computed in n+2. Fixed 10 ms iterations: A arrives at 0 and is prefilled in
+// [0, 0.01); B arrives at 0.005. Without overlap B runs in [0.01, 0.02) (TTFT 15 ms); with it
+// the batch of [0.01, 0.02) was formed at 0, so B runs in [0.02, 0.03) (TTFT 25 ms).
+TEST(ServingSimulator, OverlapSchedulerAdmitsArrivalsOneIterationLater) {
+  const std::vector<Request> reqs{{0, 0.0, 100, 10}, {1, 0.005, 100, 10}};
+  InstanceConfig sync = instance(linear_cost(0.01, 0.0));
+  InstanceConfig overlap = sync;
+  overlap.scheduler.overlap_scheduler = true;
+  const SimResult a = simulate(reqs, {sync}, {});
+  const SimResult b = simulate(reqs, {overlap}, {});
+  ASSERT_EQ(a.completed, 2u);
+  ASSERT_EQ(b.completed, 2u);
+  EXPECT_NEAR(a.requests[1].ttft_s(), 0.015, 1e-12);
+  EXPECT_NEAR(b.requests[1].ttft_s(), 0.025, 1e-12);
+  // A, which found the instance idle, is scheduled at once either way.
+  EXPECT_NEAR(b.requests[0].ttft_s(), 0.010, 1e-12);
+  // Tokens still come one per iteration once running.
+  EXPECT_NEAR(b.requests[1].tpot_s(), 0.010, 1e-12);
+}
+
+// A sequence that ends in iteration n holds its slot (and blocks) through n+1, which decodes
+// one discarded token for it. One slot, closed loop of one, two requests of 10 in / 2 out and
+// fixed 10 ms iterations: synchronously A is [0, 0.02), B is released at 0.02 and runs
+// [0.02, 0.04); with overlap the iteration [0.02, 0.03) is A's discarded decode (formed before
+// A's end was known), B reaches the engine after that batch was formed and runs [0.03, 0.05).
+TEST(ServingSimulator, OverlapSchedulerHoldsAnEndedSequenceForOneIteration) {
+  std::vector<std::size_t> chunks;
+  CostFn cost = [&](std::span<const perf::SequenceChunk> batch) {
+    chunks.push_back(batch.size());
+    return perf::IterationCost{0.01, 0};
+  };
+  const std::vector<Request> reqs{{0, 0.0, 10, 2}, {1, 0.0, 10, 2}};
+  SimOptions opt;
+  opt.concurrency = 1;
+  InstanceConfig sync = instance(cost, 1 << 20, 1);
+  const SimResult a = simulate(reqs, {sync}, opt);
+  const std::size_t sync_iterations = chunks.size();
+  chunks.clear();
+  InstanceConfig overlap = sync;
+  overlap.scheduler.overlap_scheduler = true;
+  const SimResult b = simulate(reqs, {overlap}, opt);
+  ASSERT_EQ(a.completed, 2u);
+  ASSERT_EQ(b.completed, 2u);
+  EXPECT_EQ(sync_iterations, 4u);
+  ASSERT_EQ(chunks.size(), 6u);  // A's discarded decode after each request's end
+  EXPECT_EQ(chunks[2], 1u);      // the slot's one sequence: A, decoding nothing it keeps
+  EXPECT_NEAR(a.requests[0].finish_s, 0.02, 1e-12);
+  EXPECT_NEAR(b.requests[0].finish_s, 0.02, 1e-12);  // the client still sees A end at 0.02
+  EXPECT_NEAR(a.requests[1].ttft_s(), 0.01, 1e-12);
+  EXPECT_NEAR(b.requests[1].ttft_s(), 0.02, 1e-12);
+  EXPECT_NEAR(b.requests[1].finish_s, 0.05, 1e-12);
+  EXPECT_EQ(b.requests[1].output_tokens, 2);
+}
+
 // CUDA-graph padding: a decode-only iteration of n sequences is costed at the next listed batch
 // size (dummy decodes of one cached token that emit nothing the requests see); an iteration
 // with a prefill chunk is not padded, nor is a batch above the largest size.

@@ -51,6 +51,14 @@ struct SchedulerConfig {
   // prefill only -- unfinished prompt chunks, then waiting requests -- whenever there is prefill
   // work that fits, and the running decodes wait for it; otherwise it runs every decode.
   bool mixed_batches = true;
+  // The overlap scheduler (TensorRT-LLM PyTorch executor's _executor_loop_overlap, SGLang's
+  // default overlap schedule): the host forms and launches iteration n+1 while the device runs
+  // n, and reads n's tokens only after that. So an iteration admits only the requests that had
+  // reached the engine when the iteration before it started (an arrival waits for the
+  // iteration in flight and the next one), and a sequence that ends in iteration n still holds
+  // its slot and KV blocks through n+1, where it decodes one discarded token. An instance that
+  // was idle schedules its arrivals at once. Tokens reach the client when their iteration ends.
+  bool overlap_scheduler = false;
   int block_size = 16;                // tokens per KV block (vLLM's default)
   // Longest input + output admitted; 0 = no limit. Instances built from a design
   // (cluster.hpp) take the model's max_context_tokens for 0, as vLLM does.
