@@ -18,6 +18,7 @@
 #include "stackscope/io/reference.hpp"
 #include "stackscope/io/silicon_sample.hpp"
 #include "stackscope/io/validation.hpp"
+#include "stackscope/validate/explain.hpp"
 #include "stackscope/validate/fit.hpp"
 #include "stackscope/validate/run.hpp"
 
@@ -41,6 +42,12 @@ std::vector<OptionSpec> validate_options() {
       {"--envelope-out", "FILE",
        "write the validation envelope (errors per device, runtime and dense/MoE, fitted and held "
        "out) that evaluate and serve quote; presets/validation/envelope.json is the shipped one"},
+      {"--explain", "SEL",
+       "for these rows (at most 20), what dominates the decode step and the prefill of one "
+       "prompt, split by operator and bounding resource, and what moved them from --baseline"},
+      {"--baseline", "PROFILE",
+       "runtime profile --explain compares against (default modern-gpu-2025, the uncalibrated "
+       "one)"},
       {"--summary", "", "print the partition table only (no per-row table)"},
       {"--json", "", "print the report as JSON"},
       {"--threads", "N", "rows simulated at once (default: all cores)"},
@@ -155,6 +162,78 @@ void print_fit(std::ostream& out, const validate::FitResult& fr) {
   out << "\n\n";
 }
 
+// One phase of one explained pool: the operator classes by time beside the baseline's (classes
+// under 0.5 % of the step and moved by less than that are left out), then the resources.
+void print_phase(std::ostream& out, const validate::PhaseSplit& now,
+                 const validate::PhaseSplit& base) {
+  std::vector<std::size_t> order(perf::kOpClasses);
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return now.op_ms[x] > now.op_ms[y]; });
+  Table t({"operator", "ms", "share", "baseline ms", "moved ms"}, "l");
+  const double floor = 0.005 * std::max(now.time_ms, base.time_ms);
+  for (const std::size_t k : order) {
+    const double a = now.op_ms[k], b = base.op_ms[k];
+    if (a < floor && std::abs(a - b) < floor) continue;
+    char moved[32];
+    std::snprintf(moved, sizeof moved, "%+.3f", a - b);
+    t.row({std::string(perf::to_string(static_cast<perf::OpClass>(k))), ms(a, 3),
+           apct(now.time_ms > 0 ? a / now.time_ms : 0.0), ms(b, 3), moved});
+  }
+  out << t.str("      ");
+  std::vector<std::size_t> res(perf::kResources);
+  for (std::size_t k = 0; k < res.size(); ++k) res[k] = k;
+  std::stable_sort(res.begin(), res.end(), [&](std::size_t x, std::size_t y) {
+    return now.resource_ms[x] > now.resource_ms[y];
+  });
+  double total = 0;
+  for (const double v : now.resource_ms) total += v;
+  out << "      bound by:";
+  bool first = true;
+  for (const std::size_t k : res) {
+    if (!(total > 0) || now.resource_ms[k] < 0.005 * total) continue;
+    out << (first ? " " : ", ") << perf::to_string(static_cast<perf::Resource>(k)) << " "
+        << apct(now.resource_ms[k] / total);
+    first = false;
+  }
+  out << "\n";
+}
+
+void print_explanation(std::ostream& out, const validate::Case& c, validate::Group g,
+                       const validate::Explanation& e) {
+  out << "why: " << c.row.id << "  (" << c.partition << ", " << validate::to_string(g) << ")\n";
+  out << "  measured    TTFT " << ms(c.row.ttft_ms, 1) << " ms   TPOT " << ms(c.row.tpot_ms, 2)
+      << " ms\n";
+  const auto line = [&](const char* what, const validate::CaseResult& r, const std::string& rt) {
+    out << "  " << what;
+    if (!r.ran) {
+      out << "did not run: " << r.failure << "   runtime " << rt << "\n";
+      return;
+    }
+    out << "TTFT " << ms(r.ttft_ms, 1) << " ms (" << pct(r.ttft_err) << ")   TPOT "
+        << ms(r.tpot_ms, 2) << " ms (" << pct(r.tpot_err) << ")   runtime " << rt << "\n";
+  };
+  line("predicted   ", e.now, e.runtime);
+  line("baseline    ", e.base, e.baseline);
+  for (const auto& p : e.pools) {
+    out << "  " << p.role << " pool, " << p.instances << " x " << p.plan << "\n";
+    if (!p.failure.empty()) {
+      out << "    " << p.failure << "\n";
+      continue;
+    }
+    if (p.decode_batch > 0) {
+      out << "    decode step at " << p.decode_batch << " sequences per instance, context "
+          << p.decode_context << " tokens: " << ms(p.decode.time_ms, 3) << " ms (baseline "
+          << ms(p.base_decode.time_ms, 3) << " ms)\n";
+      print_phase(out, p.decode, p.base_decode);
+    }
+    out << "    prefill of one " << p.prompt_tokens << "-token prompt: " << ms(p.prefill.time_ms, 3)
+        << " ms (baseline " << ms(p.base_prefill.time_ms, 3) << " ms)\n";
+    print_phase(out, p.prefill, p.base_prefill);
+  }
+  out << "\n";
+}
+
 int run_validate(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = validate_options();
   const ParsedArgs a = parse_args("validate", args, options, 64);
@@ -180,6 +259,9 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
   const validate::Selector fit = selector("--fit-on");
   const validate::Selector hold = selector("--hold-out");
   const validate::Selector only = selector("--only");
+  const validate::Selector explain_sel = selector("--explain");
+  if (a.has("--baseline") && !a.has("--explain"))
+    throw CliError("validate: --baseline goes with --explain");
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (auto v = a.get("--threads")) threads = static_cast<int>(parse_int("--threads", *v, 1, 256));
 
@@ -290,6 +372,27 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     return kExitInterrupted;
   }
   rep.stats = validate::summarise(rep.cases, rep.results);
+  // --explain: the selected rows it matches that ran, at most kMaxExplained of them.
+  constexpr std::size_t kMaxExplained = 20;
+  std::vector<io::ExplainedCase> explained;
+  std::size_t explain_matched = 0;
+  if (a.has("--explain")) {
+    const std::string base_id = a.get("--baseline").value_or("modern-gpu-2025");
+    if (!catalog.runtimes.contains(base_id))
+      throw CliError("validate: --baseline: unknown runtime profile '" + base_id + "'");
+    const runtime::Profile& baseline = catalog.runtimes.at(base_id);
+    for (const auto& r : rep.results) {
+      const validate::Case& c = rep.cases[r.index];
+      if (!r.ran || !validate::matches(explain_sel, c.row)) continue;
+      if (++explain_matched > kMaxExplained) continue;
+      explained.push_back({r.index, r.group, validate::explain(c, baseline, run.token())});
+    }
+    run.clear();
+    if (run.interrupted()) {
+      ctx.err << "error: " << run.interrupted_text() << "\n";
+      return kExitInterrupted;
+    }
+  }
   if (auto out = a.get("--envelope-out")) {
     std::string command = "stackscope-cli validate";
     for (const auto& arg : args) command += " " + arg;
@@ -298,7 +401,7 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
   }
 
   if (a.has("--json")) {
-    ctx.out << io::validation_json(rep, static_checks, serving_checks);
+    ctx.out << io::validation_json(rep, static_checks, serving_checks, explained);
     return kExitOk;
   }
   std::size_t ran = 0, unmapped = 0;
@@ -319,6 +422,16 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     if (!a.has("--summary")) print_rows(ctx.out, rep);
     print_partitions(ctx.out, rep);
     print_not_run(ctx.out, rep);
+  }
+  if (a.has("--explain")) {
+    ctx.out << "\n";
+    if (explained.empty())
+      ctx.out << "--explain: no row that ran matches '" << *a.get("--explain") << "'\n";
+    for (const auto& x : explained)
+      print_explanation(ctx.out, rep.cases[x.index], x.group, x.explanation);
+    if (explain_matched > kMaxExplained)
+      ctx.out << "--explain: " << explain_matched << " rows match; the first " << kMaxExplained
+              << " are explained\n";
   }
   return kExitOk;
 }

@@ -10,6 +10,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/silicon_sample.hpp"
 #include "stackscope/io/validation.hpp"
+#include "stackscope/validate/explain.hpp"
 #include "stackscope/validate/fit.hpp"
 #include "stackscope/validate/run.hpp"
 
@@ -141,6 +142,11 @@ TEST(SiliconMapping, AggregatedRowRunsItsPlanUnderItsBenchmark) {
   EXPECT_EQ(c.bench.osl_max, 128);
   EXPECT_EQ(c.workers[0].scheduler.max_num_seqs, 8);
   EXPECT_FALSE(c.workers[0].scheduler.chunked_prefill);
+  // AIConfigurator's generator (rule_plugin/benchmark/trtllm.rule): max_num_tokens = batch +
+  // ISL + 1500 rounded up to 32-token blocks (8 + 1024 + 1500 = 2532 -> 2560), and the
+  // aggregated worker runs the overlap scheduler (disable_overlap_scheduler false).
+  EXPECT_EQ(c.workers[0].scheduler.max_num_batched_tokens, 2560);
+  EXPECT_TRUE(c.workers[0].scheduler.overlap_scheduler);
 }
 
 TEST(SiliconMapping, DisaggregatedMoeRowKeepsAttentionDpAndExpertParallelism) {
@@ -266,6 +272,50 @@ TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
   const std::string json = io::validation_json(rep);
   EXPECT_NE(json.find("\"unmapped\""), std::string::npos);
   EXPECT_NE(json.find("sliding-window"), std::string::npos);
+}
+
+// validate --explain: the explanation's own simulation is validate's, its phase splits add up
+// to the phase, and against a baseline that differs only in the per-kernel gap every moved
+// millisecond is kernel overhead.
+TEST(SiliconExplain, SplitsTheStepAndAttributesTheMoveToWhatChanged) {
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv");
+  const validate::Case c = validate::map_row(rows[0], catalog());
+  ASSERT_EQ(c.unmapped, "");
+  runtime::Profile no_gap = catalog().runtimes.at(c.runtime);
+  ASSERT_GT(no_gap.kernel_gap_us, 0);
+  no_gap.id = "no-gap";
+  no_gap.kernel_gap_us = 0;
+  const validate::Explanation e = validate::explain(c, no_gap);
+  const validate::CaseResult direct = validate::run_case(c);
+  ASSERT_TRUE(e.now.ran) << e.now.failure;
+  EXPECT_EQ(e.now.ttft_ms, direct.ttft_ms);
+  EXPECT_EQ(e.now.tpot_ms, direct.tpot_ms);
+  ASSERT_TRUE(e.base.ran) << e.base.failure;
+  EXPECT_LT(e.base.tpot_ms, e.now.tpot_ms);  // no gap, faster decode
+  ASSERT_EQ(e.pools.size(), 1u);
+  const auto& p = e.pools[0];
+  EXPECT_EQ(p.failure, "");
+  EXPECT_EQ(p.role, "aggregated");
+  EXPECT_EQ(p.decode_batch, 8);             // concurrency 8 on one instance
+  EXPECT_EQ(p.decode_context, 1024 + 64);   // mean input + mean output / 2
+  EXPECT_EQ(p.prompt_tokens, 1024);
+  for (const auto* ph : {&p.decode, &p.prefill, &p.base_decode, &p.base_prefill}) {
+    ASSERT_GT(ph->time_ms, 0);
+    double ops = 0, res = 0;
+    for (double v : ph->op_ms) ops += v;
+    for (double v : ph->resource_ms) res += v;
+    EXPECT_NEAR(ops, ph->time_ms, 0.02 * ph->time_ms);
+    EXPECT_NEAR(res, ph->time_ms, 0.02 * ph->time_ms);
+  }
+  constexpr auto kOverhead = static_cast<std::size_t>(perf::Resource::overhead);
+  const double moved = p.decode.time_ms - p.base_decode.time_ms;
+  EXPECT_GT(moved, 0);
+  EXPECT_NEAR(p.decode.resource_ms[kOverhead] - p.base_decode.resource_ms[kOverhead], moved,
+              1e-6 + 0.01 * moved);
+  // The same profile as the baseline moves nothing.
+  const validate::Explanation same = validate::explain(c, catalog().runtimes.at(c.runtime));
+  EXPECT_EQ(same.base.ttft_ms, same.now.ttft_ms);
+  EXPECT_EQ(same.pools[0].decode.time_ms, same.pools[0].base_decode.time_ms);
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ std::string plan_text(const validate::Case& c) {
 
 std::string validation_json(const validate::Report& report,
                             const std::vector<RowCheck>& static_checks,
-                            const std::vector<RowCheck>& serving_checks) {
+                            const std::vector<RowCheck>& serving_checks,
+                            const std::vector<ExplainedCase>& explanations) {
   json j;
   j["inputs"] = report.inputs;
   j["fit_on"] = report.fit_on;
@@ -81,6 +82,60 @@ std::string validation_json(const validate::Report& report,
                      {"ttft", stats_json(p.ttft)},
                      {"tpot", stats_json(p.tpot)}});
   j["partitions"] = std::move(parts);
+  if (!explanations.empty()) {
+    const auto phase = [](const validate::PhaseSplit& p) {
+      json ops = json::object(), res = json::object();
+      for (std::size_t k = 0; k < perf::kOpClasses; ++k)
+        ops[std::string(perf::to_string(static_cast<perf::OpClass>(k)))] = p.op_ms[k];
+      for (std::size_t k = 0; k < perf::kResources; ++k)
+        res[std::string(perf::to_string(static_cast<perf::Resource>(k)))] = p.resource_ms[k];
+      return json{{"time_ms", p.time_ms}, {"op_ms", std::move(ops)}, {"resource_ms", std::move(res)}};
+    };
+    const auto sim = [](const validate::CaseResult& r) {
+      json o = {{"ran", r.ran}};
+      if (r.ran) {
+        o["ttft_ms"] = r.ttft_ms;
+        o["tpot_ms"] = r.tpot_ms;
+      } else {
+        o["failure"] = r.failure;
+      }
+      return o;
+    };
+    json xs = json::array();
+    for (const auto& x : explanations) {
+      const validate::Case& c = report.cases.at(x.index);
+      const auto& e = x.explanation;
+      json pools = json::array();
+      for (const auto& p : e.pools) {
+        json o = {{"role", p.role},
+                  {"plan", p.plan},
+                  {"instances", p.instances},
+                  {"decode_batch", p.decode_batch},
+                  {"decode_context", p.decode_context},
+                  {"prompt_tokens", p.prompt_tokens}};
+        if (!p.failure.empty()) {
+          o["failure"] = p.failure;
+        } else {
+          if (p.decode_batch > 0) {
+            o["decode"] = phase(p.decode);
+            o["baseline_decode"] = phase(p.base_decode);
+          }
+          o["prefill"] = phase(p.prefill);
+          o["baseline_prefill"] = phase(p.base_prefill);
+        }
+        pools.push_back(std::move(o));
+      }
+      xs.push_back({{"id", c.row.id},
+                    {"partition", c.partition},
+                    {"group", validate::to_string(x.group)},
+                    {"runtime", e.runtime},
+                    {"baseline", e.baseline},
+                    {"predicted", sim(e.now)},
+                    {"baseline_predicted", sim(e.base)},
+                    {"pools", std::move(pools)}});
+    }
+    j["explanations"] = std::move(xs);
+  }
   const auto checks = [](const std::vector<RowCheck>& cs) {
     json a = json::array();
     for (const auto& c : cs)

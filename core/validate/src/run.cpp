@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "items.hpp"
+#include "stackscope/validate/explain.hpp"
 #include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/request.hpp"
 
@@ -117,6 +118,12 @@ void run_one(const Case& c, CaseResult& r, const std::stop_token& stop) {
 }
 
 }  // namespace
+
+CaseResult run_case(const Case& c, const std::stop_token& stop) {
+  CaseResult r;
+  run_one(c, r, stop);
+  return r;
+}
 
 Selector parse_selector(std::string_view text, std::string_view what) {
   Selector sel;

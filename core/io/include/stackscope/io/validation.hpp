@@ -19,6 +19,7 @@
 
 #include "stackscope/io/reference.hpp"
 #include "stackscope/validate/envelope.hpp"
+#include "stackscope/validate/explain.hpp"
 #include "stackscope/validate/run.hpp"
 
 namespace stackscope::io {
@@ -26,9 +27,19 @@ namespace stackscope::io {
 // `static_checks` and `serving_checks` (the project's measured-row JSON, io/reference.hpp) are
 // written as "static_rows" and "serving_rows": [{"id", "metric", "measured", "predicted",
 // "error"}].
+// A case `validate --explain` explained (validate/explain.hpp): its index into report.cases.
+struct ExplainedCase {
+  std::size_t index = 0;
+  validate::Group group = validate::Group::reported;
+  validate::Explanation explanation;
+};
+// With explanations, an "explanations" array: per case its id, the simulated TTFT/TPOT under
+// the case's runtime and the baseline, and per pool the decode step and one prompt's prefill
+// (time_ms, op_ms and resource_ms by name) under both.
 std::string validation_json(const validate::Report& report,
                             const std::vector<RowCheck>& static_checks = {},
-                            const std::vector<RowCheck>& serving_checks = {});
+                            const std::vector<RowCheck>& serving_checks = {},
+                            const std::vector<ExplainedCase>& explanations = {});
 
 // The validation envelope (validate/envelope.hpp) as `validate --envelope-out` writes it:
 //   {"kind": "validation_envelope", "schema_version": 1, "command": "...", "inputs": [...],
