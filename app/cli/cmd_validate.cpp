@@ -334,6 +334,7 @@ int run_validate(std::span<const std::string> args, Context& ctx) {
     if (!a.has("--json")) print_fit(ctx.out, fr);
   }
   for (const auto& row : sample) rep.cases.push_back(validate::map_row(row, catalog));
+  validate::mark_duplicates(rep.cases);
   // Selections: with --fit-on or --hold-out, a row is in the group it matches (fitted first);
   // rows matching neither (or outside --only) are not run and are counted.
   std::vector<validate::Group> groups;

@@ -106,11 +106,13 @@ FitResult fit_profile(const std::vector<SiliconRow>& rows, const Catalog& catalo
   out.profile = profile_id;
   out.axes = axes;
   // The rows this profile runs (the mapping does not depend on the swept values).
+  // Each measurement once (mark_duplicates).
+  std::vector<Case> all;
+  for (const auto& r : rows) all.push_back(map_row(r, catalog));
+  mark_duplicates(all);
   std::vector<SiliconRow> mine;
-  for (const auto& r : rows) {
-    const Case c = map_row(r, catalog);
-    if (c.unmapped.empty() && c.runtime == profile_id) mine.push_back(r);
-  }
+  for (const auto& c : all)
+    if (c.unmapped.empty() && c.runtime == profile_id) mine.push_back(c.row);
   if (mine.empty())
     throw std::invalid_argument("no selected row runs under runtime profile '" + profile_id + "'");
   out.rows = mine.size();

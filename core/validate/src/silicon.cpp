@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <regex>
 #include <string_view>
+#include <tuple>
 
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/trtllm_bench.hpp"
@@ -313,7 +316,89 @@ LoadGenerator load_generator_of(const SiliconRow& row) {
   return inferencex ? LoadGenerator::benchmark_serving : LoadGenerator::aiperf;
 }
 
-Case map_row(const SiliconRow& row, const Catalog& catalog) {
+namespace {
+
+// The InferenceX rows of AIConfigurator's 2026-04-06 export give some aggregated MoE
+// deployments tp_size (or attention_dp_size) multiplied by the expert-parallel degree: the id
+// names tp8_ep8 and the columns say 64 GPUs with moe_tp 8 x moe_ep 8, where the same
+// measurement exported on 2026-03-25 (same TTFT and TPOT to every digit) has 8 GPUs, tp 8,
+// moe_tp 1, moe_ep 8. When the columns' GPUs are exactly the id's tp x ep with ep > 1, the
+// id's degrees are taken: tp (or attention DP) divided by ep, moe_tp = tp / ep. Returns what
+// was changed, "" when nothing was.
+std::string repair_inflated_plan(SiliconRow& row) {
+  if (row.mode != "agg") return {};
+  static const std::regex kName(R"(_tp(\d+)(?:_\d+)?_ep(\d+)(?:_\d+)?_\d+$)");
+  std::smatch m;
+  if (!std::regex_search(row.id, m, kName)) return {};
+  long long x = 0, y = 0;
+  try {
+    x = std::stoll(m[1].str());
+    y = std::stoll(m[2].str());
+  } catch (const std::exception&) {
+    return {};
+  }
+  SiliconStage& st = row.agg;
+  const long long tp = or1(st.tp), adp = or1(st.attention_dp);
+  if (y <= 1 || x < y || x % y != 0 || tp * adp != x * y) return {};
+  const std::string before = "tp " + std::to_string(tp) + " x attention-DP " +
+                             std::to_string(adp) + " = " + std::to_string(tp * adp) + " GPUs";
+  // The id's tp is the GPU count; the 2026-03-25 export splits it into tp and attention DP,
+  // and the 2026-04-06 one multiplies one of the two by ep (MiniMax-M2.5 on H100: tp 4,
+  // attention-DP 4 for tp 4; DeepSeek-R1 on B200: tp 64 or attention-DP 64 for tp 8).
+  if (tp == x) {
+    st.attention_dp = 1;
+  } else if (adp == x) {
+    st.tp = 1;
+  } else if (tp > 1 && tp % y == 0 && adp == 1) {
+    st.tp = static_cast<int>(tp / y);
+  } else if (adp % y == 0 && tp == 1) {
+    st.attention_dp = static_cast<int>(adp / y);
+  } else {
+    return {};
+  }
+  st.moe_ep = static_cast<int>(y);
+  st.moe_tp = static_cast<int>(x / y);
+  return "the columns give " + before + " where the id names tp" + std::to_string(x) + " ep" +
+         std::to_string(y) + ": run on " + std::to_string(x) +
+         " GPUs (moe tp " + std::to_string(x / y) + " x ep " + std::to_string(y) +
+         "), the deployment the id names and the 2026-03-25 export of the same runs gives";
+}
+
+Case map_fixed(const SiliconRow& row, const Catalog& catalog);
+
+}  // namespace
+
+Case map_row(const SiliconRow& given, const Catalog& catalog) {
+  SiliconRow row = given;
+  const std::string repaired = repair_inflated_plan(row);
+  Case c = map_fixed(row, catalog);
+  c.row = given;
+  if (!repaired.empty()) c.notes.push_back(repaired);
+  return c;
+}
+
+void mark_duplicates(std::vector<Case>& cases) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int, int, double, double>,
+           std::size_t>
+      first;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const SiliconRow& r = cases[i].row;
+    const auto key = std::make_tuple(r.model, r.system, r.backend, r.mode, r.isl, r.osl,
+                                     r.ttft_ms, r.tpot_ms);
+    const auto [it, fresh] = first.emplace(key, i);
+    if (fresh || !cases[i].unmapped.empty()) continue;
+    cases[i].unmapped =
+        "repeats an earlier row's measurement (the same model, system, backend, mode, lengths, "
+        "TTFT and TPOT to the last digit): counted once";
+    cases[i].notes.push_back("the same measurement as " + cases[it->second].row.id + " (" +
+                             cases[it->second].row.origin + ")");
+    cases[i].workers.clear();
+  }
+}
+
+namespace {
+
+Case map_fixed(const SiliconRow& row, const Catalog& catalog) {
   Case c;
   c.row = row;
   c.partition = row.model + "|" + row.system + "|" + row.backend + "|" + row.mode;
@@ -436,5 +521,7 @@ Case map_row(const SiliconRow& row, const Catalog& catalog) {
   }
   return c;
 }
+
+}  // namespace
 
 }  // namespace stackscope::validate

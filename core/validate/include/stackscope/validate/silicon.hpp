@@ -119,4 +119,10 @@ LoadGenerator load_generator_of(const SiliconRow& row);
 // Maps a row (see the file comment). Never throws for a row the CSV reader accepted.
 Case map_row(const SiliconRow& row, const Catalog& catalog);
 
+// Marks every case that repeats an earlier case's measurement (the sample exports some
+// measurements twice, under two ids: same model, system, backend, mode, lengths and the same
+// TTFT and TPOT to the last digit) as unmapped with the first one's id, so each measurement is
+// counted once.
+void mark_duplicates(std::vector<Case>& cases);
+
 }  // namespace stackscope::validate
