@@ -274,6 +274,65 @@ TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
   EXPECT_NE(json.find("sliding-window"), std::string::npos);
 }
 
+// AIConfigurator's 2026-04-06 export multiplies tp (or attention DP) by ep on some aggregated
+// MoE rows; the id names the deployment (rows copied from silicon_sample.csv at 095f58a: the
+// MiniMax-M2.5 H100 row 1357 and the DeepSeek-R1 B200 rows 921 and 937, each with its
+// 2026-03-25 counterpart's plan as the expected one). Repeated measurements count once.
+TEST(SiliconMapping, InflatedExportPlansRunOnTheGpusTheirIdsNameAndRepeatsCountOnce) {
+  const std::string minimax =
+      "2026_04_06_minimax_m2_5_h100_sxm_vllm_fp8_agg_1024x1024_c4_tp4_ep4_1357,"
+      "source_file=2026-04-06.csv; model=MiniMax-M2.5; silicon_concurrency=4; "
+      "measured=2026-03-01T00:00:00Z,vllm,0.18.0,MiniMaxAI/MiniMax-M2.5,h100_sxm,fp8,agg,1024,1024,"
+      "fp8_block,fp8_block,1,4,1,4,1,16,,,,,,,,,,,,,,,100.0,10.089\n";
+  const std::string ds_tp =
+      "2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_agg_1024x1024_c16_tp8_ep8_921,"
+      "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=16; "
+      "measured=2026-01-14T00:00:00Z,trtllm,1.2.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,agg,1024,"
+      "1024,fp8_block,fp8_block,16,64,1,1,8,8,,,,,,,,,,,,,,,200.0,11.909\n";
+  const std::string ds_adp =
+      "2026_04_06_deepseek_r1_b200_sxm_trtllm_fp4_agg_1024x1024_c64_tp8_ep8_937,"
+      "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency=64; "
+      "measured=2026-02-06T00:00:00Z,trtllm,1.2.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,"
+      "1024,nvfp4,nvfp4,1,1,1,64,8,8,,,,,,,,,,,,,,,300.0,12.289\n";
+  // The same measurement as ds_adp under the 2026-03-25 id and plan.
+  const std::string ds_twin =
+      "2026_03_25_deepseek_r1_b200_sxm_trtllm_fp4_agg_1024x1024_c64_tp8_0_ep8_0_976,"
+      "source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=64; "
+      "measured=2026-02-06T00:00:00Z,trtllm,1.2.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,"
+      "1024,nvfp4,nvfp4,8,1,1,8,1,8,,,,,,,,,,,,,,,300.0,12.289\n";
+  const auto rows =
+      io::parse_silicon_sample(kHeader + minimax + ds_tp + ds_adp + ds_twin, "t.csv");
+  std::vector<validate::Case> cases;
+  for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
+  const auto plan_of = [](const validate::Case& c) { return c.workers.at(0).design.parallel; };
+  ASSERT_EQ(cases[0].unmapped, "");
+  EXPECT_EQ(plan_of(cases[0]).tp, 4);  // tp 4 x attention-DP 4 -> tp 4 on 4 GPUs
+  EXPECT_EQ(plan_of(cases[0]).ep, 1);
+  EXPECT_EQ(plan_of(cases[0]).moe.ep, 4);
+  EXPECT_EQ(plan_of(cases[0]).moe.tp, 1);
+  ASSERT_EQ(cases[1].unmapped, "");
+  EXPECT_EQ(plan_of(cases[1]).tp, 8);  // tp 64 -> tp 8, experts ep 8
+  EXPECT_EQ(plan_of(cases[1]).moe.ep, 8);
+  EXPECT_EQ(plan_of(cases[1]).moe.tp, 1);
+  ASSERT_EQ(cases[2].unmapped, "");
+  EXPECT_EQ(plan_of(cases[2]).tp, 1);  // attention-DP 64 -> 8
+  EXPECT_EQ(plan_of(cases[2]).ep, 8);
+  EXPECT_EQ(plan_of(cases[2]).moe.ep, 8);
+  ASSERT_EQ(cases[3].unmapped, "");
+  EXPECT_EQ(plan_of(cases[3]).ep, plan_of(cases[2]).ep);  // the twin's own plan agrees
+  for (int k = 0; k < 3; ++k)
+    EXPECT_NE(cases[k].notes.back().find("the id names tp"), std::string::npos) << k;
+  EXPECT_TRUE(cases[3].notes.empty() ||
+              cases[3].notes.back().find("the id names tp") == std::string::npos);
+  validate::mark_duplicates(cases);
+  EXPECT_EQ(cases[2].unmapped, "");
+  EXPECT_NE(cases[3].unmapped.find("repeats an earlier row's measurement"), std::string::npos);
+  EXPECT_TRUE(cases[3].workers.empty());
+  EXPECT_NE(cases[3].notes.back().find(cases[2].row.id), std::string::npos);
+  EXPECT_EQ(cases[0].unmapped, "");
+  EXPECT_EQ(cases[1].unmapped, "");
+}
+
 // validate --explain: the explanation's own simulation is validate's, its phase splits add up
 // to the phase, and against a baseline that differs only in the per-kernel gap every moved
 // millisecond is kernel overhead.
