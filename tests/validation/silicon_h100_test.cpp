@@ -56,7 +56,8 @@ TEST(SiliconH100, AggregatedPartitionsStayWithinTheirFittedErrors) {
       {"Qwen/Qwen3-32B|h100_sxm|vllm|agg", 93, 0.29, 0.12},
       {"meta-llama/Llama-3.1-70B|h100_sxm|vllm|agg", 45, 0.105, 0.07},
       {"Qwen/Qwen3-32B|h100_sxm|sglang|agg", 84, 0.18, 0.085},
-      // In the H100 set but not fitted on (no MiniMax term in vllm-2025).
+      // In the H100 set but not fitted on: vllm-2025 was fitted on the Qwen3-32B and
+      // Llama-3.1-70B rows.
       {"MiniMaxAI/MiniMax-M2.5|h100_sxm|vllm|agg", 30, 0.48, 0.09},
   };
   for (const auto& b : kBounds) {
