@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSpinBox>
@@ -85,7 +86,12 @@ Answerer::Step answerFileDialog(const QString& file, QString* proposed = nullptr
       dialog->reject();
       return;
     }
+    // selectFile() leaves the name field alone while it has the keyboard focus (Qt's widget
+    // dialog), so whether it took would depend on the window manager: type the full path into
+    // the field as a user would.
     dialog->selectFile(file);
+    if (auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")))
+      name->setText(QFileInfo(file).absoluteFilePath());
     static_cast<QDialog*>(dialog)->accept();  // as the Open/Save button does
   };
 }
