@@ -9,16 +9,17 @@
 #include <ostream>
 
 #include "commands.hpp"
-#include "stackscope/io/validation.hpp"
 #include "design_args.hpp"
 #include "plan_hint.hpp"
 #include "resolve.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/validation.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/power_area/energy.hpp"
 
 namespace stackscope::cli {
 namespace {
@@ -206,7 +207,16 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
   t.row({"end-to-end output tokens/s", readable(m.e2e_output_tokens_per_s), "tok/s"});
   t.row({"end-to-end per device", readable(m.e2e_output_tokens_per_s / devices), "tok/s"});
   t.row({"energy per output token", readable(m.energy_per_token_j), "J"});
+  t.row({"  prefill, per prompt token", readable(m.prefill_energy_per_token_j), "J"});
+  t.row({"  decode step, per token", readable(m.decode_energy_per_token_j), "J"});
   t.row({"power per device", readable(m.power_w), "W"});
+  const auto clock = [&](double s) {
+    return fixed(power_area::reported_clock_MHz(d.hardware, s), 0);
+  };
+  t.row({"  prefill: power / clock",
+         fixed(r.prefill.power_W, 0) + " / " + clock(r.prefill.clock_scale), "W / MHz"});
+  t.row({"  decode: power / clock",
+         fixed(r.decode.power_W, 0) + " / " + clock(r.decode.clock_scale), "W / MHz"});
   t.row({"memory used per device", fixed(r.memory.total() / kGiB, 1), "GiB"});
   t.row({"memory capacity per device", fixed(r.memory.capacity / kGiB, 1), "GiB"});
   t.row({"die area used / die", fixed(r.area.used, 0) + " / " + fixed(r.area.die, 0), "mm2"});
@@ -217,9 +227,10 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << fixed(r.memory.kv_cache / kGiB, 1) << ", activations "
       << fixed(r.memory.activations / kGiB, 1) << ", reserved "
       << fixed(r.memory.reserved / kGiB, 1) << " GiB)\n";
-  if (r.clock_scale < 1.0) {
-    out << "  clocks scaled to " << fixed(100.0 * r.clock_scale, 0)
-        << " % to stay within the power and thermal limits\n";
+  if (r.clock_scale < 1.0 || r.prefill.clock_scale < 1.0) {
+    out << "  clocks scaled to " << fixed(100.0 * r.prefill.clock_scale, 0) << " % (prefill) and "
+        << fixed(100.0 * r.clock_scale, 0)
+        << " % (decode) to stay within the power and thermal limits\n";
   }
   if (r.thermal.throttle < 1.0) {
     out << "  DRAM command rate throttled to " << fixed(100.0 * r.thermal.throttle, 0)

@@ -711,9 +711,10 @@ TEST(ResultJson, HasTheDocumentedShapeAndNoInvalidNumbers) {
   EXPECT_EQ(j["batch"], 16);
   EXPECT_EQ(j["clock_scale"], 0.9);
   for (const char* key : {"ttft_s", "tpot_s", "utps", "stps", "e2e_output_tokens_per_s",
-                          "energy_per_token_j", "power_w", "memory_bytes_per_device"})
+                          "energy_per_token_j", "prefill_energy_per_token_j",
+                          "decode_energy_per_token_j", "power_w", "memory_bytes_per_device"})
     EXPECT_TRUE(j["metrics"].contains(key)) << key;
-  EXPECT_EQ(j["metrics"].size(), 8u);
+  EXPECT_EQ(j["metrics"].size(), 10u);
   EXPECT_TRUE(j["metrics"]["tpot_s"].is_null());
   EXPECT_TRUE(j["metrics"]["utps"].is_null());
   EXPECT_EQ(j["memory"]["total"], 15.0);
@@ -721,7 +722,8 @@ TEST(ResultJson, HasTheDocumentedShapeAndNoInvalidNumbers) {
     const auto& p = j["breakdown"][phase];
     EXPECT_EQ(p["ops"].size(), perf::kOpClasses);
     EXPECT_EQ(p["resources"].size(), perf::kResources);
-    for (const char* key : {"time_s", "flops", "dram_bytes", "comm_bytes", "energy_J"})
+    for (const char* key : {"time_s", "flops", "dram_bytes", "comm_bytes", "energy_J", "power_W",
+                            "clock_scale", "clock_MHz"})
       EXPECT_TRUE(p.contains(key)) << key;
   }
   EXPECT_EQ(j["breakdown"]["prefill"]["ops"]["attention"], 0.125);

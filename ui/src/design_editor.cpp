@@ -450,15 +450,15 @@ void DesignEditor::refreshDerived() {
   {
     using parallel::ExpertStrategy;
     const auto s = p.experts.strategy;
-    const bool hd = s == ExpertStrategy::hd || s == ExpertStrategy::hd_dynamic ||
-                    s == ExpertStrategy::shadow;
+    const bool hd =
+        s == ExpertStrategy::hd || s == ExpertStrategy::hd_dynamic || s == ExpertStrategy::shadow;
     const std::pair<const char*, bool> expert_fields[] = {
         {"/parallel/experts/eplb_groups", s == ExpertStrategy::eplb},
         {"/parallel/experts/hd_time_limit_s", hd},
         {"/parallel/experts/hd_max_sets", hd},
         {"/parallel/experts/link_iterations", hd},
-        {"/parallel/experts/fit_tokens", parallel::mesh_only(s) || (s != ExpertStrategy::plan &&
-                                                                    simulated_on_mesh(d))}};
+        {"/parallel/experts/fit_tokens",
+         parallel::mesh_only(s) || (s != ExpertStrategy::plan && simulated_on_mesh(d))}};
     for (const auto& [path, on] : expert_fields)
       if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(moe && on);
   }
@@ -631,10 +631,12 @@ void DesignEditor::refreshDerived() {
   // Power, area and thermal: rates, the die's area budget and the compact model from core.
   const auto rates = power_area::energy_rates(h, prec);
   powerInfo_->setText(
-      tr("Derived: one %1 matrix FLOP costs %2 pJ; a DRAM byte %3 pJ (with the vertical link "
-         "on a 3D stack) and %4 pJ more for its SRAM staging; static power is %5 % of the TDP.")
+      tr("Derived at the top clock: one %1 matrix FLOP costs %2 pJ; a DRAM byte %3 pJ on the "
+         "DRAM side (with the vertical link on a 3D stack), %4 pJ on the die's memory path and "
+         "%5 pJ more for its SRAM staging; idle power is %6 % of the TDP.")
           .arg(qs(to_string(prec)), readable(rates.matrix_J_per_flop * 1e12),
-               readable(rates.dram_J_per_byte * 1e12), readable(rates.sram_J_per_byte * 1e12),
+               readable(rates.dram_J_per_byte * 1e12), readable(rates.path_J_per_byte * 1e12),
+               readable(rates.sram_J_per_byte * 1e12),
                readable(100.0 * h.energy.static_power_W / std::max(1e-9, h.energy.tdp_W))));
   areaInfo_->setText(
       tr("Derived: cores %1 (%12 of them) + shared SRAM %2 + mesh %3 + PHYs %4 + vertical "

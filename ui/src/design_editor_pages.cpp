@@ -312,7 +312,11 @@ QWidget* DesignEditor::buildParallelPage() {
         d.parallel.experts.strategy = static_cast<parallel::ExpertStrategy>(i);
       });
   addInt(form, tr("EPLB groups:"),
-         {"eplbGroupsSpin", "/parallel/experts/eplb_groups", 1, 4096, QString(),
+         {"eplbGroupsSpin",
+          "/parallel/experts/eplb_groups",
+          1,
+          4096,
+          QString(),
           tr("EPLB: 1 = the global policy; more = hierarchical, experts packed group by group "
              "onto equal groups of ranks (must divide the ranks and the experts)"),
           {}},
@@ -323,14 +327,21 @@ QWidget* DesignEditor::buildParallelPage() {
                 "is fitted once per design and layer")},
             [](perf::Design& d) { return &d.parallel.experts.hd_time_limit_s; });
   addInt(form, tr("HD-MoE top-k sets:"),
-         {"hdMaxSetsSpin", "/parallel/experts/hd_max_sets", 1, 100000, QString(),
+         {"hdMaxSetsSpin",
+          "/parallel/experts/hd_max_sets",
+          1,
+          100000,
+          QString(),
           tr("Most frequent top-k sets that enter the MILP's communication term (the rest of "
              "the tokens still count in the expert loads)"),
           {}},
          [](perf::Design& d) { return &d.parallel.experts.hd_max_sets; });
   addInt(form, tr("Link-balance iterations:"),
-         {"linkIterationsSpin", "/parallel/experts/link_iterations", 0,
-          experts::kMaxLinkIterations, QString(),
+         {"linkIterationsSpin",
+          "/parallel/experts/link_iterations",
+          0,
+          experts::kMaxLinkIterations,
+          QString(),
           tr("Simulated-annealing swap proposals of HD-MoE's node → mesh position mapping, each "
              "scored by the mesh simulator (0 = identity mapping)"),
           {}},
@@ -638,12 +649,23 @@ QWidget* DesignEditor::buildRuntimePage() {
              tr("Share of a pure iteration's kernel efficiency that an iteration carrying both "
                 "prefill chunks and decode steps reaches (the serving model only); 1 = no loss")},
             [=](perf::Design& d) { return &rt(d).mixed_iteration_efficiency; });
+  addDouble(form, tr("Elementwise traffic:"),
+            {"elementwiseTrafficSpin", "/runtime/elementwise_traffic", 1, 64, 2, tr(" ×"),
+             tr("DRAM traffic of each norm and activation relative to one fused kernel (an "
+                "unfused eager runtime moves the tensor once per small kernel); 1 = fused")},
+            [=](perf::Design& d) { return &rt(d).elementwise_traffic; });
   addCheck(form, tr("Collectives are kernels:"), "collectiveKernelCheck",
            "/runtime/collective_is_kernel",
            tr("On: each collective is a kernel of its own (NCCL) and pays one kernel's overhead "
               "on top of its synchronisation. Off: the device issues it without a kernel "
               "boundary (DMA from the sequencer), only the network's own alpha is paid."),
            [=](perf::Design& d) { return &rt(d).collective_is_kernel; });
+  addCheck(form, tr("Split-KV decode attention:"), "splitKvCheck",
+           "/runtime/decode_attention_split_kv",
+           tr("On: decode attention splits each context over many blocks (FlashDecoding, XQA), "
+              "so the whole device streams KV at any batch. Off: one block per sequence and KV "
+              "head (PyTorch SDPA), so a small batch streams KV on few cores."),
+           [=](perf::Design& d) { return &rt(d).decode_attention_split_kv; });
   runtimeInfo_ = derivedLabel(page, "runtimeInfo");
   column(page)->addWidget(runtimeInfo_);
   return page;

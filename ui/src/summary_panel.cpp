@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "stackscope/io/validation.hpp"
+#include "stackscope/power_area/energy.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -136,16 +137,22 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   perDevice_.value->setText(withUnit(m.e2e_output_tokens_per_s / devices, tr("tok/s")));
   perDevice_.detail->setText(tr("over %1 device(s)").arg(devices));
   energy_.value->setText(withUnit(m.energy_per_token_j, tr("J")));
-  energy_.detail->setText(tr("system energy / output token"));
+  energy_.detail->setText(
+      tr("prefill %1 J per prompt token · decode step %2 J per token")
+          .arg(readable(m.prefill_energy_per_token_j), readable(m.decode_energy_per_token_j)));
   power_.value->setText(withUnit(m.power_w, tr("W")));
+  // Each phase's power and the clock DVFS ran it at under the cap (docs/model.md §13.2).
+  const auto clock = [&](double s) {
+    return QString::number(std::lround(power_area::reported_clock_MHz(design.hardware, s)));
+  };
+  QString phases = tr("prefill %1 W at %2 MHz · decode %3 W at %4 MHz · TDP %5 W")
+                       .arg(readable(r.prefill.power_W), clock(r.prefill.clock_scale),
+                            readable(r.decode.power_W), clock(r.decode.clock_scale),
+                            readable(design.hardware.energy.tdp_W));
   if (r.thermal.throttle < 1.0)
-    power_.detail->setText(
-        tr("throttled to %1 % to hold DRAM at 95 °C").arg(std::lround(100.0 * r.thermal.throttle)));
-  else if (r.clock_scale < 1.0)
-    power_.detail->setText(
-        tr("clocks throttled to %1 % by the power limit").arg(std::lround(100.0 * r.clock_scale)));
-  else
-    power_.detail->setText(tr("TDP %1 W").arg(readable(design.hardware.energy.tdp_W)));
+    phases += tr(" · throttled to %1 % to hold DRAM at 95 °C")
+                  .arg(std::lround(100.0 * r.thermal.throttle));
+  power_.detail->setText(phases);
   batch_.value->setText(QString::number(r.batch));
   batch_.detail->setText(design.workload.batch_auto ? tr("auto: largest batch that fits memory")
                                                     : tr("requests per replica"));
@@ -182,10 +189,9 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
       c->delta->setVisible(false);
   }
 
-  validation_->setText(
-      tr("Validation · %1")
-          .arg(QString::fromStdString(
-              validate::match_envelope(io::builtin_envelope(), design).text)));
+  validation_->setText(tr("Validation · %1")
+                           .arg(QString::fromStdString(
+                               validate::match_envelope(io::builtin_envelope(), design).text)));
 
   if (r.feasible) {
     banner_->setProperty("state", QStringLiteral("ok"));

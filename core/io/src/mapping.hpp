@@ -226,8 +226,13 @@ void describe(V& v, S& e) {
   v("pJ_per_flop_fp32", e.pJ_per_flop_fp32);
   v("sram_pJ_per_byte", e.sram_pJ_per_byte);
   v("noc_pJ_per_bit_per_hop", e.noc_pJ_per_bit_per_hop);
+  v("memory_path_pJ_per_bit", e.memory_path_pJ_per_bit);
   v("static_power_W", e.static_power_W);
+  v("busy_power_W", e.busy_power_W);
   v("tdp_W", e.tdp_W);
+  v("dvfs_min_clock", e.dvfs_min_clock);
+  v("dvfs_min_voltage", e.dvfs_min_voltage);
+  v("dvfs_top_clock_MHz", e.dvfs_top_clock_MHz);
 }
 
 template <class V, Is<hw::Thermal> S>
@@ -291,6 +296,8 @@ void describe(V& v, S& p) {
   v("request_latency_us", p.request_latency_us);
   v("memory_reserved_GiB", p.memory_reserved_GiB);
   v("mixed_iteration_efficiency", p.mixed_iteration_efficiency);
+  v("elementwise_traffic", p.elementwise_traffic);
+  v("decode_attention_split_kv", p.decode_attention_split_kv);
 }
 
 template <class V, Is<hw::NetworkLevel> S>

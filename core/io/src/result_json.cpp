@@ -7,6 +7,7 @@
 #include "json_detail.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/validation.hpp"
+#include "stackscope/power_area/energy.hpp"
 
 namespace stackscope::io {
 
@@ -36,6 +37,8 @@ Json phase_json(const perf::PhaseBreakdown& p) {
               {"uniform_bytes", write_value(p.noc.uniform_bytes)},
               {"edge_bytes", write_value(p.noc.edge_bytes)}};
   j["energy_J"] = write_value(p.energy_J);
+  j["power_W"] = write_value(p.power_W);
+  j["clock_scale"] = write_value(p.clock_scale);
   return j;
 }
 
@@ -114,6 +117,8 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   metrics["stps"] = write_value(m.stps);
   metrics["e2e_output_tokens_per_s"] = write_value(m.e2e_output_tokens_per_s);
   metrics["energy_per_token_j"] = write_value(m.energy_per_token_j);
+  metrics["prefill_energy_per_token_j"] = write_value(m.prefill_energy_per_token_j);
+  metrics["decode_energy_per_token_j"] = write_value(m.decode_energy_per_token_j);
   metrics["power_w"] = write_value(m.power_w);
   metrics["memory_bytes_per_device"] = write_value(m.memory_bytes_per_device);
   j["metrics"] = std::move(metrics);
@@ -177,6 +182,11 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   Json breakdown = Json::object();
   breakdown["prefill"] = phase_json(result.prefill);
   breakdown["decode"] = phase_json(result.decode);
+  // The logic clock each phase ran at (DVFS under the power cap, docs/model.md §13.2).
+  breakdown["prefill"]["clock_MHz"] =
+      write_value(power_area::reported_clock_MHz(design.hardware, result.prefill.clock_scale));
+  breakdown["decode"]["clock_MHz"] =
+      write_value(power_area::reported_clock_MHz(design.hardware, result.decode.clock_scale));
   j["breakdown"] = std::move(breakdown);
   return j;
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "evaluator_detail.hpp"
@@ -33,6 +34,9 @@ namespace {
 // is infeasible (docs/model.md §14.3).
 using memory::kDramLimitC;
 using memory::kRefreshDoublingC;
+// The power cap is met to within this fraction; a few secant steps reach it.
+constexpr double kCapTolerance = 0.005;
+constexpr int kCapIterations = 8;
 
 struct PhaseBlocks {
   Block prefill, decode;
@@ -76,15 +80,24 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   r.thermal.throttle = op.memory;
   r.memory = memory_footprint(d, batch);
   const Ctx c = make_ctx(d, op, net);
+  // The prefill runs at its own clock (docs/model.md §13.2: each phase meets the cap alone).
+  std::optional<Ctx> own_pre;
+  if (op.prefill_clock != op.clock) {
+    Operating at = op;
+    at.clock = op.prefill_clock;
+    own_pre.emplace(make_ctx(d, at, net));
+  }
+  const Ctx& cpre = own_pre ? *own_pre : c;
   const auto& w = d.workload;
   const double dp = std::max(1, d.parallel.dp);
   const int m = micro_batches(d, batch);
   const double mb = std::ceil(static_cast<double>(batch) / m);
 
   // Prefill: the static batch in m micro-batches through pp stages: (m + pp - 1) passes.
-  const Block pre = slowest_stage(c, mb, w.input_len, w.input_len);
+  const Block pre = slowest_stage(cpre, mb, w.input_len, w.input_len);
   const double pre_passes = m + c.pp - 1.0;
-  r.prefill = to_phase(pre, pre_passes, c.energy.static_W);
+  r.prefill = to_phase(pre, pre_passes, cpre.energy.static_W);
+  r.prefill.clock_scale = op.prefill_clock;
 
   // Decode at the mean context of the decode span; each request gets a token every
   // max(m, pp) stage passes (DeepStack: UTPS = 1 / (t_step * PP)).
@@ -92,8 +105,11 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   const Block dec = slowest_stage(c, mb, 1.0, ctx_len);
   const double dec_passes = std::max<double>(m, c.pp);
   r.decode = to_phase(dec, dec_passes, c.energy.static_W);
+  r.decode.clock_scale = op.clock;
   if (blocks) *blocks = {pre, dec, pre_passes, dec_passes};
 
+  for (PhaseBreakdown* p : {&r.prefill, &r.decode})
+    p->power_W = p->time_s > 0 ? p->energy_J / p->time_s : 0.0;
   auto& mt = r.metrics;
   mt.ttft_s = r.prefill.time_s;
   mt.tpot_s = r.decode.time_s;
@@ -106,6 +122,11 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   const double devices = parallel::devices(d.parallel);
   const double energy_dev = r.prefill.energy_J + steps * r.decode.energy_J;
   mt.energy_per_token_j = tokens > 0 ? energy_dev * devices / tokens : 0.0;
+  const double prompt_tokens = static_cast<double>(batch) * w.input_len * dp;
+  mt.prefill_energy_per_token_j =
+      prompt_tokens > 0 ? r.prefill.energy_J * devices / prompt_tokens : 0.0;
+  const double step_tokens = static_cast<double>(batch) * dp;
+  mt.decode_energy_per_token_j = step_tokens > 0 ? r.decode.energy_J * devices / step_tokens : 0.0;
   mt.power_w = total_s > 0 ? energy_dev / total_s : 0.0;
   mt.memory_bytes_per_device = r.memory.total();
 
@@ -131,7 +152,9 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
 
   r.reasons = kOk;
   if (r.memory.total() > r.memory.capacity) r.reasons |= kMemoryCapacity;
-  if (mt.power_w > d.hardware.energy.tdp_W * (1.0 + 1e-9)) r.reasons |= kPowerOverTdp;
+  if (std::max(r.prefill.power_W, r.decode.power_W) >
+      d.hardware.energy.tdp_W * (1.0 + kCapTolerance))
+    r.reasons |= kPowerOverTdp;
   if (!a.fits_die()) r.reasons |= kAreaOverDie;
   if (!a.fits_reticle()) r.reasons |= kDieOverReticle;
   if (r.thermal.modelled && r.thermal.dram_peak_C > kDramLimitC) r.reasons |= kDramTooHot;
@@ -153,11 +176,12 @@ constexpr double kThrottleBandC = 0.5;
 constexpr double kThrottleMin = 1.0 / 64;
 constexpr int kThrottleIterations = 24;
 
-bool throttle_to_limit(const Design& d, int batch, double clock, NetState* net, PhaseBlocks* blocks,
-                       Result& r) {
+bool throttle_to_limit(const Design& d, int batch, const Operating& capped, NetState* net,
+                       PhaseBlocks* blocks, Result& r) {
   // Held at the limit, DRAM is above 85 C: refresh is doubled at every throttled point.
   auto at = [&](double t) {
-    return evaluate_at(d, batch, {clock * t, t, kDramLimitC}, net, blocks);
+    return evaluate_at(d, batch, {capped.clock * t, t, kDramLimitC, capped.prefill_clock * t}, net,
+                       blocks);
   };
   const double target = kDramLimitC - 0.5 * kThrottleBandC;
   double lo = kThrottleMin, hi = 1.0;
@@ -196,6 +220,45 @@ bool throttle_to_limit(const Design& d, int batch, double clock, NetState* net, 
   return true;
 }
 
+// Power cap per phase (docs/model.md §13.2). `r` is the evaluation at the top clock; on return
+// it is the evaluation at the returned clocks. Each capped phase's clock is found by the secant
+// method on its power-versus-clock curve, starting from the cubic law's guess; a phase still
+// above the cap at the lowest DVFS clock stays there (reported as over the TDP).
+Operating cap_clocks(const Design& d, int batch, NetState* net, PhaseBlocks* blocks, Result& r) {
+  Operating op;
+  const double cap = d.hardware.energy.tdp_W;
+  const double lowest = std::clamp(d.hardware.energy.dvfs_min_clock, 1e-3, 1.0);
+  struct Track {
+    double s0 = 1, p0 = 0, s1 = 1, p1 = 0;
+    bool on = false;
+  } pre, dec;
+  const auto start = [&](Track& t, double p) { t = {1, p, 1, p, p > cap * (1.0 + kCapTolerance)}; };
+  start(pre, r.prefill.power_W);
+  start(dec, r.decode.power_W);
+  if (!pre.on && !dec.on) return op;
+  const auto done = [&](const Track& t) {
+    return !t.on || std::abs(t.p1 - cap) <= kCapTolerance * cap || (t.s1 <= lowest && t.p1 > cap);
+  };
+  for (int i = 0; i < kCapIterations && !(done(pre) && done(dec)); ++i) {
+    const auto next = [&](const Track& t) {
+      return done(t) ? t.s1 : power_area::capped_clock_step(t.s0, t.p0, t.s1, t.p1, cap, lowest);
+    };
+    op.prefill_clock = pre.on ? next(pre) : 1.0;
+    op.clock = dec.on ? next(dec) : 1.0;
+    r = evaluate_at(d, batch, op, net, blocks);
+    const auto update = [](Track& t, double s, double p) {
+      if (!t.on || s == t.s1) return;
+      t.s0 = t.s1;
+      t.p0 = t.p1;
+      t.s1 = s;
+      t.p1 = p;
+    };
+    update(pre, op.prefill_clock, r.prefill.power_W);
+    update(dec, op.clock, r.decode.power_W);
+  }
+  return op;
+}
+
 // `used`: the operating point of the returned result (the iteration model runs at it).
 Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullptr,
                      Operating* used = nullptr) {
@@ -209,28 +272,25 @@ Result evaluate_with(const Design& d, NetState* net, PhaseBlocks* blocks = nullp
     return r;
   }
   Result r = evaluate_at(d, batch, {}, net, blocks);
-  // Power wall (docs/model.md §13.2): throttle clocks by the cubic law and re-evaluate once.
-  const double scale =
-      power_area::power_wall_clock_scale(r.metrics.power_w, d.hardware.energy.tdp_W);
-  const bool throttled = scale < 1.0;
-  Operating op;
-  if (throttled) {
-    op = {scale, 1.0, 50.0};
-    r = evaluate_at(d, batch, op, net, blocks);
-  }
+  // Power cap (docs/model.md §13.2): a phase drawing more than the TDP at the top clock runs at
+  // the clock where it meets it, found on the phase's own power-versus-clock curve (re-evaluated
+  // at each trial clock: compute-bound work slows, memory-bound work does not).
+  Operating op = cap_clocks(d, batch, net, blocks, r);
+  const bool throttled = op.clock < 1.0 || op.prefill_clock < 1.0;
   // Thermal coupling (docs/model.md §14.3): DRAM above 85 C refreshes twice as often, which lowers
   // its bandwidth; re-evaluate once at the hot refresh rate.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kRefreshDoublingC) {
-    op = {scale, 1.0, r.thermal.dram_peak_C};
+    op.dram_C = r.thermal.dram_peak_C;
     r = evaluate_at(d, batch, op, net, blocks);
   }
   // Above 95 C: throttle down to the limit, or report the design too hot.
   if (r.thermal.modelled && r.thermal.dram_peak_C > kDramLimitC && d.hardware.thermal.throttle) {
     Result held = r;
-    if (throttle_to_limit(d, batch, scale, net, blocks, held)) {
+    if (throttle_to_limit(d, batch, op, net, blocks, held)) {
       r = held;
       r.reasons |= kThermalThrottled;
-      op = {r.clock_scale, r.thermal.throttle, kDramLimitC};  // throttle_to_limit's points
+      const double t = r.thermal.throttle;
+      op = {op.clock * t, t, kDramLimitC, op.prefill_clock * t};  // throttle_to_limit's point
     }
   }
   if (throttled) r.reasons |= kPowerOverTdp;
@@ -275,8 +335,7 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
     double weights =
         layers * (p.attention_per_layer / tp_a + p.norms_per_layer) * wb +
         st.dense * p.dense_ffn_per_layer / tp_f * wb +
-        st.moe * (p.expert * experts_per_dev + p.shared_per_layer / tp_m + p.router_per_layer) *
-            wb;
+        st.moe * (p.expert * experts_per_dev + p.shared_per_layer / tp_m + p.router_per_layer) * wb;
     if (st.embedding) weights += p.embedding / tp_a * eb;
     if (st.lm_head) weights += p.lm_head / tp_a * eb;
     const double kv = seqs * ctx * layers * kvb;

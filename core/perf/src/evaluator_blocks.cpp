@@ -135,7 +135,8 @@ OpCost vec(const Ctx& c, double flops, double bytes) {
 // Norm (+ fused residual add): read x and residual, write both; ~8 FLOP per element.
 void add_norm(Block& b, const Ctx& c, double tokens) {
   const double elems = tokens * c.d.model.hidden;
-  charge_op(b, OpClass::norm, vec(c, 8.0 * elems, 4.0 * elems * c.a_bytes), c, true);
+  charge_op(b, OpClass::norm, vec(c, 8.0 * elems, 4.0 * elems * c.a_bytes * c.elementwise), c,
+            true);
 }
 
 // The all-reduce after a tensor-parallel block; with sequence parallelism a reduce-scatter
@@ -178,8 +179,16 @@ OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool
   s.q_bytes = c.a_bytes;
   s.causal = causal;
   s.kv_reads = parallel::decode_kv_reads(m, c.kv_reread);
-  return compute::attention(c.die, decode ? c.attention_kv : c.attention_stream, c.attention_eff,
-                            s);
+  compute::Rates rates = decode ? c.attention_kv : c.attention_stream;
+  if (decode && !c.d.runtime.decode_attention_split_kv) {
+    // One block per (sequence, KV head): the blocks occupy that many cores, each streaming at
+    // the device's per-core share of the DRAM rate (runtime::Profile::decode_attention_split_kv).
+    const double kv_heads = m.attention == workload::AttentionKind::mla
+                                ? 1.0
+                                : std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+    rates.dram_Bps *= std::min(1.0, seqs * kv_heads / std::max(1, c.die.cores));
+  }
+  return compute::attention(c.die, rates, c.attention_eff, s);
 }
 
 // Norm and projections in front of the attention core for `tokens` new tokens on one device, of
@@ -289,7 +298,8 @@ OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter,
   charge_op(b, cls, gemm(c, tokens, in_mats * local, m.hidden, count), c, false);
   // Activation (SiLU x gate or GELU): ~8 FLOP per element, read in_mats, write 1.
   const double elems = tokens * local * count;
-  charge_op(b, cls, vec(c, 8.0 * elems, (in_mats + 1.0) * elems * c.a_bytes), c, true);
+  charge_op(b, cls, vec(c, 8.0 * elems, (in_mats + 1.0) * elems * c.a_bytes * c.elementwise), c,
+            true);
   const OpCost down = gemm(c, tokens, m.hidden, local, count);
   charge_op(b, cls, down, c, false);
   return down;
@@ -366,8 +376,8 @@ void mesh_routed_experts(Block& b, const Ctx& c, double tokens_stage, int row) {
   const auto& level = c.d.system.levels.front();
   // Link energy: every byte × hop crosses one link (energy_pJ_per_bit per bit), shared over
   // the mesh's nodes (the block is one device's).
-  b.energy += (mc.link_bytes + mc.broadcast_bytes) * 8.0 * level.energy_pJ_per_bit * 1e-12 /
-              mesh.nodes();
+  b.energy +=
+      (mc.link_bytes + mc.broadcast_bytes) * 8.0 * level.energy_pJ_per_bit * 1e-12 / mesh.nodes();
   if (e.shared_experts > 0) {
     const double sdim = e.shared_expert_ffn_dim > 0 ? e.shared_expert_ffn_dim : e.expert_ffn_dim;
     add_ffn(b, c, OpClass::shared_experts, tokens_stage / c.place.stage_devices(),
@@ -394,11 +404,10 @@ void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const doub
     lat += comm_latency(c, GroupKind::moe_ep, Collective::all_to_all);
     calls += 1;
   }
-  const moe::EpLoad loads =
-      c.d.parallel.experts.strategy == parallel::ExpertStrategy::plan
-          ? moe::ep_load_memo(freq, e.experts, ep, tokens_stage,
-                              c.d.parallel.redundant_experts_per_rank)
-          : placed_ep_load(c.d, freq, ep, tokens_stage);
+  const moe::EpLoad loads = c.d.parallel.experts.strategy == parallel::ExpertStrategy::plan
+                                ? moe::ep_load_memo(freq, e.experts, ep, tokens_stage,
+                                                    c.d.parallel.redundant_experts_per_rank)
+                                : placed_ep_load(c.d, freq, ep, tokens_stage);
   // Routed experts on the slower of the two candidate ranks (most tokens / most experts used).
   Block routed;
   moe::RankLoad load;
@@ -577,23 +586,15 @@ NetState* prepare_network(const Design& d, const parallel::Placement& place, Net
 
 Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   const double clock_scale = op.clock, dram_C = op.dram_C;
-  Ctx c{d,
-        d.hardware.compute,
-        {},
-        {},
-        {},
-        2,
-        2,
-        2,
-        2,
-        0.5,
-        0.0,
-        0.0,
-        parallel::Placement(d.parallel),
-        nullptr,
-        1,
-        {},
-        {}};
+  Ctx c{d,       d.hardware.compute,
+        {},      {},
+        {},      2,
+        2,       2,
+        2,       0.5,
+        0.0,     1.0,
+        0.0,     parallel::Placement(d.parallel),
+        nullptr, 1,
+        {},      {}};
   c.die.clock_GHz *= clock_scale;
   // With hardware.area.fit_cores the die computes with the cores its area holds next to the
   // vertical-link field (power_area::area), which shrinks as DRAM layers are stacked or
@@ -608,6 +609,7 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   c.pp = std::max(1, d.parallel.pp);
   c.attention_eff = d.runtime.attention_efficiency;
   c.kv_reread = d.runtime.decode_kv_reread_fraction;
+  c.elementwise = d.runtime.elementwise_traffic;
   c.net = net_state ? prepare_network(d, c.place, *net_state) : nullptr;
 
   const Precision mm = wider(nm.weights, nm.activations);
@@ -633,15 +635,9 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   c.attention_kv = c.kv;
   c.attention_stream.matrix_flops = c.attention_kv.matrix_flops =
       hw::matrix_peak_flops(c.die, wider(nm.activations, nm.kv_cache));
-  c.energy = power_area::energy_rates(d.hardware, mm);
-  // DVFS: supply voltage tracks the clock (V ~ f, the premise of the cubic law), so the logic
-  // die's switching energy per operation scales by clock^2 (E = C V^2). DRAM core energy does
-  // not; static power is kept at its nominal value (conservative).
-  const double v2 = clock_scale * clock_scale;
-  c.energy.matrix_J_per_flop *= v2;
-  c.energy.vector_J_per_flop *= v2;
-  c.energy.sram_J_per_byte *= v2;
-  c.energy.noc_J_per_byte_hop *= v2;
+  // DVFS (docs/model.md §13.2): the logic die's energy per operation at this clock's voltage;
+  // the DRAM side keeps its own supply.
+  c.energy = power_area::energy_rates(d.hardware, mm, clock_scale);
   return c;
 }
 

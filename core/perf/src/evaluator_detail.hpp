@@ -98,6 +98,7 @@ struct Ctx {
   double w_bytes = 2, a_bytes = 2, kv_bytes = 2, comm_bytes = 2;
   double attention_eff = 0.5;
   double kv_reread = 0.0;     // runtime::Profile::decode_kv_reread_fraction
+  double elementwise = 1.0;   // runtime::Profile::elementwise_traffic
   double collective_s = 0.0;  // runtime::collective_overhead_s
   parallel::Placement place;
   NetState* net = nullptr;  // null: single device or no network levels
@@ -112,9 +113,10 @@ struct Ctx {
 // Operating point of one evaluation: the logic clock and DRAM command rate relative to nominal,
 // and the DRAM temperature that sets the refresh rate.
 struct Operating {
-  double clock = 1.0;   // logic-die clock (power wall x thermal throttle)
+  double clock = 1.0;   // logic-die clock of the decode phase (power cap x thermal throttle)
   double memory = 1.0;  // DRAM command rate (thermal throttle)
   double dram_C = 50.0;
+  double prefill_clock = 1.0;  // logic-die clock of the prefill phase
 };
 
 network::CollectiveCost comm_cost(const Ctx& c, GroupKind kind, Collective op, double bytes);
@@ -141,8 +143,7 @@ OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter,
 Block dense_ffn_block(const Ctx& c, double tokens);
 // `row`: the MoE layer's routing row (moe::frequency_rows), whose placement a mesh strategy
 // simulates; `freq` its expected loads.
-Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq,
-                int row);
+Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const double* freq, int row);
 void mesh_routed_experts(Block& b, const Ctx& c, double tokens_stage, int row);
 void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const double* freq);
 Block lm_head_block(const Ctx& c, double seqs);

@@ -161,8 +161,7 @@ struct IterationModel::Impl {
   Memo<Cost> rest_memo;  // FFN/MoE/LM head/pp hop over all stages: (tokens, attn tokens, emits)
   Memo<PrefillItem> pre_memo;  // prefill chunk: (new tokens, context)
 
-  explicit Impl(const Design& design)
-      : d(design), op(operating_point(d, &net)), c(make_ctx(d, op, &net)) {
+  Impl(const Design& design, const Operating& at) : d(design), op(at), c(make_ctx(d, op, &net)) {
     stage = c.place.stage_devices();
     tp_a = c.place.attention_tp();
     cp = c.place.degree(parallel::Dim::cp);
@@ -402,13 +401,62 @@ struct IterationModel::Impl {
   }
 };
 
-IterationModel::IterationModel(const Design& design) : impl_(std::make_unique<Impl>(design)) {}
+// DVFS per iteration (docs/model.md §13.2): an iteration runs at the top clock (times any
+// thermal throttle evaluate() settles on) unless its power per device exceeds the cap; then at
+// the highest clock step of kClockSteps per unit that meets it, as a GPU's power controller
+// settles a steady mix of iterations. Each step is an Impl of its own with its own memos, made
+// when first needed.
+namespace {
+constexpr int kClockSteps = 64;
+constexpr double kCapTolerance = 0.005;
+}  // namespace
+
+IterationModel::IterationModel(const Design& design) : design_(design) {
+  NetState net;
+  const Operating op = operating_point(design, &net);
+  base_clock_ = op.memory;  // the thermal throttle's share of the clock (1 without it)
+  base_memory_ = op.memory;
+  base_dram_C_ = op.dram_C;
+  impl_ = std::make_unique<Impl>(design,
+                                 Operating{base_clock_, base_memory_, base_dram_C_, base_clock_});
+  cap_W_ = design.hardware.energy.tdp_W * (1.0 + kCapTolerance);
+  const double lowest = std::clamp(design.hardware.energy.dvfs_min_clock, 1e-3, 1.0);
+  steps_.resize(static_cast<std::size_t>(std::max(0.0, std::floor((1.0 - lowest) * kClockSteps))));
+}
 IterationModel::~IterationModel() = default;
 IterationModel::IterationModel(IterationModel&&) noexcept = default;
 IterationModel& IterationModel::operator=(IterationModel&&) noexcept = default;
 
 IterationCost IterationModel::cost(std::span<const SequenceChunk> batch) {
-  return impl_->cost(batch);
+  const IterationCost top = impl_->cost(batch);
+  const double devices = static_cast<double>(this->devices());
+  const auto over = [&](const IterationCost& c) {
+    return c.time_s > 0 && c.energy_J > cap_W_ * devices * c.time_s;
+  };
+  if (!over(top) || steps_.empty()) return top;
+  const auto at = [&](std::size_t k) {  // step k + 1: clock 1 - (k + 1) / kClockSteps
+    auto& m = steps_[k];
+    if (!m) {
+      const double clock = base_clock_ * (1.0 - static_cast<double>(k + 1) / kClockSteps);
+      m = std::make_unique<Impl>(design_, Operating{clock, base_memory_, base_dram_C_, clock});
+    }
+    return m->cost(batch);
+  };
+  // The power falls as the clock does: bisect for the first step at or under the cap.
+  std::size_t lo = 0, hi = steps_.size() - 1;
+  IterationCost best = at(hi);
+  if (over(best)) return best;  // over the cap even at the lowest clock
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    const IterationCost c = at(mid);
+    if (over(c)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+      best = c;
+    }
+  }
+  return best;  // the step hi ended at
 }
 
 int IterationModel::devices() const {
@@ -416,7 +464,7 @@ int IterationModel::devices() const {
 }
 
 double IterationModel::idle_power_W() const {
-  return static_cast<double>(impl_->stage) * impl_->c.pp * impl_->c.energy.static_W;
+  return static_cast<double>(impl_->stage) * impl_->c.pp * impl_->c.energy.idle_W;
 }
 
 double IterationModel::kv_bytes_per_token() const {

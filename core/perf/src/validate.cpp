@@ -174,6 +174,10 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
   c.non_negative(p + "/request_latency_us", r.request_latency_us, kMaxOverheadUs);
   c.non_negative(p + "/memory_reserved_GiB", r.memory_reserved_GiB);
   c.fraction(p + "/mixed_iteration_efficiency", r.mixed_iteration_efficiency);
+  if (c.positive(p + "/elementwise_traffic", r.elementwise_traffic, 0, kMaxKernelsPerOp) &&
+      r.elementwise_traffic < 1)
+    c.add(p + "/elementwise_traffic", "must be at least 1 (one fused kernel)",
+          num(r.elementwise_traffic), "number in [1, " + num(kMaxKernelsPerOp) + "]");
 }
 
 void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "/hardware") {
@@ -250,6 +254,16 @@ void check_hardware(Checker& c, const hw::Hardware& h) {
       h.energy.static_power_W >= h.energy.tdp_W)
     c.add(e + "/static_power_W", "static power alone reaches the TDP", num(h.energy.static_power_W),
           "number in [0, tdp_W = " + num(h.energy.tdp_W) + ")");
+  c.non_negative(e + "/memory_path_pJ_per_bit", h.energy.memory_path_pJ_per_bit);
+  c.non_negative(e + "/busy_power_W", h.energy.busy_power_W);
+  if (c.positive(e + "/dvfs_min_clock", h.energy.dvfs_min_clock) && h.energy.dvfs_min_clock >= 1)
+    c.add(e + "/dvfs_min_clock", "the lowest DVFS clock must be below the top one",
+          num(h.energy.dvfs_min_clock), "number in (0, 1)");
+  if (c.positive(e + "/dvfs_min_voltage", h.energy.dvfs_min_voltage) &&
+      h.energy.dvfs_min_voltage > 1)
+    c.add(e + "/dvfs_min_voltage", "the voltage at the lowest clock exceeds the top voltage",
+          num(h.energy.dvfs_min_voltage), "number in (0, 1]");
+  c.non_negative(e + "/dvfs_top_clock_MHz", h.energy.dvfs_top_clock_MHz, 1e5);
   const std::string a = "/hardware/area";
   c.non_negative(a + "/sram_mm2_per_MiB", h.area.sram_mm2_per_MiB);
   c.non_negative(a + "/router_mm2", h.area.router_mm2);
@@ -676,9 +690,9 @@ void check_workload(Checker& c, const workload::Workload& w, const workload::Mod
   const long long sequence = static_cast<long long>(w.input_len) + w.output_len;
   if (m.max_context_tokens > 0 && sequence > m.max_context_tokens)
     c.add(p + "/input_len",
-          "input_len + output_len = " + std::to_string(sequence) + " tokens is over the context of " +
-              (m.id.empty() ? std::string("the model") : m.id) + " (" +
-              num(m.max_context_tokens) + " tokens)",
+          "input_len + output_len = " + std::to_string(sequence) +
+              " tokens is over the context of " + (m.id.empty() ? std::string("the model") : m.id) +
+              " (" + num(m.max_context_tokens) + " tokens)",
           std::to_string(w.input_len),
           "input_len + output_len <= " + num(m.max_context_tokens) +
               " (the model's max_context_tokens)");

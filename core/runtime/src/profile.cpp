@@ -34,11 +34,18 @@ double collective_overhead_s(const Profile& p, const hw::ComputeDie& die, const 
 }
 
 std::span<const std::string_view> numeric_field_names() {
-  static constexpr std::string_view kNames[] = {
-      "matmul_efficiency",     "matmul_efficiency_fp4", "attention_efficiency",
-      "decode_kv_reread_fraction", "kernels_per_op",    "host_launch_us",
-      "kernel_gap_us",         "iteration_overhead_us", "request_latency_us",
-      "memory_reserved_GiB",   "mixed_iteration_efficiency"};
+  static constexpr std::string_view kNames[] = {"matmul_efficiency",
+                                                "matmul_efficiency_fp4",
+                                                "attention_efficiency",
+                                                "decode_kv_reread_fraction",
+                                                "kernels_per_op",
+                                                "host_launch_us",
+                                                "kernel_gap_us",
+                                                "iteration_overhead_us",
+                                                "request_latency_us",
+                                                "memory_reserved_GiB",
+                                                "mixed_iteration_efficiency",
+                                                "elementwise_traffic"};
   return kNames;
 }
 
@@ -54,6 +61,7 @@ double* numeric_field(Profile& p, std::string_view key) {
   if (key == "request_latency_us") return &p.request_latency_us;
   if (key == "memory_reserved_GiB") return &p.memory_reserved_GiB;
   if (key == "mixed_iteration_efficiency") return &p.mixed_iteration_efficiency;
+  if (key == "elementwise_traffic") return &p.elementwise_traffic;
   return nullptr;
 }
 

@@ -542,11 +542,11 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
   const double tokens = static_cast<double>(batch) * w.output_len * dp;
   o.energy_per_token_j = tokens > 0
                              ? devices *
-                                   (pre_passes * pre_energy + er.static_W * o.ttft_s +
-                                    steps * (dec_passes * dec_energy + er.static_W * o.tpot_s)) /
+                                   (pre_passes * pre_energy + er.idle_W * o.ttft_s +
+                                    steps * (dec_passes * dec_energy + er.idle_W * o.tpot_s)) /
                                    tokens * kLow
                              : 0.0;
-  o.power_w = er.static_W * kLow;
+  o.power_w = er.idle_W * kLow;
   o.dram_peak_C = dram_peak_floor_C(d.hardware);
   return o;
 }

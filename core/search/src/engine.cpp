@@ -286,8 +286,7 @@ void bound_region(const CompiledSpace& cs, const Plan& plan, std::uint64_t hw,
   region.die_mm2 = a.die_mm2;
   const auto& nm = d.workload.numerics;
   region.static_w =
-      power_area::energy_rates(d.hardware, wider(nm.weights, nm.activations)).static_W *
-      (1.0 - 1e-9);
+      power_area::energy_rates(d.hardware, wider(nm.weights, nm.activations)).idle_W * (1.0 - 1e-9);
   region.rates = decode_rates(d, plan.pages.front());
   region.kv.assign(plan.pages.size(), -1.0);
   region.kv[0] = region.rates.kv_bw_Bps;

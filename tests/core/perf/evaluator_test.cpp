@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/power_area/energy.hpp"
 #include "test_designs.hpp"
 
 namespace stackscope::perf {
@@ -78,16 +79,59 @@ TEST(Evaluator, PowerWallThrottlesClocks) {
   auto d = testing::small_dense();
   d.workload.batch = 64;
   const auto free = evaluate(d);
-  d.hardware.energy.tdp_W = free.metrics.power_w / 2;
+  EXPECT_EQ(free.prefill.clock_scale, 1.0);
+  EXPECT_EQ(free.clock_scale, 1.0);
+  // A cap between the two phases' powers: the hotter phase runs at the clock that meets it,
+  // the other stays at the top clock (docs/model.md §13.2: each phase meets the cap alone).
+  const auto& hot = free.prefill.power_W > free.decode.power_W ? free.prefill : free.decode;
+  const auto& cool = free.prefill.power_W > free.decode.power_W ? free.decode : free.prefill;
+  ASSERT_GT(hot.power_W, 1.1 * cool.power_W);
+  d.hardware.energy.tdp_W = 0.5 * (hot.power_W + cool.power_W);
   const auto capped = evaluate(d);
-  EXPECT_LT(capped.clock_scale, 1.0);
-  EXPECT_NEAR(capped.clock_scale, std::pow(2.0, -1.0 / 3.0), 1e-9);
+  const bool prefill_hot = &hot == &free.prefill;
+  const auto& hot_c = prefill_hot ? capped.prefill : capped.decode;
+  const auto& cool_c = prefill_hot ? capped.decode : capped.prefill;
+  EXPECT_LT(hot_c.clock_scale, 1.0);
+  EXPECT_GT(hot_c.clock_scale, d.hardware.energy.dvfs_min_clock);
+  EXPECT_NEAR(hot_c.power_W, d.hardware.energy.tdp_W, 0.005 * d.hardware.energy.tdp_W);
+  EXPECT_EQ(cool_c.clock_scale, 1.0);
+  EXPECT_NEAR(cool_c.time_s, cool.time_s, 1e-12 * cool.time_s);
+  EXPECT_EQ(capped.clock_scale, capped.decode.clock_scale);
   EXPECT_TRUE(capped.reasons & kPowerOverTdp);
-  EXPECT_GE(capped.metrics.ttft_s, free.metrics.ttft_s);
-  // DVFS (V ~ f): the logic die's switching energy per operation falls by clock^2, so the
-  // throttled run draws less energy per token and less power than the unthrottled one.
-  EXPECT_LT(capped.metrics.energy_per_token_j, free.metrics.energy_per_token_j);
-  EXPECT_LT(capped.metrics.power_w, free.metrics.power_w);
+  EXPECT_GT(hot_c.time_s, hot.time_s);
+  // DVFS (V ~ f on the struct's default curve): the logic die's switching energy per
+  // operation falls by clock^2, so the capped phase draws less energy than at the top clock.
+  EXPECT_LT(hot_c.energy_J, hot.energy_J);
+  // A cap below even the lowest clock's power: the phase stays there, reported over the TDP.
+  d.hardware.energy.tdp_W = 1.01 * d.hardware.energy.static_power_W;
+  const auto floor = evaluate(d);
+  EXPECT_NEAR(floor.prefill.clock_scale, d.hardware.energy.dvfs_min_clock, 1e-9);
+  EXPECT_TRUE(floor.reasons & kPowerOverTdp);
+}
+
+TEST(Evaluator, DvfsVoltageCurveAndBusyFloor) {
+  hw::Energy e;
+  e.dvfs_min_clock = 0.2;
+  e.dvfs_min_voltage = 0.8;
+  EXPECT_DOUBLE_EQ(power_area::dvfs_voltage(e, 1.0), 1.0);
+  EXPECT_DOUBLE_EQ(power_area::dvfs_voltage(e, 0.2), 0.8);
+  EXPECT_DOUBLE_EQ(power_area::dvfs_voltage(e, 0.1), 0.8);  // held below the range
+  EXPECT_NEAR(power_area::dvfs_voltage(e, 0.6), 0.9, 1e-12);
+  // The busy floor scales as s v^2 and the idle power not at all; the DRAM side keeps its
+  // energy, the memory path follows v^2.
+  hw::Hardware h;
+  h.energy = e;
+  h.energy.busy_power_W = 40;
+  h.energy.memory_path_pJ_per_bit = 10;
+  const auto top = power_area::energy_rates(h, Precision::bf16, 1.0);
+  const auto low = power_area::energy_rates(h, Precision::bf16, 0.6);
+  EXPECT_DOUBLE_EQ(top.static_W, h.energy.static_power_W + 40);
+  EXPECT_NEAR(low.static_W, h.energy.static_power_W + 40 * 0.6 * 0.81, 1e-9);
+  EXPECT_DOUBLE_EQ(low.idle_W, h.energy.static_power_W);
+  EXPECT_DOUBLE_EQ(low.dram_J_per_byte, top.dram_J_per_byte);
+  EXPECT_NEAR(low.path_J_per_byte, top.path_J_per_byte * 0.81, 1e-18);
+  EXPECT_NEAR(top.path_J_per_byte, 10e-12 * 8, 1e-18);
+  EXPECT_NEAR(low.matrix_J_per_flop, top.matrix_J_per_flop * 0.81, 1e-24);
 }
 
 TEST(Evaluator, PowerBreakdownAddsUpToTheDecodePower) {

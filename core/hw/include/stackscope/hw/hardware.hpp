@@ -103,16 +103,31 @@ struct Memory {
   VerticalLink vertical;               // used when kind == stacked_3d
 };
 
-// Energy per operation (docs/model.md §13.1); static power covers leakage and idle.
+// Board power (docs/model.md §13.1-§13.2): idle power, a busy floor, energy per operation at the
+// top of the DVFS range, and the voltage-frequency curve that scales the logic-die terms.
 struct Energy {
-  double pJ_per_flop_fp16 = 0.3;
+  double pJ_per_flop_fp16 = 0.3;  // per dense matrix FLOP at the top clock and voltage
   double pJ_per_flop_fp8 = 0.16;
   double pJ_per_flop_fp4 = 0.09;
   double pJ_per_flop_fp32 = 1.0;
   double sram_pJ_per_byte = 1.0;
   double noc_pJ_per_bit_per_hop = 0.1;
-  double static_power_W = 100;
-  double tdp_W = 700;
+  // On-die memory path per DRAM bit moved: PHY, memory controller, L2/crossbar and the core's
+  // load/store path (the DRAM side is memory.energy_pJ_per_bit); scales with the logic voltage.
+  double memory_path_pJ_per_bit = 0;
+  double static_power_W = 100;  // idle: the whole device powered, clocks at their floor
+  // Board power above static_power_W while kernels run at the top clock, before any work
+  // (clock tree, leakage at the top voltage); scales as clock x voltage^2.
+  double busy_power_W = 0;
+  double tdp_W = 700;  // the power cap: a phase above it runs at the clock that meets it
+  // Voltage-frequency curve: linear from (dvfs_min_clock, dvfs_min_voltage) to (1, 1), both
+  // relative to the top of the range; equal values give V ~ f (the cubic law).
+  double dvfs_min_clock = 0.2;
+  double dvfs_min_voltage = 0.2;
+  // The top of the DVFS range as the device reports it (nvidia-smi's max SM clock), for the
+  // clock each phase is reported at; compute.clock_GHz stays the clock of the datasheet peak the
+  // runtime efficiencies are relative to. 0 = compute.clock_GHz.
+  double dvfs_top_clock_MHz = 0;
 };
 
 // Area of the parts of a die that are not cores (docs/model.md §13.3). Cores include their own

@@ -13,8 +13,9 @@
 // calling it millions of times with recurring mixes stays fast. Not thread-safe: one
 // IterationModel per thread.
 //
-// What the model assumes (iteration.cpp argues each): the clocks are the operating point
-// evaluate() settles on for the design's own workload (power wall, DRAM refresh, throttle);
+// What the model assumes (iteration.cpp argues each): DRAM refresh and the thermal throttle
+// are the operating point evaluate() settles on for the design's own workload; the power cap is
+// met per iteration (the highest of 64 clock steps whose power is at or under the TDP);
 // pipeline stages run one after the other for the batch (time = sum over stages; evaluate()'s
 // decode step is pp x its slowest stage); with attention data parallelism, sequences go to the
 // attention groups round-robin in batch order and the slowest group sets each layer's time; a
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "stackscope/perf/design.hpp"
 
@@ -59,13 +61,19 @@ class IterationModel {
   double kv_bytes_per_token() const;
   double kv_capacity_tokens(int max_batched_tokens) const;
   int devices() const;  // devices of one replica (tp x pp x ep x cp)
-  // Static power of the replica's devices at the operating point (W): what it draws while no
-  // iteration runs (cost() counts the same power over each iteration's time).
+  // Idle power of the replica's devices (W): what they draw while no iteration runs (cost()
+  // counts each phase's busy floor over its iterations' time).
   double idle_power_W() const;
 
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  Design design_;
+  // The operating point at the top of the DVFS range: clock (the thermal throttle's share), DRAM
+  // command rate and temperature (perf::detail::Operating's fields).
+  double base_clock_ = 1, base_memory_ = 1, base_dram_C_ = 50;
+  double cap_W_ = 0;                          // per device, with the cap's tolerance
+  std::unique_ptr<Impl> impl_;                // at base_
+  std::vector<std::unique_ptr<Impl>> steps_;  // lower clock steps, made when first needed
 };
 
 }  // namespace stackscope::perf

@@ -67,8 +67,10 @@ struct PhaseBreakdown {
   double flops = 0;                             // per device
   double dram_bytes = 0;                        // per device
   double comm_bytes = 0;                        // per device, sent over the system network
-  compute::NocTraffic noc;  // per device, on the on-die mesh (compute/noc.hpp: per-link loads)
-  double energy_J = 0;      // per device, dynamic + static over time_s
+  compute::NocTraffic noc;   // per device, on the on-die mesh (compute/noc.hpp: per-link loads)
+  double energy_J = 0;       // per device, dynamic + static over time_s
+  double clock_scale = 1.0;  // logic clock the phase ran at, relative to compute.clock_GHz
+  double power_W = 0;        // per device: energy_J / time_s
 };
 
 struct MemoryFootprint {  // bytes per device (the fullest device)
@@ -85,9 +87,11 @@ struct Metrics {
   double tpot_s = 0;  // decode step seen by one request, at the mean decode context
   double utps = 0;    // 1 / tpot
   double stps = 0;    // decode tokens/s over all replicas
-  double e2e_output_tokens_per_s = 0;  // B*output_len*dp / (prefill + (output_len-1) steps)
-  double energy_per_token_j = 0;       // system energy per output token over the static run
-  double power_w = 0;                  // mean power per device over the static run
+  double e2e_output_tokens_per_s = 0;     // B*output_len*dp / (prefill + (output_len-1) steps)
+  double energy_per_token_j = 0;          // system energy per output token over the static run
+  double prefill_energy_per_token_j = 0;  // system energy of the prefill per prompt token
+  double decode_energy_per_token_j = 0;   // system energy of one decode step per token it emits
+  double power_w = 0;                     // mean power per device over the static run
   double memory_bytes_per_device = 0;
 };
 
@@ -144,7 +148,8 @@ struct Result {
   bool feasible = false;
   std::uint32_t reasons = kOk;
   int batch = 0;             // requests per replica actually evaluated
-  double clock_scale = 1.0;  // < 1 when the power wall throttled clocks
+  double clock_scale = 1.0;  // the decode phase's clock (prefill.clock_scale: the prefill's);
+                             // < 1 when the power cap or the thermal throttle lowered it
   Metrics metrics;
   MemoryFootprint memory;
   AreaSummary area;

@@ -81,6 +81,17 @@ struct Profile {
   // et al., OSDI 2024, and vLLM's chunked-prefill notes: mixed batches lose some kernel
   // efficiency). Serving model only (perf::IterationModel); 1 = no loss.
   double mixed_iteration_efficiency = 1.0;
+  // DRAM traffic of each elementwise operator (norm with its residual add, the FFN activation)
+  // relative to one fused kernel that reads its inputs and writes its output once. An unfused
+  // eager runtime computes RMSNorm as separate cast, square, mean, rsqrt, scale and cast kernels
+  // and SiLU x gate on strided halves, each reading and writing the tensor (some in fp32): a
+  // count of its kernels' tensor reads and writes, not a fitted value. 1 = fused.
+  double elementwise_traffic = 1.0;
+  // true: decode attention splits each sequence's context over several blocks (FlashDecoding,
+  // TensorRT-LLM XQA, FlashInfer), so every core streams KV even at batch 1; false: one block
+  // per (sequence, KV head) (FlashAttention-2's forward kernel as PyTorch SDPA calls it for a
+  // decode query), so only min(1, sequences x KV heads / cores) of the device streams KV.
+  bool decode_attention_split_kv = true;
 };
 
 // Fixed time for the device to start one kernel and have all cores finish it when the host is
@@ -97,8 +108,8 @@ double mesh_barrier_s(const hw::Noc& noc);
 double op_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
 
 // Fixed overhead a collective pays on top of its network time (whose alpha is its own
-// synchronisation), seconds: one kernel's dispatch and gap (+ host launch when not captured) when the
-// runtime runs collectives as kernels, else 0.
+// synchronisation), seconds: one kernel's dispatch and gap (+ host launch when not captured) when
+// the runtime runs collectives as kernels, else 0.
 double collective_overhead_s(const Profile& profile, const hw::ComputeDie& die, const hw::Noc& noc);
 
 const char* to_string(DeviceClass c);
