@@ -17,5 +17,6 @@ Command make_merge_command();
 Command make_reproduce_command();
 Command make_serve_command();
 Command make_moe_command();
+Command make_kernels_command();
 
 }  // namespace stackscope::cli

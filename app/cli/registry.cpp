@@ -55,6 +55,7 @@ void register_builtins(CommandRegistry& registry) {
   registry.add(make_reproduce_command());
   registry.add(make_serve_command());
   registry.add(make_moe_command());
+  registry.add(make_kernels_command());
 }
 
 void print_command_help(const Command& command, std::ostream& out) {

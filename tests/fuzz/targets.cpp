@@ -15,9 +15,10 @@
 #include "stackscope/cli/command.hpp"
 #include "stackscope/coexplore/coexplore.hpp"
 #include "stackscope/common/issue.hpp"
-#include "stackscope/io/coexplore.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/io/coexplore.hpp"
 #include "stackscope/io/hotspot.hpp"
+#include "stackscope/io/kernel_table.hpp"
 #include "stackscope/io/moe_trace.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
@@ -145,6 +146,23 @@ Outcome request_trace(std::string_view input) {
   });
 }
 
+// A measured kernel table, as `kernels FILE.csv` reads it: parse, then look every row up and
+// run the leave-one-out check. A measured shape must return its own time; the check's errors
+// must be finite.
+Outcome kernel_table(std::string_view input) {
+  return refused_on_config_error([&] {
+    const auto table = io::parse_kernel_table(input, "fuzz.csv");
+    if (table.gemm.empty()) std::abort();
+    for (const auto& r : table.gemm) {
+      const auto t = kernels::gemm_time(table, r.precision, r.m, r.n, r.k);
+      if (!t || !(*t > 0) || !std::isfinite(*t)) std::abort();
+    }
+    const auto loo = kernels::leave_one_out(table);
+    if (loo.predicted > loo.rows || !std::isfinite(loo.p90) || loo.median > loo.max + 1e-12)
+      std::abort();
+  });
+}
+
 // AIConfigurator's silicon-sample CSV, as `validate FILE.csv` reads it: parse, then map every
 // row onto the built-in presets (no simulation). A mapped row's workers must be valid designs
 // with a positive concurrency and request count; an unmapped one must say why.
@@ -200,7 +218,6 @@ Outcome search_points(std::string_view input) {
   }
   return outcome;
 }
-
 
 // Parse, validate and (valid only) evaluate a project text, as `evaluate` does.
 Outcome project_text(const std::string& text) {
@@ -318,10 +335,14 @@ Outcome cli_options(std::string_view input) {
         w.rfind("--out", 0) == 0 || w.rfind("--per-request", 0) == 0 ||
         w.rfind("--write", 0) == 0 || w.rfind("--mpi", 0) == 0 || w.rfind("--threads", 0) == 0)
       return Outcome::refused;
-  static const std::array kRun = {std::string_view("evaluate"), std::string_view("collective"),
-                                  std::string_view("dram"), std::string_view("presets"),
-                                  std::string_view("validate-project"), std::string_view("help"),
-                                  std::string_view("--version"), std::string_view("--help")};
+  static const std::array kRun = {std::string_view("evaluate"),
+                                  std::string_view("collective"),
+                                  std::string_view("dram"),
+                                  std::string_view("presets"),
+                                  std::string_view("validate-project"),
+                                  std::string_view("help"),
+                                  std::string_view("--version"),
+                                  std::string_view("--help")};
   const bool runs = std::find(kRun.begin(), kRun.end(), words.front()) != kRun.end();
   if (runs) {
     std::ostringstream out, err;
@@ -351,6 +372,7 @@ constexpr std::array kTargets = {
     Target{"search_points", search_points},
     Target{"request_trace", request_trace},
     Target{"silicon_sample", silicon_sample},
+    Target{"kernel_table", kernel_table},
     Target{"envelope", envelope},
     Target{"coexplore", coexplore},
     Target{"wafer", wafer},

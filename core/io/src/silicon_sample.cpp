@@ -7,6 +7,7 @@
 #include <optional>
 #include <utility>
 
+#include "csv_detail.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/limits.hpp"
 #include "stackscope/io/project.hpp"
@@ -19,72 +20,6 @@ constexpr std::size_t kMaxReportedIssues = 20;
 constexpr long long kMaxWhole = 1LL << 20;
 constexpr long long kMaxLength = 10'000'000;
 constexpr double kMaxMs = 1e9;
-
-// RFC 4180 records: fields separated by ',', records by LF or CRLF, a field in double quotes
-// may hold ',', CR, LF and "" (one quote). `line` is the line a record starts on (1-based).
-class CsvReader {
- public:
-  explicit CsvReader(std::string_view text) : s_(text) {}
-  // False at the end of the text. Throws ConfigError for a quote left open or text after a
-  // closing quote.
-  bool next(std::vector<std::string>& fields, std::size_t& line, const std::string& name) {
-    fields.clear();
-    // Blank lines between records are skipped (a trailing newline, an editor's empty last line).
-    while (pos_ < s_.size() && (s_[pos_] == '\n' || s_[pos_] == '\r')) {
-      if (s_[pos_] == '\n') ++line_;
-      ++pos_;
-    }
-    if (pos_ >= s_.size()) return false;
-    line = line_;
-    std::string field;
-    while (true) {
-      if (pos_ < s_.size() && s_[pos_] == '"') {
-        ++pos_;
-        while (true) {
-          if (pos_ >= s_.size())
-            throw ConfigError({{name + ":" + std::to_string(line), "a quoted field is never closed",
-                                "", "RFC 4180 CSV"}});
-          const char c = s_[pos_++];
-          if (c == '"') {
-            if (pos_ < s_.size() && s_[pos_] == '"') {
-              field.push_back('"');
-              ++pos_;
-            } else {
-              break;
-            }
-          } else {
-            if (c == '\n') ++line_;
-            field.push_back(c);
-          }
-        }
-        if (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '\n' && s_[pos_] != '\r')
-          throw ConfigError({{name + ":" + std::to_string(line_), "text after a closing quote",
-                              std::string(1, s_[pos_]), "',' or the end of the line"}});
-      } else {
-        while (pos_ < s_.size() && s_[pos_] != ',' && s_[pos_] != '\n' && s_[pos_] != '\r')
-          field.push_back(s_[pos_++]);
-      }
-      fields.push_back(std::move(field));
-      field.clear();
-      if (pos_ >= s_.size()) return true;
-      if (s_[pos_] == ',') {
-        ++pos_;
-        continue;
-      }
-      if (s_[pos_] == '\r') ++pos_;
-      if (pos_ < s_.size() && s_[pos_] == '\n') {
-        ++pos_;
-        ++line_;
-      }
-      return true;
-    }
-  }
-
- private:
-  std::string_view s_;
-  std::size_t pos_ = 0;
-  std::size_t line_ = 1;
-};
 
 std::string shown(const std::string& v) {
   return v.size() > 40 ? v.substr(0, 40) + "..." : v;
@@ -182,7 +117,7 @@ std::vector<validate::SiliconRow> parse_silicon_sample(std::string_view text,
                                                        const std::string& name) {
   // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name.
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  CsvReader reader(text);
+  detail::CsvReader reader(text);
   std::vector<std::string> fields;
   std::size_t line = 1;
   if (!reader.next(fields, line, name))
