@@ -486,15 +486,41 @@ QWidget* DesignEditor::buildPowerPage() {
   energy(tr("SRAM access:"), "sramEnergySpin", "/hardware/energy/sram_pJ_per_byte", tr(" pJ/B"),
          tr("Energy per byte read or written in on-die SRAM (each DRAM byte is staged twice)"),
          &hw::Energy::sram_pJ_per_byte);
-  addDouble(form, tr("Static power:"),
+  addDouble(form, tr("Idle power:"),
             {"staticPowerSpin", "/hardware/energy/static_power_W", 0, 100'000, 0, tr(" W"),
-             tr("Leakage and idle power, drawn all the time (must stay below the TDP)")},
+             tr("Idle board power: drawn all the time, also between serving iterations (must "
+                "stay below the TDP)")},
             [](perf::Design& d) { return &d.hardware.energy.static_power_W; });
+  energy(tr("Memory path:"), "memoryPathSpin", "/hardware/energy/memory_path_pJ_per_bit",
+         tr(" pJ/bit"),
+         tr("The die's share of each DRAM bit moved: PHY, memory controller, L2/crossbar and the "
+            "cores' load path (the DRAM side is the memory page's figure); 0 on a 3D stack"),
+         &hw::Energy::memory_path_pJ_per_bit);
+  addDouble(form, tr("Busy floor:"),
+            {"busyPowerSpin", "/hardware/energy/busy_power_W", 0, 100'000, 0, tr(" W"),
+             tr("What running kernels at the top clock adds to the idle power before any work "
+                "(clock tree, leakage at the top voltage); scales as clock × voltage²")},
+            [](perf::Design& d) { return &d.hardware.energy.busy_power_W; });
   addDouble(form, tr("TDP:"),
             {"tdpSpin", "/hardware/energy/tdp_W", 1, 100'000, 0, tr(" W"),
-             tr("Thermal design power: above it clocks scale down as (P / TDP)^(-1/3) (power "
-                "wall, docs/model.md §13.2)")},
+             tr("Power cap: a phase (prefill, decode, a serving iteration) above it runs at the "
+                "clock that meets it (DVFS, docs/model.md §13.2)")},
             [](perf::Design& d) { return &d.hardware.energy.tdp_W; });
+  addDouble(form, tr("DVFS lowest clock:"),
+            {"dvfsMinClockSpin", "/hardware/energy/dvfs_min_clock", 0.01, 0.99, 3, QString(),
+             tr("The lowest clock of the DVFS range relative to the top one (the V/f curve's "
+                "lower end)")},
+            [](perf::Design& d) { return &d.hardware.energy.dvfs_min_clock; });
+  addDouble(form, tr("Voltage there:"),
+            {"dvfsMinVoltageSpin", "/hardware/energy/dvfs_min_voltage", 0.01, 1, 3, QString(),
+             tr("The supply voltage at the lowest DVFS clock relative to the top one; equal to "
+                "the lowest clock gives V ∝ f (the cubic law)")},
+            [](perf::Design& d) { return &d.hardware.energy.dvfs_min_voltage; });
+  addDouble(form, tr("Top clock:"),
+            {"topClockSpin", "/hardware/energy/dvfs_top_clock_MHz", 0, 100'000, 0, tr(" MHz"),
+             tr("The top DVFS clock as the device reports it (nvidia-smi's max SM clock), for "
+                "the clock each phase is reported at; 0 = the compute clock")},
+            [](perf::Design& d) { return &d.hardware.energy.dvfs_top_clock_MHz; });
   powerInfo_ = derivedLabel(page, "powerInfo");
   column(page)->addWidget(powerInfo_);
 
