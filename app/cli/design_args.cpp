@@ -4,12 +4,15 @@
 
 #include <array>
 #include <filesystem>
+#include <memory>
 #include <optional>
 
 #include "resolve.hpp"
 #include "stackscope/common/issue.hpp"
 #include "stackscope/experts/compare.hpp"
 #include "stackscope/hw/wafer.hpp"
+#include "stackscope/io/kernel_table.hpp"
+#include "stackscope/kernels/table.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/runtime/profile.hpp"
 
@@ -62,6 +65,9 @@ std::vector<OptionSpec> design_options() {
       {"--runtime", "ID|FILE",
        "runtime profile (serving software: kernel efficiencies, launches, KV re-reads): preset "
        "id or JSON file; kept when --hardware changes, so two devices compare under one"},
+      {"--kernel-table", "FILE",
+       "measured kernel times of the device (CSV, docs/model.md §3.5): GEMMs the table covers "
+       "take its interpolated time instead of the roofline's"},
       {"--wafer", "ID|FILE",
        "wafer template (preset id or JSON file): the device becomes its die (of the hardware's "
        "technology) and the system its die-to-die mesh"},
@@ -158,6 +164,10 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     const std::string id = runtime::default_profile_id(runtime::device_class_of(d.hardware));
     if (id != d.runtime.id && presets.contains(io::PresetKind::runtime, id))
       d.runtime = presets.runtime(id);
+  }
+  if (auto v = a.get("--kernel-table")) {
+    d.hardware.kernel_table = std::make_shared<const kernels::Table>(resolve(
+        "--kernel-table", *v, [&](const std::string& s) { return io::load_kernel_table(s); }));
   }
   if (auto v = a.get("--precision")) {
     const Precision p = parse_precision(*v);

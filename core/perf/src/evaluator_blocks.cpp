@@ -12,6 +12,7 @@
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/roofline.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/kernels/table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/network/model.hpp"
@@ -125,7 +126,30 @@ double comm_latency(const Ctx& c, GroupKind kind, Collective op) {
 }
 
 OpCost gemm(const Ctx& c, double m, double n, double k, double count) {
-  return compute::gemm(c.die, c.stream, m, n, k, {c.a_bytes, c.w_bytes, c.a_bytes}, count);
+  OpCost op = compute::gemm(c.die, c.stream, m, n, k, {c.a_bytes, c.w_bytes, c.a_bytes}, count);
+  const auto& table = c.d.hardware.kernel_table;
+  if (!table || count <= 0) return op;
+  // A measured kernel table (docs/model.md §3.5): the GEMM's time as measured, replayed back to
+  // back, so it holds the kernel's own launch gap, which the runtime's per-operator overhead
+  // charges again; the busy time is the rest. Measured at the top clock: a compute-bound GEMM
+  // slows with the DVFS clock, a memory-bound one does not.
+  const auto t = kernels::gemm_time(
+      *table, wider(c.d.workload.numerics.weights, c.d.workload.numerics.activations), m, n, k);
+  if (!t) return op;
+  const double own_gap = op.t_overhead / std::max(1.0, c.d.runtime.kernels_per_op);
+  const double busy = std::max(0.0, *t - own_gap) * count;
+  const bool compute_bound = !op.memory_bound();
+  const double clock = c.die.clock_GHz / std::max(1e-12, c.d.hardware.compute.clock_GHz);
+  if (compute_bound) {
+    op.t_compute = busy / clock;
+    op.t_memory = std::min(op.t_memory, op.t_compute);
+  } else {
+    op.t_memory = busy;
+    op.t_compute = std::min(op.t_compute, op.t_memory);
+  }
+  op.t_noc = std::min(op.t_noc, op.busy());
+  op.time = op.busy() + op.t_overhead;
+  return op;
 }
 
 OpCost vec(const Ctx& c, double flops, double bytes) {

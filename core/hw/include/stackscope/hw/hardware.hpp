@@ -3,10 +3,15 @@
 // The hardware template of one device (docs/model.md §2). Plain aggregates with defaults; units are
 // in the field names. JSON keys are exactly these member names (core/io). Defaults describe an
 // H100-SXM-like GPU so a partially specified device is still physical; presets override all.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "stackscope/common/precision.hpp"
+
+namespace stackscope::kernels {
+struct Table;
+}  // namespace stackscope::kernels
 
 namespace stackscope::hw {
 
@@ -189,6 +194,9 @@ struct Hardware {
   Area area;
   Thermal thermal;
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
+  // Measured kernel times of this device (docs/model.md §3.5), or null: GEMMs the table covers
+  // take its interpolated time instead of the roofline's; shared, never changed once set.
+  std::shared_ptr<const kernels::Table> kernel_table;
 };
 
 // ---- System network (parameters per level; core/network builds the model from them) ----
