@@ -33,6 +33,24 @@ NOTE = ("energy (docs/model.md §13.4, tools/fit-power): idle static_power_W = %
         "dvfs_min_voltage %.2f (fitted); dvfs_top_clock_MHz the maximum SM clock nvidia-smi / "
         "rocm-smi reports.") % (100 * IDLE_SHARE, K, K, PATH, S_MIN, V_MIN)
 
+# The presets' own sentences about their old idle figure, restated by the rule.
+STATIC_NOTES = {
+    "h200": ("static_power_W 100 as H100", "static_power_W: the idle board power measured on one "
+             "H200 (81.8 W at 345 MHz, data/h200-measured)"),
+    "h100-sxm": ("static_power_W 100: idle board power ~70 W (nvidia-smi at idle) plus leakage "
+                 "growth at 60-80 C junction", "static_power_W: idle by the rule above (the same "
+                 "GH100 die as the H200)"),
+    "b200": ("static_power_W 150 (~15% of TDP, same share as H100's 100/700)",
+             "static_power_W: idle by the rule above"),
+    "mi300x": ("static_power_W 150 (20% of TBP: four large IODs and 256 MB SRAM leak more than a "
+               "monolithic GPU)", "static_power_W: idle by the rule above (likely low for four "
+               "IODs and 256 MB of Infinity Cache; no measurement to set it)"),
+    "a100-sxm-40gb": ("static_power_W 60: idle ~50 W plus leakage at load temperature",
+                      "static_power_W: idle by the rule above (A100 SXM idles near 50 W)"),
+    "a100-sxm-80gb": ("static_power_W 60: idle ~50 W plus leakage at load temperature",
+                      "static_power_W: idle by the rule above (A100 SXM idles near 50 W)"),
+}
+
 for name in sorted(os.listdir(ROOT)):
     path = os.path.join(ROOT, name)
     d = json.load(open(path))
@@ -66,6 +84,8 @@ for name in sorted(os.listdir(ROOT)):
         if start >= 0:
             end = n.find("(unused).", start)
             n = n[:start] + NOTE + n[end + len("(unused)."):]
+        if pid in STATIC_NOTES:
+            n = n.replace(*STATIC_NOTES[pid])
         d["notes"] = n
     with open(path, "w") as f:
         f.write(json.dumps(d, indent=2, ensure_ascii=False) + "\n")
