@@ -53,6 +53,11 @@ TEST(KernelTable, BadInputNamesFileLineColumnAndRange) {
   EXPECT_NE(error_of(h + "gemm,bf16,1,2\n").find("wrong number of fields"), std::string::npos);
   EXPECT_NE(error_of(h + "gemm,bf16,1,2,3,\"1e-5\n").find("never closed"), std::string::npos);
   EXPECT_NE(error_of(h + "gemm,bf16,16777217,2,3,1e-5\n").find("16777216"), std::string::npos);
+  // A column named twice is refused, and a row as wide as the distinct names (narrower than the
+  // header) is a wrong number of fields, never read past its end (a fuzzer finding).
+  const std::string dup = error_of("kind,precision,m,n,kind,k,time_s\ngemm,bf16,1,2,3,1e-5\n");
+  EXPECT_NE(dup.find("bad.csv:1: duplicate column"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("kind"), std::string::npos) << dup;
 }
 
 // A shape whose rows follow the table's roofline times a smooth factor is reproduced between

@@ -94,6 +94,8 @@ std::string error_of(const std::string& text) {
 TEST(SiliconSample, BadInputNamesFileLineColumnAndRange) {
   EXPECT_NE(error_of("").find("empty file"), std::string::npos);
   EXPECT_NE(error_of("id,backend\n").find("missing column"), std::string::npos);
+  EXPECT_NE(error_of(kHeader.substr(0, kHeader.size() - 1) + ",isl\n").find("duplicate column"),
+            std::string::npos);
   EXPECT_NE(error_of(kHeader).find("no measured rows"), std::string::npos);
   std::string bad = kLlamaAgg;
   bad.replace(bad.find(",1024,128,"), 10, ",0,128,");
@@ -300,8 +302,7 @@ TEST(SiliconMapping, InflatedExportPlansRunOnTheGpusTheirIdsNameAndRepeatsCountO
       "source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=64; "
       "measured=2026-02-06T00:00:00Z,trtllm,1.2.0,deepseek-ai/DeepSeek-R1,b200_sxm,fp4,agg,1024,"
       "1024,nvfp4,nvfp4,8,1,1,8,1,8,,,,,,,,,,,,,,,300.0,12.289\n";
-  const auto rows =
-      io::parse_silicon_sample(kHeader + minimax + ds_tp + ds_adp + ds_twin, "t.csv");
+  const auto rows = io::parse_silicon_sample(kHeader + minimax + ds_tp + ds_adp + ds_twin, "t.csv");
   std::vector<validate::Case> cases;
   for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
   const auto plan_of = [](const validate::Case& c) { return c.workers.at(0).design.parallel; };
@@ -355,8 +356,8 @@ TEST(SiliconExplain, SplitsTheStepAndAttributesTheMoveToWhatChanged) {
   const auto& p = e.pools[0];
   EXPECT_EQ(p.failure, "");
   EXPECT_EQ(p.role, "aggregated");
-  EXPECT_EQ(p.decode_batch, 8);             // concurrency 8 on one instance
-  EXPECT_EQ(p.decode_context, 1024 + 64);   // mean input + mean output / 2
+  EXPECT_EQ(p.decode_batch, 8);            // concurrency 8 on one instance
+  EXPECT_EQ(p.decode_context, 1024 + 64);  // mean input + mean output / 2
   EXPECT_EQ(p.prompt_tokens, 1024);
   for (const auto* ph : {&p.decode, &p.prefill, &p.base_decode, &p.base_prefill}) {
     ASSERT_GT(ph->time_ms, 0);

@@ -52,8 +52,13 @@ kernels::Table parse_kernel_table(std::string_view text, const std::string& name
   if (!reader.next(fields, line, name))
     throw ConfigError({{name, "empty file", "", "a header row and measured kernels"}});
   std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < fields.size(); ++i) col.emplace(fields[i], i);
   std::vector<Issue> issues;
+  // Columns are read by name: a name given twice is ambiguous, and rows are as wide as the header.
+  const std::size_t width = fields.size();
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (!col.emplace(fields[i], i).second && !fields[i].empty())
+      issues.push_back({name + ":" + std::to_string(line), "duplicate column", shown(fields[i]),
+                        "each column named once"});
   for (const char* key : {"kind", "precision", "m", "n", "k", "time_s"})
     if (!col.contains(key))
       issues.push_back({name + ":" + std::to_string(line), "missing column", key,
@@ -67,9 +72,9 @@ kernels::Table parse_kernel_table(std::string_view text, const std::string& name
                           "at most " + std::to_string(kMaxKernelRows)}});
     const std::string at = name + ":" + std::to_string(line);
     if (fields.size() == 1 && fields[0].empty()) continue;
-    if (fields.size() != col.size()) {
+    if (fields.size() != width) {
       issues.push_back({at, "wrong number of fields", std::to_string(fields.size()),
-                        std::to_string(col.size()) + " (as the header)"});
+                        std::to_string(width) + " (as the header)"});
       if (issues.size() >= kMaxReportedIssues) break;
       continue;
     }

@@ -123,8 +123,13 @@ std::vector<validate::SiliconRow> parse_silicon_sample(std::string_view text,
   if (!reader.next(fields, line, name))
     throw ConfigError({{name, "empty file", "", "a header row and measured rows"}});
   std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < fields.size(); ++i) col.emplace(fields[i], i);
   std::vector<Issue> issues;
+  // Columns are read by name: a name given twice is ambiguous, and rows are as wide as the header.
+  const std::size_t width = fields.size();
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (!col.emplace(fields[i], i).second && !fields[i].empty())
+      issues.push_back({name + ":" + std::to_string(line), "duplicate column", shown(fields[i]),
+                        "each column named once"});
   for (const char* key : {"id", "backend", "model_path", "system", "mode", "isl", "osl",
                           "silicon_ttft_ms", "silicon_tpot_ms"})
     if (!col.contains(key))
@@ -138,10 +143,9 @@ std::vector<validate::SiliconRow> parse_silicon_sample(std::string_view text,
       throw ConfigError({{name + ":" + std::to_string(line), "too many rows", "",
                           "at most " + std::to_string(kMaxSiliconRows)}});
     const std::size_t before = issues.size();
-    if (fields.size() != col.size() && !(fields.size() == 1 && fields[0].empty()))
+    if (fields.size() != width && !(fields.size() == 1 && fields[0].empty()))
       issues.push_back({name + ":" + std::to_string(line), "wrong number of fields",
-                        std::to_string(fields.size()),
-                        std::to_string(col.size()) + " (as the header)"});
+                        std::to_string(fields.size()), std::to_string(width) + " (as the header)"});
     if (issues.size() > before) {
       if (issues.size() >= kMaxReportedIssues) break;
       continue;
