@@ -20,10 +20,6 @@ constexpr std::size_t kMaxReportedIssues = 20;
 constexpr double kMaxDim = 1 << 24;
 constexpr double kMaxTime = 3600;
 
-std::string shown(const std::string& v) {
-  return v.size() > 40 ? v.substr(0, 40) + "..." : v;
-}
-
 bool precision_of(const std::string& s, Precision& p) {
   for (Precision q : {Precision::fp32, Precision::fp16, Precision::bf16, Precision::fp8,
                       Precision::int8, Precision::fp4})
@@ -45,25 +41,15 @@ double number(const std::string& s, bool& ok) {
 }  // namespace
 
 kernels::Table parse_kernel_table(std::string_view text, const std::string& name) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  detail::CsvReader reader(text);
+  detail::CsvReader reader(detail::without_bom(text));
   std::vector<std::string> fields;
   std::size_t line = 1;
-  if (!reader.next(fields, line, name))
-    throw ConfigError({{name, "empty file", "", "a header row and measured kernels"}});
-  std::map<std::string, std::size_t> col;
+  const detail::CsvHeader header = detail::read_header(
+      reader, line, name, {"kind", "precision", "m", "n", "k", "time_s"}, "measured kernels",
+      "a kernel-table header (kind, precision, m, n, k, time_s)");
+  const auto& col = header.col;
+  const std::size_t width = header.width;
   std::vector<Issue> issues;
-  // Columns are read by name: a name given twice is ambiguous, and rows are as wide as the header.
-  const std::size_t width = fields.size();
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    if (!col.emplace(fields[i], i).second && !fields[i].empty())
-      issues.push_back({name + ":" + std::to_string(line), "duplicate column", shown(fields[i]),
-                        "each column named once"});
-  for (const char* key : {"kind", "precision", "m", "n", "k", "time_s"})
-    if (!col.contains(key))
-      issues.push_back({name + ":" + std::to_string(line), "missing column", key,
-                        "a kernel-table header (kind, precision, m, n, k, time_s)"});
-  if (!issues.empty()) throw ConfigError(std::move(issues));
   kernels::Table table;
   table.source = name;
   while (reader.next(fields, line, name)) {
@@ -82,16 +68,16 @@ kernels::Table parse_kernel_table(std::string_view text, const std::string& name
     const std::size_t before = issues.size();
     kernels::GemmRow r;
     if (field("kind") != "gemm")
-      issues.push_back(
-          {at + " kind", "not a kernel kind this reader takes", shown(field("kind")), "gemm"});
+      issues.push_back({at + " kind", "not a kernel kind this reader takes",
+                        detail::shown(field("kind")), "gemm"});
     if (!precision_of(field("precision"), r.precision))
-      issues.push_back({at + " precision", "unknown precision", shown(field("precision")),
+      issues.push_back({at + " precision", "unknown precision", detail::shown(field("precision")),
                         "fp32, fp16, bf16, fp8, int8 or fp4"});
     for (auto [key, dst] : {std::pair{"m", &r.m}, std::pair{"n", &r.n}, std::pair{"k", &r.k}}) {
       bool ok = false;
       const double v = number(field(key), ok);
       if (!ok || v < 1 || v > kMaxDim || v != std::floor(v))
-        issues.push_back({at + " " + key, "not a whole number in range", shown(field(key)),
+        issues.push_back({at + " " + key, "not a whole number in range", detail::shown(field(key)),
                           "whole number in [1, 16777216]"});
       else
         *dst = v;
@@ -99,7 +85,7 @@ kernels::Table parse_kernel_table(std::string_view text, const std::string& name
     bool ok = false;
     r.time_s = number(field("time_s"), ok);
     if (!ok || !(r.time_s > 0) || r.time_s > kMaxTime)
-      issues.push_back({at + " time_s", "not a kernel time", shown(field("time_s")),
+      issues.push_back({at + " time_s", "not a kernel time", detail::shown(field("time_s")),
                         "finite number of seconds in (0, 3600]"});
     if (issues.size() > before) {
       if (issues.size() >= kMaxReportedIssues) break;

@@ -16,14 +16,12 @@
 namespace stackscope::io {
 namespace {
 
+using detail::shown;
+
 constexpr std::size_t kMaxReportedIssues = 20;
 constexpr long long kMaxWhole = 1LL << 20;
 constexpr long long kMaxLength = 10'000'000;
 constexpr double kMaxMs = 1e9;
-
-std::string shown(const std::string& v) {
-  return v.size() > 40 ? v.substr(0, 40) + "..." : v;
-}
 
 struct RowParser {
   const std::map<std::string, std::size_t>& col;
@@ -115,28 +113,19 @@ struct RowParser {
 
 std::vector<validate::SiliconRow> parse_silicon_sample(std::string_view text,
                                                        const std::string& name) {
-  // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name.
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
-  detail::CsvReader reader(text);
+  detail::CsvReader reader(detail::without_bom(text));
   std::vector<std::string> fields;
   std::size_t line = 1;
-  if (!reader.next(fields, line, name))
-    throw ConfigError({{name, "empty file", "", "a header row and measured rows"}});
-  std::map<std::string, std::size_t> col;
+  const detail::CsvHeader header = detail::read_header(
+      reader, line, name,
+      {"id", "backend", "model_path", "system", "mode", "isl", "osl", "silicon_ttft_ms",
+       "silicon_tpot_ms"},
+      "measured rows",
+      "the silicon_sample.csv header (id, backend, model_path, system, mode, isl, osl, "
+      "silicon_ttft_ms, silicon_tpot_ms, ...)");
+  const auto& col = header.col;
+  const std::size_t width = header.width;
   std::vector<Issue> issues;
-  // Columns are read by name: a name given twice is ambiguous, and rows are as wide as the header.
-  const std::size_t width = fields.size();
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    if (!col.emplace(fields[i], i).second && !fields[i].empty())
-      issues.push_back({name + ":" + std::to_string(line), "duplicate column", shown(fields[i]),
-                        "each column named once"});
-  for (const char* key : {"id", "backend", "model_path", "system", "mode", "isl", "osl",
-                          "silicon_ttft_ms", "silicon_tpot_ms"})
-    if (!col.contains(key))
-      issues.push_back({name + ":" + std::to_string(line), "missing column", key,
-                        "the silicon_sample.csv header (id, backend, model_path, system, mode, "
-                        "isl, osl, silicon_ttft_ms, silicon_tpot_ms, ...)"});
-  if (!issues.empty()) throw ConfigError(std::move(issues));
   std::vector<validate::SiliconRow> rows;
   while (reader.next(fields, line, name)) {
     if (rows.size() >= kMaxSiliconRows)
