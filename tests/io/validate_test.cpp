@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -135,6 +136,32 @@ TEST(Validate, FractionsMustBeInZeroOne) {
     Design d = baseline();
     set(d, 1.0);
     EXPECT_TRUE(validate(d).empty()) << path;
+  }
+}
+
+// The board-power and runtime fields of docs/model.md §13 and §9: each bad value is one issue at
+// its path with the allowed range.
+TEST(Validate, PowerAndRuntimeFields) {
+  const std::vector<std::tuple<std::string, double, std::string, void (*)(Design&, double)>> cases =
+      {{"/hardware/energy/dvfs_min_clock", 1.0, "number in (0, 1)",
+        [](Design& d, double v) { d.hardware.energy.dvfs_min_clock = v; }},
+       {"/hardware/energy/dvfs_min_clock", 0.0, "finite number > 0",
+        [](Design& d, double v) { d.hardware.energy.dvfs_min_clock = v; }},
+       {"/hardware/energy/dvfs_min_voltage", 1.2, "number in (0, 1]",
+        [](Design& d, double v) { d.hardware.energy.dvfs_min_voltage = v; }},
+       {"/hardware/energy/busy_power_W", -1.0, "",
+        [](Design& d, double v) { d.hardware.energy.busy_power_W = v; }},
+       {"/hardware/energy/memory_path_pJ_per_bit", std::numeric_limits<double>::quiet_NaN(), "",
+        [](Design& d, double v) { d.hardware.energy.memory_path_pJ_per_bit = v; }},
+       {"/hardware/energy/dvfs_top_clock_MHz", -5.0, "",
+        [](Design& d, double v) { d.hardware.energy.dvfs_top_clock_MHz = v; }},
+       {"/runtime/elementwise_traffic", 0.5, "number in [1, ",
+        [](Design& d, double v) { d.runtime.elementwise_traffic = v; }}};
+  for (const auto& [path, bad, allowed, set] : cases) {
+    Design d = baseline();
+    set(d, bad);
+    const Issue i = only_issue(d, path);
+    EXPECT_TRUE(contains(i.allowed, allowed)) << path << ": " << i.allowed;
   }
 }
 

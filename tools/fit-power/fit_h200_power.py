@@ -10,7 +10,8 @@
 # e_sram (1 pJ/B, the preset's) fixed, s = measured SM clock / 1980 MHz, and v(s) linear from
 # (345/1980, v_min) to (1, 1); v_min on a grid 0.40-1.00, the value with the least worst error
 # over the fitted and the leave-one-out predictions.
-# Never run by CI; prints the fit and its leave-one-out errors. Usage:
+# Never run by CI (it needs python3-numpy, which the build does not install); prints the fit and
+# its leave-one-out errors. Usage:
 #   tools/fit-power/fit_h200_power.py [build/app/stackscope-cli] [data/h200-measured/...jsonl]
 import json, os, subprocess, sys, tempfile
 import numpy as np
