@@ -193,6 +193,7 @@ void print_table(const perf::Design& d, const perf::Result& r, std::ostream& out
       << "runtime   " << d.runtime.name << " (" << d.runtime.id << ")" << runtime_class_note(d)
       << "\n"
       << "envelope  " << validate::match_envelope(io::builtin_envelope(), d).text << "\n"
+      << "kernels   " << perf::kernel_source_text(d, r) << "\n"
       << "plan      " << plan_text(p) << "; batch " << r.batch << " per replica"
       << (w.batch_auto ? " (auto)" : "") << "; input " << w.input_len << ", output " << w.output_len
       << " tokens\n\n";

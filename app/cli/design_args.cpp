@@ -65,9 +65,10 @@ std::vector<OptionSpec> design_options() {
       {"--runtime", "ID|FILE",
        "runtime profile (serving software: kernel efficiencies, launches, KV re-reads): preset "
        "id or JSON file; kept when --hardware changes, so two devices compare under one"},
-      {"--kernel-table", "FILE",
-       "measured kernel times of the device (CSV, docs/model.md §3.5): GEMMs the table covers "
-       "take its interpolated time instead of the roofline's"},
+      {"--kernel-table", "ID|FILE",
+       "measured kernel times of the device: a built-in table's id (h200) or a CSV file "
+       "(docs/model.md §3.5); GEMM and attention kernels the table covers take its "
+       "interpolated time instead of the roofline's; 'none' drops the hardware's own table"},
       {"--wafer", "ID|FILE",
        "wafer template (preset id or JSON file): the device becomes its die (of the hardware's "
        "technology) and the system its die-to-die mesh"},
@@ -165,9 +166,14 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
     if (id != d.runtime.id && presets.contains(io::PresetKind::runtime, id))
       d.runtime = presets.runtime(id);
   }
-  if (auto v = a.get("--kernel-table")) {
-    d.hardware.kernel_table = std::make_shared<const kernels::Table>(resolve(
-        "--kernel-table", *v, [&](const std::string& s) { return io::load_kernel_table(s); }));
+  if (auto v = a.get("--kernel-table"); v && *v == "none") {
+    d.hardware.kernel_times = nullptr;
+    d.hardware.kernel_table.clear();
+  } else if (v) {
+    d.hardware.kernel_times = resolve("--kernel-table", *v, [&](const std::string& s) {
+      return io::resolve_kernel_table(s, {}, "--kernel-table");
+    });
+    d.hardware.kernel_table = *v;
   }
   if (auto v = a.get("--precision")) {
     const Precision p = parse_precision(*v);

@@ -19,6 +19,7 @@
 #include "stackscope/io/coexplore.hpp"
 #include "stackscope/io/hotspot.hpp"
 #include "stackscope/io/kernel_table.hpp"
+#include "stackscope/io/kernel_table_foreign.hpp"
 #include "stackscope/io/moe_trace.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/search.hpp"
@@ -146,21 +147,37 @@ Outcome request_trace(std::string_view input) {
   });
 }
 
-// A measured kernel table, as `kernels FILE.csv` reads it: parse, then look every row up and
-// run the leave-one-out check. A measured shape must return its own time; the check's errors
-// must be finite.
-Outcome kernel_table(std::string_view input) {
-  return refused_on_config_error([&] {
-    const auto table = io::parse_kernel_table(input, "fuzz.csv");
-    if (table.gemm.empty()) std::abort();
-    for (const auto& r : table.gemm) {
-      const auto t = kernels::gemm_time(table, r.precision, r.m, r.n, r.k);
-      if (!t || !(*t > 0) || !std::isfinite(*t)) std::abort();
-    }
-    const auto loo = kernels::leave_one_out(table);
-    if (loo.predicted > loo.rows || !std::isfinite(loo.p90) || loo.median > loo.max + 1e-12)
+// The checks on any accepted kernel table: rows at all, each measured row answered by its
+// lookup with a positive finite time, twice a decode row's context answered (held ratio) or
+// refused but never a bad number, the leave-one-out check finite and ordered.
+void check_kernels(const kernels::Table& table) {
+  if (table.gemm.empty() && table.attention.empty()) std::abort();
+  const auto good = [](std::optional<double> t) { return t && *t > 0 && std::isfinite(*t); };
+  for (const auto& r : table.gemm)
+    if (!(r.time_s > 0) || !good(kernels::gemm_time(table, r.precision, r.m, r.n, r.k)))
       std::abort();
-  });
+  for (const auto& r : table.attention) {
+    if (!(r.time_s > 0) || !(r.seq >= 1) || !(r.batch >= 1)) std::abort();
+    const bool decode = r.kind == kernels::AttentionKind::decode;
+    const auto t =
+        decode ? kernels::decode_attention_time(table, r.precision, r.heads, r.batch, r.seq)
+               : kernels::prefill_attention_time(table, r.precision, r.heads, r.batch, r.seq);
+    if (!t || !good(t->time_s)) std::abort();
+    if (decode) {
+      const auto far =
+          kernels::decode_attention_time(table, r.precision, r.heads, r.batch, 2 * r.seq);
+      if (far && !good(far->time_s)) std::abort();
+    }
+  }
+  const auto loo = kernels::leave_one_out(table);
+  for (const auto& l : {loo.gemm, loo.decode_attention, loo.prefill_attention, loo.all})
+    if (l.predicted > l.rows || !std::isfinite(l.p90) || l.median > l.max + 1e-12) std::abort();
+}
+
+// A measured kernel table, as `kernels FILE.csv` reads it: parse, then check_kernels.
+Outcome kernel_table(std::string_view input) {
+  return refused_on_config_error(
+      [&] { check_kernels(io::parse_kernel_table(input, "fuzz.csv")); });
 }
 
 // AIConfigurator's silicon-sample CSV, as `validate FILE.csv` reads it: parse, then map every
@@ -361,6 +378,71 @@ Outcome cli_options(std::string_view input) {
   }
 }
 
+// The checks every foreign kernel-table target makes on an accepted table: as many rows as its
+// report counts, every left-out reason counted at a line, then check_kernels.
+void check_foreign_kernels(const kernels::Table& table, const io::FileReport& report) {
+  if (report.gemm != table.gemm.size() || report.decode + report.prefill != table.attention.size())
+    std::abort();
+  for (const auto& s : report.skipped)
+    if (s.rows < 1 || s.first_line < 2 || s.reason.empty()) std::abort();
+  check_kernels(table);
+}
+
+template <class Parse>
+Outcome foreign_kernels(Parse parse) {
+  return refused_on_config_error([&] {
+    io::FileReport report;
+    const auto table = parse(&report);
+    check_foreign_kernels(table, report);
+  });
+}
+
+Outcome either(Outcome a, Outcome b) {
+  return a == Outcome::accepted || b == Outcome::accepted ? Outcome::accepted : Outcome::refused;
+}
+
+// AIConfigurator's gemm_perf, with fp8 rows as fp8 and with fp8_block rows standing for them.
+Outcome aic_gemm(std::string_view input) {
+  io::AicOptions block;
+  block.fp8_block_as_fp8 = true;
+  return either(foreign_kernels([&](io::FileReport* r) {
+                  return io::parse_aic_gemm_perf(input, "fuzz.csv", r);
+                }),
+                foreign_kernels([&](io::FileReport* r) {
+                  return io::parse_aic_gemm_perf(input, "fuzz.csv", r, block);
+                }));
+}
+
+// AIConfigurator's generation and context attention tables (the same columns; an op_name
+// column refuses the other reader).
+Outcome aic_attention(std::string_view input) {
+  return either(foreign_kernels([&](io::FileReport* r) {
+                  return io::parse_aic_generation_attention(input, "fuzz.csv", r);
+                }),
+                foreign_kernels([&](io::FileReport* r) {
+                  return io::parse_aic_context_attention(input, "fuzz.csv", r);
+                }));
+}
+
+// Vidur's mlp.csv: four projections a row mapped onto GEMMs.
+Outcome vidur_mlp(std::string_view input) {
+  return foreign_kernels(
+      [&](io::FileReport* r) { return io::parse_vidur_mlp(input, "fuzz.csv", r); });
+}
+
+// Vidur's attention.csv: decode and prefill rows.
+Outcome vidur_attention(std::string_view input) {
+  return foreign_kernels(
+      [&](io::FileReport* r) { return io::parse_vidur_attention(input, "fuzz.csv", r); });
+}
+
+// Any kernel table, as `load_kernel_tables` reads a file: the layout detected from the header,
+// then that layout's reader.
+Outcome kernel_tables(std::string_view input) {
+  return foreign_kernels(
+      [&](io::FileReport* r) { return io::parse_any_kernel_table(input, "fuzz.csv", r); });
+}
+
 constexpr std::array kTargets = {
     Target{"project", project},
     Target{"search_space", search_space},
@@ -379,6 +461,11 @@ constexpr std::array kTargets = {
     Target{"serving", serving},
     Target{"experts", experts},
     Target{"cli_options", cli_options},
+    Target{"aic_gemm", aic_gemm},
+    Target{"aic_attention", aic_attention},
+    Target{"vidur_mlp", vidur_mlp},
+    Target{"vidur_attention", vidur_attention},
+    Target{"kernel_tables", kernel_tables},
 };
 
 }  // namespace

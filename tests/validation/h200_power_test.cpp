@@ -6,6 +6,7 @@
 // check the runtime profile and the clock the power cap sets. Prints the error table.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,9 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "stackscope/io/kernel_table.hpp"
 #include "stackscope/io/project.hpp"
-#include "stackscope/kernels/table.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/power_area/energy.hpp"
 
@@ -32,16 +31,11 @@ std::vector<nlohmann::json> rows() {
   return out;
 }
 
-// Llama-3.1-8B, bf16, one H200, under the measured runtime; with `table`, the device's measured
-// GEMM times (data/h200-measured/h200-gemm.csv, docs/model.md §3.5).
-std::shared_ptr<const kernels::Table> h200_gemms() {
-  static const auto t = std::make_shared<const kernels::Table>(
-      io::load_kernel_table(STACKSCOPE_DATA_DIR "/h200-measured/h200-gemm.csv"));
-  return t;
-}
-
+// Llama-3.1-8B, bf16, one H200, under the measured runtime; with `table` (the shipped preset)
+// the device's measured kernel table (presets/kernels/h200.csv, docs/model.md §3.5), without
+// it the roofline's flat efficiencies.
 perf::Design h200_llama8b(const io::PresetRegistry& presets, int batch, int input_len,
-                          bool table = false) {
+                          bool table = true) {
   perf::Design d = presets.project("default");
   d.name = "h200-llama-3.1-8b";
   d.hardware = presets.hardware("h200");
@@ -55,7 +49,12 @@ perf::Design h200_llama8b(const io::PresetRegistry& presets, int batch, int inpu
   d.workload.batch = batch;
   d.workload.input_len = input_len;
   d.workload.output_len = 2;  // one decode step at context input_len + 1
-  if (table) d.hardware.kernel_table = h200_gemms();
+  EXPECT_EQ(d.hardware.kernel_table, "h200");
+  EXPECT_TRUE(d.hardware.kernel_times);
+  if (!table) {
+    d.hardware.kernel_table.clear();
+    d.hardware.kernel_times = nullptr;
+  }
   return d;
 }
 
@@ -128,10 +127,8 @@ TEST_F(H200Power, DecodeAndPrefillTimesAndClocks) {
                 r["sm_MHz"].get<int>(), mhz, phase.power_W);
     sum += std::abs(err);
     ++n;
-    // Decode attention at batch 1 and long context streams KV on 8 of 132 SMs: the one-block-
-    // per-KV-head rule is within 35 % (+14 and +30 % now); every other row within 12 %.
-    const bool long_b1 = decode && batch == 1 && length > 1024;
-    EXPECT_LE(std::abs(err), long_b1 ? 0.35 : 0.12) << r.dump();
+    // The bar: every row within 10 % (3.9 % MAPE, worst +9.4 % with the shipped table).
+    EXPECT_LE(std::abs(err), 0.10) << r.dump();
     if (decode && batch == 1) EXPECT_EQ(phase.clock_scale, 1.0) << r.dump();
     if (!decode && length >= 2048) {
       EXPECT_GE(mhz, 1500.0) << r.dump();
@@ -140,28 +137,32 @@ TEST_F(H200Power, DecodeAndPrefillTimesAndClocks) {
   }
   ASSERT_EQ(n, 19);
   std::printf("time MAPE %.1f %% over %d rows\n", 100 * sum / n, n);
-  EXPECT_LE(sum / n, 0.08);
+  EXPECT_LE(sum / n, 0.05);
 }
 
-// The same timing rows with the H200's measured GEMM table in place of the flat GEMM
-// efficiency: every GEMM of the 8B (its five weight shapes) is in the table.
-TEST_F(H200Power, MeasuredGemmTableTimes) {
-  double with = 0, without = 0;
+// The same timing rows without the measured table, on the roofline's flat efficiencies (the
+// runtime profile's): decode at batch 1 and long context is where the table matters, its
+// attention streams K/V from 8 of 132 SMs (0.24-0.34 TB/s measured), which the one-block-per-
+// KV-head rule puts at +14 and +30 %.
+TEST_F(H200Power, MeasuredKernelTableAgainstRoofline) {
+  double with = 0, without = 0, worst_without = 0;
   int n = 0;
   for (const auto& r : data_) {
     const std::string kind = r.value("kind", "");
     if (kind != "decode" && kind != "prefill") continue;
-    const double e = timing_error(presets_, r, true);
+    const double e = timing_error(presets_, r, true), f = timing_error(presets_, r, false);
     std::printf("%-8s B %4d | table %+6.1f%%  roofline %+6.1f%%\n", kind.c_str(),
-                r["batch"].get<int>(), 100 * e, 100 * timing_error(presets_, r, false));
+                r["batch"].get<int>(), 100 * e, 100 * f);
     with += std::abs(e);
-    without += std::abs(timing_error(presets_, r, false));
+    without += std::abs(f);
+    worst_without = std::max(worst_without, std::abs(f));
     ++n;
   }
   ASSERT_EQ(n, 19);
-  std::printf("time MAPE with the GEMM table %.1f %%, with the flat efficiency %.1f %%\n",
+  std::printf("time MAPE with the kernel table %.1f %%, with the flat efficiencies %.1f %%\n",
               100 * with / n, 100 * without / n);
-  EXPECT_LE(with / n, 0.08);
+  EXPECT_LT(with, without);
+  EXPECT_GT(worst_without, 0.20);  // the batch-1 long-context row the table corrects
 }
 
 // Held out (never fitted): the ML.ENERGY Leaderboard v3 (vLLM 0.11, Llama-3.1-8B, one H100,

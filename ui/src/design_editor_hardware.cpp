@@ -31,6 +31,7 @@
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/io/kernel_table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
@@ -401,6 +402,31 @@ QWidget* DesignEditor::buildComputePage() {
              "tile columns (no transposed mapping)"),
           {}},
          [=](perf::Design& d) { return &die(d).mma_min_n; });
+  // Measured kernel times (docs/model.md §3.5): none, a built-in table, or the file the project
+  // or the command line named (kept as it is; a file is chosen in the project JSON).
+  const std::vector<std::string> tables = io::builtin_kernel_tables();
+  QStringList tableItems{tr("none (roofline)")};
+  for (const std::string& id : tables)
+    tableItems << tr("%1 (built in)").arg(QString::fromStdString(id));
+  tableItems << tr("a CSV file (set in the project)");
+  const int fileIndex = static_cast<int>(tableItems.size()) - 1;
+  addCombo(
+      form, tr("Measured &kernels:"), "kernelTableCombo", "/hardware/kernel_table",
+      tr("A table of measured GEMM and attention times for this device; the kernels it covers "
+         "take their interpolated time instead of the roofline's (the summary says how many). "
+         "A CSV of your own (stackscope-cli kernels checks it; tools/profile-gpu writes one) "
+         "is named by \"kernel_table\" in the project's hardware."),
+      tableItems,
+      [tables, fileIndex](perf::Design& d) {
+        if (d.hardware.kernel_table.empty()) return 0;
+        const auto it = std::find(tables.begin(), tables.end(), d.hardware.kernel_table);
+        return it == tables.end() ? fileIndex : 1 + static_cast<int>(it - tables.begin());
+      },
+      [tables, fileIndex](perf::Design& d, int i) {
+        if (i == fileIndex) return;  // a file is named in the project, not picked here
+        d.hardware.kernel_table = i == 0 ? std::string() : tables.at(i - 1);
+        d.hardware.kernel_times = io::resolve_kernel_table(d.hardware.kernel_table, {}, "");
+      });
   computeInfo_ = derivedLabel(page, "computeInfo");
   column(page)->addWidget(computeInfo_);
   return page;

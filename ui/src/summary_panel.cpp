@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "stackscope/io/validation.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -39,6 +40,17 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
          "absolute percentage error of TTFT and TPOT, held-out rows preferred "
          "(presets/validation/envelope.json, written by stackscope-cli validate)."));
   outer->addWidget(validation_);
+
+  kernels_ = new QLabel(this);
+  kernels_->setObjectName(QStringLiteral("kernelSource"));
+  kernels_->setWordWrap(true);
+  kernels_->setContentsMargins(12, 0, 12, 0);
+  kernels_->setToolTip(
+      tr("Where the GEMM and attention times come from: the device's measured kernel table "
+         "(hardware field kernel_table: a built-in table such as h200, or a CSV file; "
+         "docs/model.md §3.5), interpolated between its measured shapes, or the roofline with "
+         "the runtime profile's efficiencies for every kernel the table does not cover."));
+  outer->addWidget(kernels_);
 
   grid_ = new QGridLayout();
   grid_->setHorizontalSpacing(10);
@@ -192,6 +204,8 @@ void SummaryPanel::showResult(const perf::Design& design, const perf::Result& r)
   validation_->setText(tr("Validation · %1")
                            .arg(QString::fromStdString(
                                validate::match_envelope(io::builtin_envelope(), design).text)));
+  kernels_->setText(
+      tr("Kernels · %1").arg(QString::fromStdString(perf::kernel_source_text(design, r))));
 
   if (r.feasible) {
     banner_->setProperty("state", QStringLiteral("ok"));

@@ -275,6 +275,7 @@ void describe(V& v, S& h) {
   v("area", h.area);
   v("thermal", h.thermal);
   v("runtime_reserved_GiB", h.runtime_reserved_GiB);
+  v("kernel_table", h.kernel_table);
 }
 
 template <class V, Is<runtime::Profile> S>

@@ -125,7 +125,11 @@ auto read_preset(const PresetRegistry& presets, PresetKind kind, std::string_vie
 }  // namespace
 
 hw::Hardware PresetRegistry::hardware(std::string_view id) const {
-  return read_preset(*this, PresetKind::hardware, id, detail::read_hardware);
+  return read_preset(
+      *this, PresetKind::hardware, id,
+      [](const detail::ResolvedSection& s, const std::string& path, Issues& issues) {
+        return detail::read_hardware(s, path, issues);
+      });
 }
 
 hw::System PresetRegistry::system(std::string_view id) const {

@@ -72,7 +72,7 @@ perf::Design parse_project_text(std::string_view json_text, std::string_view whe
   if (const Json* v = require_section(root, "hardware", kPresetSection, issues)) {
     const std::size_t before = issues.size();
     if (auto s = detail::resolve_section(*v, PresetKind::hardware, "/hardware", presets, issues))
-      design.hardware = detail::read_hardware(*s, "/hardware", issues);
+      design.hardware = detail::read_hardware(*s, "/hardware", issues, base_dir);
     hardware_ok = issues.size() == before;
   }
   // The runtime profile: named, or the device class's default (known once the hardware is).
@@ -183,7 +183,15 @@ auto resolve_preset_or_file(std::string_view id_or_file, PresetKind kind,
 }  // namespace
 
 hw::Hardware resolve_hardware(std::string_view id_or_file, const PresetRegistry& presets) {
-  return resolve_preset_or_file(id_or_file, PresetKind::hardware, presets, detail::read_hardware);
+  // A hardware file's relative kernel table is next to it.
+  const std::filesystem::path base = presets.contains(PresetKind::hardware, id_or_file)
+                                         ? std::filesystem::path()
+                                         : std::filesystem::path(id_or_file).parent_path();
+  return resolve_preset_or_file(
+      id_or_file, PresetKind::hardware, presets,
+      [&](const detail::ResolvedSection& s, const std::string& path, Issues& issues) {
+        return detail::read_hardware(s, path, issues, base);
+      });
 }
 
 hw::System resolve_system(std::string_view id_or_file, const PresetRegistry& presets) {

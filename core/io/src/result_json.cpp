@@ -7,6 +7,7 @@
 #include "json_detail.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/validation.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/power_area/energy.hpp"
 
 namespace stackscope::io {
@@ -188,6 +189,15 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
   breakdown["decode"]["clock_MHz"] =
       write_value(power_area::reported_clock_MHz(design.hardware, result.decode.clock_scale));
   j["breakdown"] = std::move(breakdown);
+  // The measured kernel table in use (docs/model.md §3.5) and the kernels each phase took from it.
+  const auto phase_kernels = [](const perf::PhaseBreakdown& p) {
+    return Json{{"kernels", p.kernels}, {"measured", p.measured_kernels}};
+  };
+  j["kernels"] = {{"table", design.hardware.kernel_times ? Json(design.hardware.kernel_table)
+                                                         : Json(nullptr)},
+                  {"prefill", phase_kernels(result.prefill)},
+                  {"decode", phase_kernels(result.decode)},
+                  {"text", perf::kernel_source_text(design, result)}};
   return j;
 }
 

@@ -4,6 +4,8 @@
 #include <array>
 #include <fstream>
 
+#include "stackscope/io/kernel_table.hpp"
+
 namespace stackscope::io::detail {
 
 namespace {
@@ -217,7 +219,8 @@ std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kin
   return ResolvedSection{std::move(*doc), id};
 }
 
-hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues) {
+hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues,
+                           const std::filesystem::path& base_dir) {
   const std::size_t before = issues.size();
   auto h = read_object<hw::Hardware>(s.doc, path, issues, {"kind", "schema_version", "notes"});
   // A schema 1 key the migration could not move says where it went.
@@ -233,6 +236,17 @@ hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Is
         issues[i].message = std::move(m);
       }
   if (h.id.empty()) h.id = s.preset_id;
+  if (issues.size() == before && !h.kernel_table.empty()) {
+    const std::string at = child_path(path, "kernel_table");
+    try {
+      h.kernel_times = resolve_kernel_table(h.kernel_table, base_dir, at);
+    } catch (const ConfigError& e) {
+      for (Issue i : e.issues()) {
+        if (i.path != at) i.message = "kernel table " + at + ": " + i.message;
+        issues.push_back(std::move(i));
+      }
+    }
+  }
   return h;
 }
 

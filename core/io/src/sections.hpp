@@ -2,6 +2,7 @@
 #pragma once
 // Private to core/io: preset/section resolution shared by the registry and the project parser.
 // A section is a preset id ("h100-sxm"), an inline object, or {"base": "<id>", ...overrides}.
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -37,7 +38,10 @@ std::optional<ResolvedSection> resolve_section(const Json& value, PresetKind kin
                                                const std::string& path,
                                                const PresetRegistry& presets, Issues& issues);
 
-hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues);
+// Also loads the measured kernel table the hardware names (io/kernel_table.hpp), a relative
+// file against `base_dir`.
+hw::Hardware read_hardware(const ResolvedSection& s, const std::string& path, Issues& issues,
+                           const std::filesystem::path& base_dir = {});
 hw::System read_system(const ResolvedSection& s, const std::string& path, Issues& issues);
 workload::Model read_model(const ResolvedSection& s, const std::string& path, Issues& issues);
 runtime::Profile read_runtime(const ResolvedSection& s, const std::string& path, Issues& issues);

@@ -14,6 +14,7 @@
 #include "evaluator_detail.hpp"
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/roofline.hpp"
+#include "stackscope/kernels/table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/network/flow_sim.hpp"
 #include "stackscope/network/model.hpp"
@@ -98,6 +99,9 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   const double pre_passes = m + c.pp - 1.0;
   r.prefill = to_phase(pre, pre_passes, cpre.energy.static_W);
   r.prefill.clock_scale = op.prefill_clock;
+  r.prefill.kernels = cpre.table_kernels;
+  r.prefill.measured_kernels = cpre.measured_kernels;
+  const int kernels_before = c.table_kernels, measured_before = c.measured_kernels;
 
   // Decode at the mean context of the decode span; each request gets a token every
   // max(m, pp) stage passes (DeepStack: UTPS = 1 / (t_step * PP)).
@@ -106,6 +110,8 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   const double dec_passes = std::max<double>(m, c.pp);
   r.decode = to_phase(dec, dec_passes, c.energy.static_W);
   r.decode.clock_scale = op.clock;
+  r.decode.kernels = c.table_kernels - kernels_before;
+  r.decode.measured_kernels = c.measured_kernels - measured_before;
   if (blocks) *blocks = {pre, dec, pre_passes, dec_passes};
 
   for (PhaseBreakdown* p : {&r.prefill, &r.decode})
@@ -512,6 +518,21 @@ NetworkReport network_report(const Design& d, bool reference_sim) {
         r.metrics.tpot_s - rep.decode_comm_analytic_s + rep.decode_comm_reference_s;
   }
   return rep;
+}
+
+std::string kernel_source_text(const Design& design, const Result& result) {
+  const std::string& table = design.hardware.kernel_table;
+  if (!design.hardware.kernel_times) return "roofline (no measured kernel table)";
+  const std::string name = table.empty() ? design.hardware.kernel_times->source : table;
+  const auto& pre = result.prefill;
+  const auto& dec = result.decode;
+  if (pre.measured_kernels + dec.measured_kernels == 0)
+    return "roofline: table " + name + " covers none of this design's kernels";
+  const bool all = pre.measured_kernels == pre.kernels && dec.measured_kernels == dec.kernels;
+  return "measured: table " + name + ", decode " + std::to_string(dec.measured_kernels) + " of " +
+         std::to_string(dec.kernels) + ", prefill " + std::to_string(pre.measured_kernels) +
+         " of " + std::to_string(pre.kernels) + " GEMM/attention kernels" +
+         (all ? "" : " (the rest on the roofline)");
 }
 
 }  // namespace stackscope::perf

@@ -125,22 +125,15 @@ double comm_latency(const Ctx& c, GroupKind kind, Collective op) {
   return comm_cost(c, kind, op, 1.0).time_s;
 }
 
-OpCost gemm(const Ctx& c, double m, double n, double k, double count) {
-  OpCost op = compute::gemm(c.die, c.stream, m, n, k, {c.a_bytes, c.w_bytes, c.a_bytes}, count);
-  const auto& table = c.d.hardware.kernel_table;
-  if (!table || count <= 0) return op;
-  // A measured kernel table (docs/model.md §3.5): the GEMM's time as measured, replayed back to
-  // back, so it holds the kernel's own launch gap, which the runtime's per-operator overhead
-  // charges again; the busy time is the rest. Measured at the top clock: a compute-bound GEMM
-  // slows with the DVFS clock, a memory-bound one does not.
-  const auto t = kernels::gemm_time(
-      *table, wider(c.d.workload.numerics.weights, c.d.workload.numerics.activations), m, n, k);
-  if (!t) return op;
+// A kernel's time from a measured table (docs/model.md §3.5) in place of the roofline's: the
+// rows are back-to-back replays, so the time holds the kernel's own launch gap, which the
+// runtime's per-operator overhead charges again; the busy time is the rest. Measured at the top
+// clock: a compute-bound kernel slows with the DVFS clock, a memory-bound one does not.
+OpCost measured(const Ctx& c, OpCost op, double time_s, double count) {
   const double own_gap = op.t_overhead / std::max(1.0, c.d.runtime.kernels_per_op);
-  const double busy = std::max(0.0, *t - own_gap) * count;
-  const bool compute_bound = !op.memory_bound();
+  const double busy = std::max(0.0, time_s - own_gap) * count;
   const double clock = c.die.clock_GHz / std::max(1e-12, c.d.hardware.compute.clock_GHz);
-  if (compute_bound) {
+  if (!op.memory_bound()) {
     op.t_compute = busy / clock;
     op.t_memory = std::min(op.t_memory, op.t_compute);
   } else {
@@ -149,7 +142,18 @@ OpCost gemm(const Ctx& c, double m, double n, double k, double count) {
   }
   op.t_noc = std::min(op.t_noc, op.busy());
   op.time = op.busy() + op.t_overhead;
+  ++c.measured_kernels;
   return op;
+}
+
+OpCost gemm(const Ctx& c, double m, double n, double k, double count) {
+  OpCost op = compute::gemm(c.die, c.stream, m, n, k, {c.a_bytes, c.w_bytes, c.a_bytes}, count);
+  const auto& table = c.d.hardware.kernel_times;
+  if (count > 0) ++c.table_kernels;
+  if (!table || count <= 0) return op;
+  const auto t = kernels::gemm_time(
+      *table, wider(c.d.workload.numerics.weights, c.d.workload.numerics.activations), m, n, k);
+  return t ? measured(c, op, *t, count) : op;
 }
 
 OpCost vec(const Ctx& c, double flops, double bytes) {
@@ -212,7 +216,24 @@ OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool
                                 : std::max(1.0, static_cast<double>(m.kv_heads) / tp);
     rates.dram_Bps *= std::min(1.0, seqs * kv_heads / std::max(1, c.die.cores));
   }
-  return compute::attention(c.die, rates, c.attention_eff, s);
+  const OpCost op = compute::attention(c.die, rates, c.attention_eff, s);
+  ++c.table_kernels;
+  const auto& table = c.d.hardware.kernel_times;
+  if (!table || m.attention == workload::AttentionKind::mla || !(seqs > 0)) return op;
+  // A measured table answers decode, and causal prefill without a cached prefix, for the head
+  // layout this device runs (heads and KV heads after the attention TP split).
+  const kernels::HeadLayout heads{s.heads, std::max(1.0, static_cast<double>(m.kv_heads) / tp),
+                                  static_cast<double>(m.head_dim)};
+  const Precision p = c.d.workload.numerics.kv_cache;
+  if (decode) {
+    const auto t = kernels::decode_attention_time(*table, p, heads, seqs, kv_len);
+    return t ? measured(c, op, t->time_s, 1.0) : op;
+  }
+  if (causal && q_len == kv_len) {
+    const auto t = kernels::prefill_attention_time(*table, p, heads, seqs, q_len);
+    return t ? measured(c, op, t->time_s, 1.0) : op;
+  }
+  return op;
 }
 
 // Norm and projections in front of the attention core for `tokens` new tokens on one device, of

@@ -108,6 +108,10 @@ struct Ctx {
   // so FP4 weights with an FP8 cache (NVFP4 checkpoints) run FP8 attention (TensorRT-LLM's FP8
   // FMHA / XQA kernels); there is no FP4 attention path in the libraries.
   compute::Rates attention_stream, attention_kv;
+  // GEMM and attention kernels costed with this context, and those a measured kernel table
+  // answered (Result's PhaseBreakdown::kernels / measured_kernels).
+  mutable int table_kernels = 0;
+  mutable int measured_kernels = 0;
 };
 
 // Operating point of one evaluation: the logic clock and DRAM command rate relative to nominal,

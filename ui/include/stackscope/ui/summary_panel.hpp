@@ -42,6 +42,7 @@ class SummaryPanel : public QWidget {
   QGridLayout* grid_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* validation_ = nullptr;  // how well the design's class is validated (the envelope)
+  QLabel* kernels_ = nullptr;     // where the kernel times come from (measured table or roofline)
   Card ttft_, tpot_, utps_, stps_, e2e_, perDevice_, energy_, power_, memory_, batch_;
   QProgressBar* memoryBar_ = nullptr;
   std::optional<perf::Result> baseline_;

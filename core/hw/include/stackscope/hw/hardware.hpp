@@ -194,9 +194,13 @@ struct Hardware {
   Area area;
   Thermal thermal;
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
-  // Measured kernel times of this device (docs/model.md §3.5), or null: GEMMs the table covers
-  // take its interpolated time instead of the roofline's; shared, never changed once set.
-  std::shared_ptr<const kernels::Table> kernel_table;
+  // Measured kernel times of this device (docs/model.md §3.5): `kernel_table` names them, a
+  // built-in table's id ("h200": presets/kernels/h200.csv) or a CSV file (a path ending in
+  // .csv or .csv.gz, relative to the project file's folder), "" for none; core/io loads it
+  // into `kernel_times` (null: none). Kernels the table covers take its interpolated time
+  // instead of the roofline's; shared, never changed once set.
+  std::string kernel_table;
+  std::shared_ptr<const kernels::Table> kernel_times;
 };
 
 // ---- System network (parameters per level; core/network builds the model from them) ----

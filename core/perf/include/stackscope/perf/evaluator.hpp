@@ -20,6 +20,12 @@ namespace stackscope::perf {
 
 Result evaluate(const Design& design) noexcept;
 
+// Where a result's kernel times come from, in one line for the CLI and the workbench:
+// "measured: table h200, decode 4 of 4, prefill 3 of 4 GEMM/attention kernels (the rest on the
+// roofline)", "roofline: table h200 covers none of this design's kernels", or "roofline (no
+// measured kernel table)".
+std::string kernel_source_text(const Design& design, const Result& result);
+
 // Reusable evaluator for many evaluations on one thread (searches, the GUI): it keeps the
 // network model of the last system and its memoised collective costs. Not thread-safe; use
 // one per thread. Results equal evaluate(design).

@@ -71,6 +71,10 @@ struct PhaseBreakdown {
   double energy_J = 0;       // per device, dynamic + static over time_s
   double clock_scale = 1.0;  // logic clock the phase ran at, relative to compute.clock_GHz
   double power_W = 0;        // per device: energy_J / time_s
+  // GEMM and attention kernels the phase evaluated, and how many of them took their time from
+  // the device's measured kernel table (hw::Hardware::kernel_times; 0 without one).
+  int kernels = 0;
+  int measured_kernels = 0;
 };
 
 struct MemoryFootprint {  // bytes per device (the fullest device)
