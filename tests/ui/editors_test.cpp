@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -265,6 +266,10 @@ class EditorsTest : public QObject {
     auto* ambient = field<QDoubleSpinBox>(w, "ambientSpin");
     QVERIFY(ambient->isEnabled());
     QVERIFY(ambient->suffix().contains(QStringLiteral("°C")));
+    // The preset is throttled to sit at the 95 C limit; without the throttle its peak follows
+    // the package.
+    field<QCheckBox>(w, "throttleCheck")->setChecked(false);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.throttle == 1.0, 2000);
     const double temp0 = w.result()->thermal.dram_peak_C;
     ambient->setValue(ambient->value() + 5);
     QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.dram_peak_C > temp0, 2000);

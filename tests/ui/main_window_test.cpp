@@ -191,8 +191,11 @@ class MainWindowTest : public QObject {
     // logic + 8 x (bond + DRAM) + TIM.
     QCOMPARE(layers->count(), 18);
     QCOMPARE(view->currentLayer(), 2);  // dram1, next to the logic die, is the hottest DRAM die
+    // The preset runs thermally throttled to hold the compact model's DRAM peak at 95 C
+    // (docs/model.md §13.4, §14.3); the grid map of the same powers is within 2 C of it.
     const double peak = view->solution()->layers[2].max_C;
-    QVERIFY(peak > 45.0 && peak < 95.0);
+    QVERIFY(w.result() && w.result()->thermal.throttle < 1.0);
+    QVERIFY2(peak > 90.0 && peak < 97.0, qPrintable(QString::number(peak)));
     layers->setCurrentIndex(0);
     QVERIFY(label(w, "thermalStats")->text().startsWith(QStringLiteral("logic: max")));
     // More batch -> more power -> a hotter stack, re-solved while the tab is shown.

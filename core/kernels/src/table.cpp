@@ -171,13 +171,7 @@ std::optional<AttentionTime> attention_lookup(const std::vector<AttentionRow>& r
 
 AttentionRow query(AttentionKind kind, Precision p, const HeadLayout& h, double batch,
                    double seq) {
-  AttentionRow q;
-  q.kind = kind;
-  q.precision = p;
-  q.heads = h;
-  q.batch = batch;
-  q.seq = seq;
-  return q;
+  return AttentionRow{kind, p, h, batch, seq, 0.0};
 }
 
 double quantile(std::vector<double> v, double q) {

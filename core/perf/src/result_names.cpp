@@ -43,7 +43,7 @@ std::vector<std::string> describe(std::uint32_t reasons) {
     out.emplace_back("memory capacity: weights + KV cache + activations exceed device memory");
   if (reasons & kZeroBatch) out.emplace_back("zero batch: not even batch 1 fits device memory");
   if (reasons & kPowerOverTdp)
-    out.emplace_back("power over TDP: clocks scaled down by the cubic law");
+    out.emplace_back("power over TDP: clocks lowered along the DVFS curve to meet it");
   if (reasons & kAreaOverDie)
     out.emplace_back("area: cores, SRAM, NoC, PHYs and the vertical-link field exceed the die");
   if (reasons & kDieOverReticle) out.emplace_back("area: the die exceeds the lithography reticle");

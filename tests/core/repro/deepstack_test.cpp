@@ -79,8 +79,9 @@ TEST(Reproduction, PaperDesignsHoldTheReportedFigures) {
   for (std::size_t i = 1; i < r.stack_own.size(); ++i)
     EXPECT_GE(r.stack_own[i].bw_GBps, r.stack_own[i - 1].bw_GBps * (1 - 1e-12));
 
-  // GPU anchors: the report's 6.6 % mean absolute error against current measurements (the
-  // explicit power cap turned the H200 Llama-3-70B rows from 7-12 % fast to 6-12 % slow).
+  // GPU anchors: the report's 6.2 % mean absolute error against current measurements (the
+  // explicit power cap turned the H200 Llama-3-70B rows from 7-12 % fast to 6-12 % slow; the
+  // h200 preset's measured FP8 GEMMs of the 70B took them to 1-13 % slow).
   double mape = 0;
   for (const auto& a : r.gpu_anchors) {
     ASSERT_GT(a.ours, 0) << a.id;
@@ -89,7 +90,7 @@ TEST(Reproduction, PaperDesignsHoldTheReportedFigures) {
   mape /= static_cast<double>(r.gpu_anchors.size());
   std::printf("GPU anchors: %zu rows, mean absolute error %.1f %%\n", r.gpu_anchors.size(),
               100 * mape);
-  EXPECT_NEAR(mape, 0.066, 0.02);
+  EXPECT_NEAR(mape, 0.062, 0.02);
 }
 
 }  // namespace

@@ -105,9 +105,12 @@ TEST(SearchEngine, ThrottledFrontierEqualsBruteForce) {
 }
 
 // Hot ambient with DRAM-temperature and power constraints: tall stacks are cut at the hardware
-// level (static power alone heats them past the limit), the rest per point.
+// level (static power alone heats them past the limit), the rest per point. DRAM-bound decode
+// draws the whole cap at the memory path's energy (docs/model.md §13.4), so the cap, 90 W, sets
+// which stacks stay under 92 C.
 TEST(SearchEngine, ConstrainedHotFrontierEqualsBruteForce) {
   Space s = hot_space();
+  s.base.hardware.energy.tdp_W = 90;
   s.base.hardware.thermal.ambient_C = 70;
   s.base.hardware.thermal.r_base_K_per_W = 0.1;
   s.base.hardware.thermal.r_layer_K_per_W = 0.03;  // 16 layers: >= 93 C at static power
@@ -391,11 +394,12 @@ TEST(SearchEngine, BudgetsEndTheRun) {
 // Every bound of bounds.hpp against the evaluator on points of all three spaces (including
 // power-throttled and hot designs).
 TEST(SearchBounds, NeverBeatenByTheEvaluator) {
-  int checked = 0, walled = 0, throttled = 0;
+  int checked = 0, walled = 0, throttled = 0, tight_spaces = 0;
   for (const Space& space : {dense_space(), moe_space(), mla_space(), hot_space()}) {
     const CompiledSpace cs(space);
     double log_tpot = 0, log_ttft = 0, log_energy = 0, log_own = 0, log_exact = 0;
-    int n = 0;
+    double log_tpot_slowed = 0;
+    int n = 0, n_slowed = 0;
     perf::Evaluator ev;
     for (std::uint64_t k = 0; k < 600; ++k) {
       const PointId id = cs.point_at((Count{k} * 7919u) % cs.size());
@@ -445,23 +449,37 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
       if (r.thermal.modelled) {
         EXPECT_LE(o.dram_peak_C, r.thermal.dram_peak_C);
       }
+      const bool slowed = (r.reasons & (perf::kThermalThrottled | perf::kPowerOverTdp)) != 0;
       throttled += (r.reasons & perf::kThermalThrottled) != 0;
       walled += (r.reasons & perf::kPowerOverTdp) != 0;
-      // Not vacuous: within a factor of the truth on average.
+      ++checked;
       EXPECT_GT(o.tpot_s, 0.0);
+      // Tightness is measured where the bound's premise holds, at the nominal clock; a point
+      // the power cap or the thermal throttle slowed is only checked to be never beaten.
+      if (slowed) {
+        log_tpot_slowed += std::log(m.tpot_s / o.tpot_s);
+        ++n_slowed;
+        continue;
+      }
       log_tpot += std::log(m.tpot_s / o.tpot_s);
       log_ttft += std::log(m.ttft_s / o.ttft_s);
       log_energy += std::log(m.energy_per_token_j / o.energy_per_token_j);
       ++n;
-      ++checked;
     }
     std::printf(
-        "%s: actual / bound, geometric mean over %d points: tpot %.3f (own schedule %.3f, "
-        "with this die's GEMM costs %.3f), ttft %.2f, energy %.2f\n",
-        space.base.model.id.c_str(), n, std::exp(log_tpot / n), std::exp(log_own / n),
-        std::exp(log_exact / n), std::exp(log_ttft / n), std::exp(log_energy / n));
+        "%s: actual / bound, geometric mean over %d points at the nominal clock: tpot %.3f "
+        "(own schedule %.3f, with this die's GEMM costs %.3f over all %d), ttft %.2f, energy "
+        "%.2f; tpot %.3f over the %d points the cap or the throttle slowed\n",
+        space.base.model.id.c_str(), n, n > 0 ? std::exp(log_tpot / n) : 0.0,
+        std::exp(log_own / (n + n_slowed)), std::exp(log_exact / (n + n_slowed)), n + n_slowed,
+        n > 0 ? std::exp(log_ttft / n) : 0.0, n > 0 ? std::exp(log_energy / n) : 0.0,
+        n_slowed > 0 ? std::exp(log_tpot_slowed / n_slowed) : 0.0, n_slowed);
+    if (n < 50) continue;  // hot_space: every point is slowed (only the validity checks apply)
+    ++tight_spaces;
     // Tight, not just valid: the per-operator bound (bounds.hpp) is within 1.55x of the
-    // evaluator's TPOT on average. Measured 1.08-1.49 over these four spaces under the default
+    // evaluator's TPOT on average at the nominal clock (the bound's premise; the board-power
+    // rule of docs/model.md §13.4 caps or throttles most deepstack-3d points, whose clocks it
+    // does not follow). Measured 1.08-1.49 over these four spaces under the default
     // runtime profile (0.5 us GPU dispatch, 64 ns on the deepstack-3d mesh); 1.09-1.32 when
     // every operator paid a fixed 2-4 us launch, which the bound carries exactly and which
     // hid part of the gap (the mesh traffic the bound leaves out, hot_space's 1.49). The
@@ -469,6 +487,7 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
     EXPECT_LT(std::exp(log_tpot / n), 1.55) << space.base.model.id;
   }
   EXPECT_GT(checked, 500);
+  EXPECT_EQ(tight_spaces, 3);
   std::printf("power-walled %d, thermally throttled %d of %d\n", walled, throttled, checked);
   EXPECT_GT(walled, 10);
   EXPECT_GT(throttled, 10);

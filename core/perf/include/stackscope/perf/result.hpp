@@ -51,7 +51,7 @@ enum Infeasibility : std::uint32_t {
   kOk = 0,
   kMemoryCapacity = 1u << 0,    // weights + KV + activations exceed device memory
   kZeroBatch = 1u << 1,         // batch auto found no batch that fits
-  kPowerOverTdp = 1u << 2,      // reported; clocks are scaled (cubic law) instead
+  kPowerOverTdp = 1u << 2,      // reported; clocks are lowered (docs/model.md §13.2) instead
   kAreaOverDie = 1u << 3,       // cores + SRAM + NoC + PHYs + vertical field exceed the die
   kDieOverReticle = 1u << 4,    // the die exceeds the lithography reticle
   kDramTooHot = 1u << 5,        // DRAM above 95 C (refresh doubles above 85 C)
