@@ -56,13 +56,10 @@ TEST(Validation, ServingMeasuredRows) {
   const double mape = mean_abs_error(checks);
   std::cout << "serving rows: MAPE " << 100 * mape << " %\n";
   EXPECT_LE(mape, 0.10);
-  // Every row within 20 %, but Llama-3-70B FP8 on one H200 under the explicit power cap
-  // (docs/model.md §13.2): its large-batch decode iterations run at about 1,350-1,450 MHz
-  // and land 18-22 % below the measured throughput (docs/validation.md §8), within 25 %.
-  for (const auto& c : checks) {
-    const bool h200_70b = c.row.id.find("h200-llama-3-70b") != std::string::npos;
-    EXPECT_LE(std::abs(c.error), h200_70b ? 0.25 : 0.20) << c.row.id;
-  }
+  // Every row within 20 % (the worst, Llama-3-70B FP8 on one H200 under the explicit power cap,
+  // docs/model.md §13.2, at -17 % with the h200 preset's measured FP8 GEMMs; -18 to -22 % on
+  // the flat efficiencies, docs/validation.md §8).
+  for (const auto& c : checks) EXPECT_LE(std::abs(c.error), 0.20) << c.row.id;
 }
 
 TEST(Validation, ServingHeldOutRows) {
