@@ -21,6 +21,7 @@
 #include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
+#include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
@@ -611,6 +612,10 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["design"] = design.name;
     j["runtime"] = design.runtime.id;
     j["validation"] = nlohmann::ordered_json::parse(io::envelope_match_json(design));
+    j["kernels"] = {{"table", design.hardware.kernel_times
+                                  ? nlohmann::ordered_json(design.hardware.kernel_table)
+                                  : nlohmann::ordered_json(nullptr)},
+                    {"text", perf::kernel_source_text(design)}};
     j["source"] = source;
     j["instances"] = instances;
     j["devices_per_instance"] = devices;
@@ -698,6 +703,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   auto& out = ctx.out;
   out << "design     " << design.name << "  (runtime " << design.runtime.id << ")\n";
   out << "envelope   " << validate::match_envelope(io::builtin_envelope(), design).text << "\n";
+  out << "kernels    " << perf::kernel_source_text(design) << "\n";
   if (pools.size() == 1) {
     out << "instances  " << layout << " x " << devices << " devices, KV cache " << kv_blocks
         << " blocks of " << sched.block_size << " tokens each, max_num_seqs " << sched.max_num_seqs

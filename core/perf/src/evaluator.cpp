@@ -520,10 +520,22 @@ NetworkReport network_report(const Design& d, bool reference_sim) {
   return rep;
 }
 
-std::string kernel_source_text(const Design& design, const Result& result) {
+namespace {
+std::string kernel_table_name(const Design& design) {
   const std::string& table = design.hardware.kernel_table;
+  return table.empty() ? design.hardware.kernel_times->source : table;
+}
+}  // namespace
+
+std::string kernel_source_text(const Design& design) {
   if (!design.hardware.kernel_times) return "roofline (no measured kernel table)";
-  const std::string name = table.empty() ? design.hardware.kernel_times->source : table;
+  return "measured: table " + kernel_table_name(design) +
+         " for the GEMM and attention shapes it covers, the roofline for the rest";
+}
+
+std::string kernel_source_text(const Design& design, const Result& result) {
+  if (!design.hardware.kernel_times) return kernel_source_text(design);
+  const std::string name = kernel_table_name(design);
   const auto& pre = result.prefill;
   const auto& dec = result.decode;
   if (pre.measured_kernels + dec.measured_kernels == 0)

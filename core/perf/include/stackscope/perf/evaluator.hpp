@@ -25,6 +25,10 @@ Result evaluate(const Design& design) noexcept;
 // roofline)", "roofline: table h200 covers none of this design's kernels", or "roofline (no
 // measured kernel table)".
 std::string kernel_source_text(const Design& design, const Result& result);
+// The same without a result to count in (serving runs, whose iterations vary): "measured: table
+// h200 for the GEMM and attention shapes it covers, the roofline for the rest" or "roofline (no
+// measured kernel table)".
+std::string kernel_source_text(const Design& design);
 
 // Reusable evaluator for many evaluations on one thread (searches, the GUI): it keeps the
 // network model of the last system and its memoised collective costs. Not thread-safe; use
