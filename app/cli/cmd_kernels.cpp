@@ -35,7 +35,7 @@ int run_kernels(std::span<const std::string> args, Context& ctx) {
   std::vector<io::FileReport> reports;
   try {
     const std::string& first = a.positional.front();
-    if (a.positional.size() == 1 && !first.ends_with(".csv") && !first.ends_with(".csv.gz")) {
+    if (a.positional.size() == 1 && !io::is_kernel_table_file(first)) {
       loaded = io::resolve_kernel_table(first, {}, "kernels");
     } else {
       const std::vector<std::filesystem::path> files(a.positional.begin(), a.positional.end());

@@ -195,8 +195,8 @@ struct Hardware {
   Thermal thermal;
   double runtime_reserved_GiB = 0;  // framework/runtime workspace per device
   // Measured kernel times of this device (docs/model.md §3.5): `kernel_table` names them, a
-  // built-in table's id ("h200": presets/kernels/h200.csv) or a CSV file (a path ending in
-  // .csv or .csv.gz, relative to the project file's folder), "" for none; core/io loads it
+  // built-in table's id ("h200": presets/kernels/h200.csv) or CSV files (a value with a '.' or
+  // a '/', comma-separated, relative to the project file's folder), "" for none; core/io loads it
   // into `kernel_times` (null: none). Kernels the table covers take its interpolated time
   // instead of the roofline's; shared, never changed once set.
   std::string kernel_table;

@@ -34,13 +34,16 @@ kernels::Table load_kernel_table(const std::filesystem::path& file);
 // The tables built into the programs (presets/kernels/<id>.csv), by id.
 std::vector<std::string> builtin_kernel_tables();
 
-// The table a hardware description names (hw::Hardware::kernel_table): "" gives null; a value
-// ending in ".csv" or ".csv.gz" is a file, or several comma-separated, each relative to
-// `base_dir` when relative (and `base_dir` is not empty), in this format or one that
-// io/kernel_table_foreign.hpp reads (AIConfigurator, Vidur), merged in order; anything else a
-// built-in table's id, parsed once per process and shared.
-// Throws ConfigError: at "<where>" for an unknown id (listing the built-in ones), or the file's
-// own issues.
+// Whether a hardware's `kernel_table` value names files rather than a built-in table: it has a
+// '.' or a path separator (built-in ids have neither).
+bool is_kernel_table_file(std::string_view ref);
+
+// The table a hardware description names (hw::Hardware::kernel_table): "" gives null; a file
+// (is_kernel_table_file), or several comma-separated, each relative to `base_dir` when relative
+// (and `base_dir` is not empty), in this format or one that io/kernel_table_foreign.hpp reads
+// (AIConfigurator, Vidur; plain or gzip), merged in order; anything else a built-in table's id,
+// parsed once per process and shared. Throws ConfigError: at "<where>" for an unknown id
+// (listing the built-in ones), or the file's own issues.
 std::shared_ptr<const kernels::Table> resolve_kernel_table(std::string_view ref,
                                                            const std::filesystem::path& base_dir,
                                                            const std::string& where);
