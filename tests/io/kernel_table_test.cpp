@@ -101,10 +101,10 @@ TEST(KernelTable, InterpolatesBetweenMeasuredTokenCountsOnly) {
   EXPECT_EQ(loo.rows, 4);
   EXPECT_EQ(loo.predicted, 2);  // the two ends have one neighbour only
   EXPECT_NEAR(loo.max, 0.0, 1e-9);
-  // The cached roofline (index()) gives the same answers as the one computed from the rows.
+  // The index (index()) gives the same answers as grouping the rows on every call.
   kernels::Table indexed = t;
   kernels::index(indexed);
-  ASSERT_EQ(indexed.gemm_roofs.size(), 1u);
+  ASSERT_TRUE(indexed.lookup);
   for (double m : {4.0, 64.0, 1000.0})
     EXPECT_DOUBLE_EQ(*kernels::gemm_time(indexed, Precision::bf16, m, n, k),
                      *kernels::gemm_time(t, Precision::bf16, m, n, k));
@@ -129,12 +129,17 @@ TEST(KernelTable, DecodeAttentionKeepsTheStreamKnee) {
       t.attention.push_back({kernels::AttentionKind::decode, Precision::bf16, h, b, c, time(b, c)});
   EXPECT_DOUBLE_EQ(kernels::decode_attention_time(t, Precision::bf16, h, 64, 1024)->time_s,
                    time(64, 1024));
+  kernels::Table indexed = t;
+  kernels::index(indexed);
   for (double b : {2.0, 16.0, 100.0})
     for (double c : {1024.0, 3000.0, 8192.0}) {
       const auto got = kernels::decode_attention_time(t, Precision::bf16, h, b, c);
       ASSERT_TRUE(got) << b << " " << c;
       EXPECT_NEAR(got->time_s / time(b, c), 1.0, 0.10) << b << " " << c;
       EXPECT_FALSE(got->rate_held);
+      // The index answers as grouping the rows on every call does.
+      EXPECT_DOUBLE_EQ(kernels::decode_attention_time(indexed, Precision::bf16, h, b, c)->time_s,
+                       got->time_s);
     }
   const auto held = kernels::decode_attention_time(t, Precision::bf16, h, 4, 16384);
   ASSERT_TRUE(held);
@@ -168,12 +173,16 @@ TEST(KernelTable, PrefillAttentionInterpolatesInLengthAndBatch) {
       t.attention.push_back({kernels::AttentionKind::prefill, Precision::bf16, h, b, s, time(b, s)});
   EXPECT_DOUBLE_EQ(kernels::prefill_attention_time(t, Precision::bf16, h, 8, 2048)->time_s,
                    time(8, 2048));
+  kernels::Table indexed = t;
+  kernels::index(indexed);
   for (double b : {1.0, 3.0, 8.0})
     for (double s : {1000.0, 4096.0, 20000.0}) {
       const auto got = kernels::prefill_attention_time(t, Precision::bf16, h, b, s);
       ASSERT_TRUE(got) << b << " " << s;
       EXPECT_NEAR(got->time_s / time(b, s), 1.0, 0.10) << b << " " << s;
       EXPECT_FALSE(got->rate_held);
+      EXPECT_DOUBLE_EQ(kernels::prefill_attention_time(indexed, Precision::bf16, h, b, s)->time_s,
+                       got->time_s);
     }
   const auto held = kernels::prefill_attention_time(t, Precision::bf16, h, 32, 4096);
   ASSERT_TRUE(held);

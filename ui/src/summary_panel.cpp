@@ -30,27 +30,28 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QWidget(parent) {
   banner_->setTextFormat(Qt::RichText);
   outer->addWidget(banner_);
 
-  validation_ = new QLabel(this);
-  validation_->setObjectName(QStringLiteral("validationEnvelope"));
-  validation_->setWordWrap(true);
-  validation_->setContentsMargins(12, 0, 12, 0);
-  validation_->setToolTip(
+  // One-line notes under the banner: where the figures stand (validation, kernel source).
+  const auto note = [&](const char* name, const QString& tip) {
+    auto* l = new QLabel(this);
+    l->setObjectName(QString::fromLatin1(name));
+    l->setWordWrap(true);
+    l->setContentsMargins(12, 0, 12, 0);
+    l->setToolTip(tip);
+    outer->addWidget(l);
+    return l;
+  };
+  validation_ = note(
+      "validationEnvelope",
       tr("How well designs of this kind are validated against measured deployments: the "
          "nearest measured partition (device, runtime profile, dense or MoE) and its mean "
          "absolute percentage error of TTFT and TPOT, held-out rows preferred "
          "(presets/validation/envelope.json, written by stackscope-cli validate)."));
-  outer->addWidget(validation_);
-
-  kernels_ = new QLabel(this);
-  kernels_->setObjectName(QStringLiteral("kernelSource"));
-  kernels_->setWordWrap(true);
-  kernels_->setContentsMargins(12, 0, 12, 0);
-  kernels_->setToolTip(
+  kernels_ = note(
+      "kernelSource",
       tr("Where the GEMM and attention times come from: the device's measured kernel table "
-         "(hardware field kernel_table: a built-in table such as h200, or a CSV file; "
+         "(hardware field kernel_table: a built-in table such as h200, or CSV files; "
          "docs/model.md §3.5), interpolated between its measured shapes, or the roofline with "
          "the runtime profile's efficiencies for every kernel the table does not cover."));
-  outer->addWidget(kernels_);
 
   grid_ = new QGridLayout();
   grid_->setHorizontalSpacing(10);

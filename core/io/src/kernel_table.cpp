@@ -147,7 +147,7 @@ kernels::Table parse_kernel_table(std::string_view text, const std::string& name
 }
 
 kernels::Table load_kernel_table(const std::filesystem::path& file) {
-  const std::string text = read_text_file(file, file.string(), limits::kMaxSiliconSampleBytes);
+  const std::string text = read_text_file(file, file.string(), limits::kMaxKernelTableBytes);
   return parse_kernel_table(text, file.string());
 }
 

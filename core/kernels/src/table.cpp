@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <span>
 
 namespace stackscope::kernels {
 namespace {
@@ -36,32 +38,45 @@ Roof roof_of(const std::vector<GemmRow>& rows, Precision p, const GemmRow* skip)
   return r;
 }
 
-// Interpolation in log m over the rows of one shape, skipping row `skip` (or none), of the
-// log of the time over the table's roofline. `roof` is computed only when two distinct rows
-// bracket m (most lookups of a covered shape at a measured m return the row itself).
-std::optional<double> interpolate(const Table& table, Precision p, double m, double n, double k,
-                                  const GemmRow* skip) {
-  const std::vector<GemmRow>& rows = table.gemm;
-  const GemmRow* lo = nullptr;
-  const GemmRow* hi = nullptr;
-  for (const GemmRow& r : rows) {
-    if (&r == skip || !same_shape(r, p, n, k) || !(r.time_s > 0)) continue;
-    if (r.m == m && skip == nullptr) return r.time_s;
-    if (r.m <= m && (!lo || r.m > lo->m)) lo = &r;
-    if (r.m >= m && (!hi || r.m < hi->m)) hi = &r;
-  }
-  if (!lo || !hi) return std::nullopt;
-  if (lo->m == hi->m) return lo->time_s;
+// The rows of one GEMM shape (precision, n, k), sorted by m (the first of rows with equal m
+// kept), with the table's roofline for that precision.
+struct GemmShape {
+  Precision precision = Precision::bf16;
+  double n = 0, k = 0;
   Roof roof;
-  const auto cached = std::find_if(table.gemm_roofs.begin(), table.gemm_roofs.end(),
-                                   [&](const GemmRoof& g) { return g.precision == p; });
-  if (skip == nullptr && cached != table.gemm_roofs.end())
-    roof = {cached->bytes_per_s, cached->flops_per_s};
-  else
-    roof = roof_of(rows, p, skip);
-  const auto ratio = [&](const GemmRow& r) { return std::log(r.time_s / roof.time(p, r.m, n, k)); };
+  struct Row {
+    double m, time_s;
+  };
+  std::vector<Row> rows;
+};
+
+GemmShape gemm_shape(const std::vector<GemmRow>& rows, Precision p, double n, double k,
+                     const Roof& roof, const GemmRow* skip) {
+  GemmShape s{p, n, k, roof, {}};
+  for (const GemmRow& r : rows)
+    if (&r != skip && same_shape(r, p, n, k) && r.time_s > 0) s.rows.push_back({r.m, r.time_s});
+  std::stable_sort(s.rows.begin(), s.rows.end(),
+                   [](const GemmShape::Row& a, const GemmShape::Row& b) { return a.m < b.m; });
+  s.rows.erase(std::unique(s.rows.begin(), s.rows.end(),
+                           [](const GemmShape::Row& a, const GemmShape::Row& b) { return a.m == b.m; }),
+               s.rows.end());
+  return s;
+}
+
+// Interpolation in log m between the two nearest measured m of the shape, of the log of the
+// time over the table's roofline; a measured m returns its own time.
+std::optional<double> gemm_at(const GemmShape& s, double m) {
+  const auto hi = std::lower_bound(s.rows.begin(), s.rows.end(), m,
+                                   [](const GemmShape::Row& r, double x) { return r.m < x; });
+  if (hi == s.rows.end()) return std::nullopt;
+  if (hi->m == m) return hi->time_s;
+  if (hi == s.rows.begin()) return std::nullopt;
+  const auto lo = std::prev(hi);
+  const auto ratio = [&](const GemmShape::Row& r) {
+    return std::log(r.time_s / s.roof.time(s.precision, r.m, s.n, s.k));
+  };
   const double x = (std::log(m) - std::log(lo->m)) / (std::log(hi->m) - std::log(lo->m));
-  return roof.time(p, m, n, k) * std::exp(ratio(*lo) + x * (ratio(*hi) - ratio(*lo)));
+  return s.roof.time(s.precision, m, s.n, s.k) * std::exp(ratio(*lo) + x * (ratio(*hi) - ratio(*lo)));
 }
 
 // ---- Attention ---------------------------------------------------------------------------
@@ -81,13 +96,13 @@ bool same_layout(const AttentionRow& r, AttentionKind kind, Precision p, const H
 }
 
 // Interpolation of a log quantity (here a time over a roofline) in log x over points
-// (x_i, y_i): between the two nearest points around x; below the smallest x nullopt; beyond the
-// largest nullopt, or with `hold` the largest's value (flagged).
+// (x_i, y_i) sorted by x: between the two nearest points around x; below the smallest x
+// nullopt; beyond the largest nullopt, or with `hold` the largest's value (flagged).
 struct Point {
   double x, y;
   bool held = false;  // the value was itself held
 };
-std::optional<Point> interpolate_log(const std::vector<Point>& pts, double x, bool hold) {
+std::optional<Point> interpolate_log(std::span<const Point> pts, double x, bool hold) {
   const Point* lo = nullptr;
   const Point* hi = nullptr;
   for (const Point& p : pts) {
@@ -136,37 +151,72 @@ struct AttentionRoof {
   }
 };
 
-// The log of each row's time over the family's roofline, interpolated in log seq within each
-// measured batch, then in log batch between the two nearest measured batches. Decode holds
-// the ratio beyond a batch's longest measured context (a streaming kernel's efficiency levels
-// off once its blocks are long) and never beyond the batches; prefill holds it beyond the
-// largest measured batch (more prompts only fill the device further) and never beyond the
-// lengths. Below the shortest length or batch nothing is answered.
-std::optional<AttentionTime> attention_lookup(const std::vector<AttentionRow>& rows,
-                                              const AttentionRow& q, const AttentionRow* skip) {
+// The rows of one attention family (kind, precision, head layout): its roofline, and per
+// measured batch (ascending) the log of each row's time over the roofline by length (ascending,
+// the first of rows with equal length kept).
+struct AttentionGroup {
+  AttentionKind kind = AttentionKind::decode;
+  Precision precision = Precision::bf16;
+  HeadLayout heads;
   AttentionRoof roof;
-  roof.kind = q.kind;
-  std::vector<double> batches;
-  for (const AttentionRow& r : rows) {
-    if (&r == skip || !same_layout(r, q.kind, q.precision, q.heads)) continue;
-    batches.push_back(r.batch);
-    roof.add(r);
+  struct Batch {
+    double batch;
+    std::vector<Point> by_seq;
+  };
+  std::vector<Batch> batches;
+};
+
+AttentionGroup attention_group(const std::vector<AttentionRow>& rows, AttentionKind kind,
+                               Precision p, const HeadLayout& h, const AttentionRow* skip) {
+  AttentionGroup g;
+  g.kind = g.roof.kind = kind;
+  g.precision = p;
+  g.heads = h;
+  std::vector<const AttentionRow*> mine;
+  for (const AttentionRow& r : rows)
+    if (&r != skip && same_layout(r, kind, p, h)) {
+      mine.push_back(&r);
+      g.roof.add(r);
+    }
+  std::stable_sort(mine.begin(), mine.end(), [](const AttentionRow* a, const AttentionRow* b) {
+    return a->batch != b->batch ? a->batch < b->batch : a->seq < b->seq;
+  });
+  for (const AttentionRow* r : mine) {
+    if (g.batches.empty() || g.batches.back().batch != r->batch)
+      g.batches.push_back({r->batch, {}});
+    auto& pts = g.batches.back().by_seq;
+    if (pts.empty() || pts.back().x != r->seq)
+      pts.push_back({r->seq, std::log(r->time_s / g.roof.time(*r))});
   }
-  std::sort(batches.begin(), batches.end());
-  batches.erase(std::unique(batches.begin(), batches.end()), batches.end());
-  const bool decode = q.kind == AttentionKind::decode;
-  std::vector<Point> by_batch;
-  std::vector<Point> by_seq;
-  for (double b : batches) {
-    by_seq.clear();
-    for (const AttentionRow& r : rows)
-      if (&r != skip && same_layout(r, q.kind, q.precision, q.heads) && r.batch == b)
-        by_seq.push_back({r.seq, std::log(r.time_s / roof.time(r))});
-    if (auto pt = interpolate_log(by_seq, q.seq, decode)) by_batch.push_back({b, pt->y, pt->held});
+  return g;
+}
+
+// The ratio interpolated in log seq within each measured batch, then in log batch between the
+// two nearest batches that answer. Decode holds the ratio beyond a batch's longest measured
+// context (a streaming kernel's efficiency levels off once its blocks are long) and never
+// beyond the batches; prefill holds it beyond the largest measured batch (more prompts only
+// fill the device further) and never beyond the lengths. Below the shortest length or batch
+// nothing is answered.
+std::optional<AttentionTime> attention_at(const AttentionGroup& g, const AttentionRow& q) {
+  const bool decode = g.kind == AttentionKind::decode;
+  std::optional<Point> lo, hi;
+  for (const AttentionGroup::Batch& b : g.batches) {
+    if (b.batch > q.batch && hi) break;
+    const auto pt = interpolate_log(b.by_seq, q.seq, decode);
+    if (!pt) continue;
+    if (b.batch <= q.batch) lo = Point{b.batch, pt->y, pt->held};
+    if (b.batch >= q.batch && !hi) hi = Point{b.batch, pt->y, pt->held};
   }
-  const auto pt = interpolate_log(by_batch, q.batch, !decode);
-  if (!pt) return std::nullopt;
-  return AttentionTime{roof.time(q) * std::exp(pt->y), pt->held};
+  if (!lo) return std::nullopt;
+  Point at = *lo;
+  if (!hi) {
+    if (decode) return std::nullopt;
+    at.held = true;
+  } else if (hi->x != lo->x) {
+    const double f = (std::log(q.batch) - std::log(lo->x)) / (std::log(hi->x) - std::log(lo->x));
+    at = Point{q.batch, lo->y + f * (hi->y - lo->y), lo->held || hi->held};
+  }
+  return AttentionTime{g.roof.time(q) * std::exp(at.y), at.held};
 }
 
 AttentionRow query(AttentionKind kind, Precision p, const HeadLayout& h, double batch,
@@ -197,48 +247,87 @@ bool positive(double v) { return v > 0 && std::isfinite(v); }
 
 }  // namespace
 
-void index(Table& table) {
-  table.gemm_roofs.clear();
-  for (const GemmRow& r : table.gemm) {
-    const bool seen = std::any_of(table.gemm_roofs.begin(), table.gemm_roofs.end(),
-                                  [&](const GemmRoof& g) { return g.precision == r.precision; });
-    if (seen) continue;
-    const Roof roof = roof_of(table.gemm, r.precision, nullptr);
-    table.gemm_roofs.push_back({r.precision, roof.bytes_per_s, roof.flops_per_s});
+struct TableIndex {
+  std::vector<GemmShape> gemm;
+  std::vector<AttentionGroup> attention;
+};
+
+namespace {
+
+const GemmShape* find_shape(const TableIndex& ix, Precision p, double n, double k) {
+  for (const GemmShape& s : ix.gemm)
+    if (s.precision == p && s.n == n && s.k == k) return &s;
+  return nullptr;
+}
+
+const AttentionGroup* find_group(const TableIndex& ix, AttentionKind kind, Precision p,
+                                 const HeadLayout& h) {
+  for (const AttentionGroup& g : ix.attention)
+    if (g.kind == kind && g.precision == p && g.heads == h) return &g;
+  return nullptr;
+}
+
+std::optional<AttentionTime> attention_time(const Table& table, const AttentionRow& q) {
+  const HeadLayout& h = q.heads;
+  if (!positive(q.batch) || !positive(q.seq) || !positive(h.heads) || !positive(h.kv_heads) ||
+      !positive(h.head_dim))
+    return std::nullopt;
+  if (table.lookup) {
+    const AttentionGroup* g = find_group(*table.lookup, q.kind, q.precision, h);
+    return g ? attention_at(*g, q) : std::nullopt;
   }
+  return attention_at(attention_group(table.attention, q.kind, q.precision, h, nullptr), q);
+}
+
+}  // namespace
+
+void index(Table& table) {
+  auto ix = std::make_shared<TableIndex>();
+  std::vector<std::pair<Precision, Roof>> roofs;
+  for (const GemmRow& r : table.gemm) {
+    if (find_shape(*ix, r.precision, r.n, r.k)) continue;
+    auto roof = std::find_if(roofs.begin(), roofs.end(),
+                             [&](const auto& x) { return x.first == r.precision; });
+    if (roof == roofs.end())
+      roof = roofs.insert(roofs.end(), {r.precision, roof_of(table.gemm, r.precision, nullptr)});
+    ix->gemm.push_back(gemm_shape(table.gemm, r.precision, r.n, r.k, roof->second, nullptr));
+  }
+  for (const AttentionRow& r : table.attention)
+    if (!find_group(*ix, r.kind, r.precision, r.heads))
+      ix->attention.push_back(attention_group(table.attention, r.kind, r.precision, r.heads, nullptr));
+  table.lookup = std::move(ix);
 }
 
 std::optional<double> gemm_time(const Table& table, Precision precision, double m, double n,
                                 double k) {
   if (!positive(m) || !positive(n) || !positive(k)) return std::nullopt;
-  return interpolate(table, precision, m, n, k, nullptr);
+  if (table.lookup) {
+    const GemmShape* s = find_shape(*table.lookup, precision, n, k);
+    return s ? gemm_at(*s, m) : std::nullopt;
+  }
+  return gemm_at(
+      gemm_shape(table.gemm, precision, n, k, roof_of(table.gemm, precision, nullptr), nullptr), m);
 }
 
 std::optional<AttentionTime> decode_attention_time(const Table& table, Precision precision,
                                                    const HeadLayout& heads, double batch,
                                                    double context) {
-  if (!positive(batch) || !positive(context) || !positive(heads.heads) ||
-      !positive(heads.kv_heads) || !positive(heads.head_dim))
-    return std::nullopt;
-  return attention_lookup(
-      table.attention, query(AttentionKind::decode, precision, heads, batch, context), nullptr);
+  return attention_time(table, query(AttentionKind::decode, precision, heads, batch, context));
 }
 
 std::optional<AttentionTime> prefill_attention_time(const Table& table, Precision precision,
                                                     const HeadLayout& heads, double batch,
                                                     double seq) {
-  if (!positive(batch) || !positive(seq) || !positive(heads.heads) ||
-      !positive(heads.kv_heads) || !positive(heads.head_dim))
-    return std::nullopt;
-  return attention_lookup(
-      table.attention, query(AttentionKind::prefill, precision, heads, batch, seq), nullptr);
+  return attention_time(table, query(AttentionKind::prefill, precision, heads, batch, seq));
 }
 
 LeaveOneOutReport leave_one_out(const Table& table) {
   LeaveOneOutReport rep;
   std::vector<double> gemm_err, dec_err, pre_err;
   for (const GemmRow& r : table.gemm) {
-    const auto t = interpolate(table, r.precision, r.m, r.n, r.k, &r);
+    const auto t = gemm_at(gemm_shape(table.gemm, r.precision, r.n, r.k,
+                                      roof_of(table.gemm, r.precision, &r), &r),
+                           r.m);
     if (t && r.time_s > 0) gemm_err.push_back(std::abs(*t / r.time_s - 1.0));
   }
   int dec_rows = 0, pre_rows = 0;
@@ -246,7 +335,8 @@ LeaveOneOutReport leave_one_out(const Table& table) {
     if (!(r.time_s > 0)) continue;
     ++(r.kind == AttentionKind::decode ? dec_rows : pre_rows);
     // Predicted from its neighbours only: an answer from a held ratio is not an interpolation.
-    const auto t = attention_lookup(table.attention, r, &r);
+    const auto t =
+        attention_at(attention_group(table.attention, r.kind, r.precision, r.heads, &r), r);
     if (t && !t->rate_held)
       (r.kind == AttentionKind::decode ? dec_err : pre_err)
           .push_back(std::abs(t->time_s / r.time_s - 1.0));

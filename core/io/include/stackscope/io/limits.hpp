@@ -22,7 +22,7 @@ inline constexpr std::size_t kMaxPtraceFileBytes = 64 * kMiB;
 // Measured-deployment samples (AIConfigurator's silicon_sample.csv): the whole public sample is
 // 5,221 rows, about 2 MB; 64 MiB holds 30x that.
 inline constexpr std::size_t kMaxSiliconSampleBytes = 64 * kMiB;
-// Measured kernel tables of other tools (kernel_table_foreign.hpp): AIConfigurator's H200
+// Measured kernel tables (kernel_table.hpp, kernel_table_foreign.hpp): AIConfigurator's H200
 // TensorRT-LLM gemm_perf exported to CSV is 100,668 rows, 8.8 MB; 64 MiB holds 7x that.
 inline constexpr std::size_t kMaxKernelTableBytes = 64 * kMiB;
 // HotSpot floorplans, layer configurations and configs: a few KiB in HotSpot's examples.

@@ -24,6 +24,7 @@
 //    roofline (the highest FLOP rate, plus one query block's pass over `seq` keys at the
 //    highest keys-per-second) is interpolated in log seq within each measured batch, then in
 //    log batch.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,23 +61,21 @@ struct AttentionRow {
   double time_s = 0;
 };
 
-// The highest byte and FLOP rates a table's GEMM rows of one precision reach (B/s, FLOP/s).
-struct GemmRoof {
-  Precision precision = Precision::bf16;
-  double bytes_per_s = 0;
-  double flops_per_s = 0;
-};
+// The rows grouped by shape (GEMM: precision and weight shape; attention: kind, precision and
+// head layout), sorted, with each group's roofline: built by index(), opaque to callers.
+struct TableIndex;
 
 struct Table {
   std::string source;  // where the rows come from (a file name)
   std::vector<GemmRow> gemm;
   std::vector<AttentionRow> attention;
-  // Filled by index(); lookups compute a missing precision's roof from the rows instead.
-  std::vector<GemmRoof> gemm_roofs;
+  // Built by index() from the rows above; lookups on a table without one group its rows on
+  // every call (correct, slower). Stale if the rows change after index().
+  std::shared_ptr<const TableIndex> lookup;
 };
 
-// Computes `gemm_roofs` once, so that lookups do not scan the whole table; call it after the
-// rows are final (readers do).
+// Groups the rows once so that a lookup touches only its own shape's rows and allocates
+// nothing; call it after the rows are final (the readers do).
 void index(Table& table);
 
 // Time of an m x n x k GEMM at `precision`, interpolated from the table; nullopt when the
