@@ -10,6 +10,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/silicon_sample.hpp"
 #include "stackscope/io/validation.hpp"
+#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/validate/explain.hpp"
 #include "stackscope/validate/fit.hpp"
 #include "stackscope/validate/run.hpp"
@@ -41,6 +42,12 @@ const std::string kGptOss =
     "gptoss,source_file=2026-04-06.csv; model=GPT-OSS-120B; silicon_concurrency=4; "
     "measured=2026-04-06T00:00:00Z; wip=False,vllm,0.18.0,openai/gpt-oss-120b,h100_sxm,fp4,agg,"
     "1024,1024,nvfp4,nvfp4,4,2,1,1,2,1,,,,,,,,,,,,,,,50.0,5.0\n";
+
+// A model the operator graph cannot express (Qwen3.5 mixes Gated DeltaNet layers in).
+const std::string kQwen35 =
+    "qwen35,source_file=2026-04-06.csv; model=Qwen3.5; silicon_concurrency=4; "
+    "measured=2026-04-06T00:00:00Z; wip=False,sglang,0.5.9,Qwen/Qwen3.5-397B-A17B,h100_sxm,fp8,"
+    "agg,1024,1024,fp8,fp8,4,8,1,1,1,8,,,,,,,,,,,,,,,50.0,5.0\n";
 
 validate::Catalog catalog() {
   static const validate::Catalog c = io::silicon_catalog(io::builtin_presets());
@@ -176,9 +183,9 @@ TEST(SiliconMapping, DisaggregatedMoeRowKeepsAttentionDpAndExpertParallelism) {
 }
 
 TEST(SiliconMapping, InexpressibleRowsSayWhy) {
-  const auto rows = io::parse_silicon_sample(kHeader + kGptOss, "t.csv");
+  const auto rows = io::parse_silicon_sample(kHeader + kQwen35, "t.csv");
   const validate::Case c = validate::map_row(rows[0], catalog());
-  EXPECT_NE(c.unmapped.find("sliding-window"), std::string::npos) << c.unmapped;
+  EXPECT_NE(c.unmapped.find("Gated DeltaNet"), std::string::npos) << c.unmapped;
   EXPECT_TRUE(c.workers.empty());
   validate::SiliconRow r = io::parse_silicon_sample(kHeader + kLlamaAgg, "t.csv")[0];
   r.system = "gb300";
@@ -235,7 +242,7 @@ TEST(SiliconStats, MapeP90AndMax) {
 }
 
 TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
-  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg + kLlamaAgg + kGptOss, "t.csv");
+  const auto rows = io::parse_silicon_sample(kHeader + kLlamaAgg + kLlamaAgg + kQwen35, "t.csv");
   std::vector<validate::Case> cases;
   for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
   const std::vector<std::size_t> sel{0, 1, 2};
@@ -273,7 +280,35 @@ TEST(SiliconRun, DeterministicWhateverTheThreadCount) {
   rep.stats = stats;
   const std::string json = io::validation_json(rep);
   EXPECT_NE(json.find("\"unmapped\""), std::string::npos);
-  EXPECT_NE(json.find("sliding-window"), std::string::npos);
+  EXPECT_NE(json.find("Gated DeltaNet"), std::string::npos);
+}
+
+// gpt-oss-120b (the sample files its MXFP4 experts as nvfp4): the preset's alternating
+// 128-token sliding window, MXFP4 weight-only on Hopper (BF16 GEMMs) and MXFP4 x MXFP8 on
+// Blackwell's FP4 tensor cores (the GEMMs at the FP8 rate).
+TEST(SiliconMapping, GptOssRunsWithItsSlidingWindowAndMxfp4Experts) {
+  validate::SiliconRow r = io::parse_silicon_sample(kHeader + kGptOss, "t.csv")[0];
+  const validate::Case h = validate::map_row(r, catalog());
+  ASSERT_EQ(h.unmapped, "");
+  EXPECT_EQ(h.model_preset, "gpt-oss-120b");
+  EXPECT_TRUE(h.moe);
+  const auto& m = h.workers[0].design.model;
+  EXPECT_EQ(m.sliding_window, 128);
+  EXPECT_EQ(parallel::sliding_layers(m, 0, m.layers), 18);
+  const auto& n = h.workers[0].design.workload.numerics;
+  EXPECT_EQ(n.weights, Precision::fp4);
+  EXPECT_EQ(n.activations, Precision::bf16);
+  EXPECT_EQ(n.kv_cache, Precision::bf16);
+  r.system = "b200_sxm";
+  const validate::Case b = validate::map_row(r, catalog());
+  ASSERT_EQ(b.unmapped, "");
+  EXPECT_EQ(b.workers[0].design.workload.numerics.weights, Precision::fp4);
+  EXPECT_EQ(b.workers[0].design.workload.numerics.activations, Precision::fp8);
+  // Another model filed as nvfp4 on Hopper is still refused (no FP4 tensor cores).
+  r.system = "h100_sxm";
+  r.model = "nvidia/Qwen3-32B-NVFP4";
+  EXPECT_NE(validate::map_row(r, catalog()).unmapped.find("no FP4 tensor cores"),
+            std::string::npos);
 }
 
 // AIConfigurator's 2026-04-06 export multiplies tp (or attention DP) by ep on some aggregated

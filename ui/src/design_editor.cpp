@@ -31,6 +31,7 @@
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
+#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/power_area/area.hpp"
@@ -440,6 +441,13 @@ void DesignEditor::refreshDerived() {
                      .arg(m.attention == workload::AttentionKind::mla   ? tr("MLA")
                           : m.attention == workload::AttentionKind::gqa ? tr("GQA")
                                                                         : tr("MHA"));
+  if (m.sliding_window > 0) {
+    const int sliding = parallel::sliding_layers(m, 0, m.layers);
+    info += tr("; %1 of %2 layers attend to a %3-token window")
+                .arg(sliding)
+                .arg(m.layers)
+                .arg(m.sliding_window);
+  }
   if (m.moe.experts > 0) info += tr("; MoE %1 experts, top-%2").arg(m.moe.experts).arg(m.moe.top_k);
   modelInfo_->setText(info);
   modelInfo_->setToolTip(QString::fromStdString(m.source));

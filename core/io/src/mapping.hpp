@@ -394,6 +394,8 @@ void describe(V& v, S& m) {
   v("parallel_attention", m.parallel_attention);
   v("tied_embeddings", m.tied_embeddings);
   v("max_context_tokens", m.max_context_tokens);
+  v("sliding_window", m.sliding_window);
+  v("full_attention_interval", m.full_attention_interval);
   v("mla", m.mla);
   v("moe", m.moe);
 }

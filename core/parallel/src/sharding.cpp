@@ -67,9 +67,35 @@ StageLayers stage_layers(const workload::Model& m, int pp, int stage) noexcept {
   s.dense = std::max(0, std::min(last, dense_end) - s.first);
   s.moe = count - s.dense;
   s.first_moe = std::max(0, s.first - dense_end);
+  s.sliding = sliding_layers(m, s.first, count);
   s.embedding = stage == 0;
   s.lm_head = stage == pp - 1;
   return s;
+}
+
+int sliding_layers(const workload::Model& m, int first, int count) noexcept {
+  if (m.sliding_window <= 0 || count <= 0) return 0;
+  const int k = m.full_attention_interval;
+  if (k <= 0) return count;
+  // Full layers among [first, first + count): indices i with (i + 1) % k == 0.
+  const int full = (first + count) / k - first / k;
+  return count - full;
+}
+
+double window_keys(const workload::Model& m, double kv_len) noexcept {
+  return m.sliding_window > 0 ? std::min(kv_len, static_cast<double>(m.sliding_window)) : kv_len;
+}
+
+double window_prefill_keys(const workload::Model& m, double q_len, double context) noexcept {
+  if (!(q_len > 0)) return 0.0;
+  const double w = m.sliding_window > 0 ? static_cast<double>(m.sliding_window) : 0.0;
+  // Query j (1-based) of the chunk sees min(context + j, w) keys; sum over j = 1..q_len.
+  const double a = context + 1.0, b = context + q_len;  // first and last query's key count
+  if (w <= 0 || b <= w) return (a + b) / 2.0;
+  if (a >= w) return w;
+  const double below = w - a;  // queries whose count is still under the window: a .. w - 1
+  const double sum = below * (a + w - 1.0) / 2.0 + (q_len - below) * w;
+  return sum / q_len;
 }
 
 double kv_bytes_per_token_layer(const workload::Model& m, double kv_bytes, int tp) noexcept {

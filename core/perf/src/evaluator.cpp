@@ -344,7 +344,9 @@ MemoryFootprint memory_footprint(const Design& d, int batch) noexcept {
         st.moe * (p.expert * experts_per_dev + p.shared_per_layer / tp_m + p.router_per_layer) * wb;
     if (st.embedding) weights += p.embedding / tp_a * eb;
     if (st.lm_head) weights += p.lm_head / tp_a * eb;
-    const double kv = seqs * ctx * layers * kvb;
+    // A sliding-window layer holds the window's keys at most (workload::Model::sliding_window).
+    const double kv =
+        seqs * kvb * ((layers - st.sliding) * ctx + st.sliding * parallel::window_keys(m, ctx));
     if (weights + kv > f.weights + f.kv_cache) {
       f.weights = weights;
       f.kv_cache = kv;

@@ -322,15 +322,28 @@ void attention_out(Block& b, const Ctx& c, double tokens, double absorbed) {
 
 // Attention block of one layer on one device: `seqs` sequences of q_len new tokens (q_len of
 // this device's context-parallel chunk in prefill) attending to kv_len keys.
-Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len) {
+Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len, bool sliding) {
   Block b;
   const double tokens = seqs * q_len;
   const bool decode = q_len <= 1.0 && kv_len > 1.0;
   const double absorbed = decode ? tokens : 0.0;
   attention_in(b, c, tokens, absorbed);
-  attention_core(b, c, attention_op(c, seqs, q_len, kv_len), tokens, decode);
+  attention_core(b, c,
+                 sliding ? sliding_attention_op(c, seqs, q_len, kv_len)
+                         : attention_op(c, seqs, q_len, kv_len),
+                 tokens, decode);
   attention_out(b, c, tokens, absorbed);
   return b;
+}
+
+OpCost sliding_attention_op(const Ctx& c, double seqs, double q_len, double kv_len) {
+  const auto& m = c.d.model;
+  const double w = static_cast<double>(m.sliding_window);
+  if (!(w > 0) || kv_len <= w) return attention_op(c, seqs, q_len, kv_len);
+  if (q_len <= 1.0) return attention_op(c, seqs, q_len, w);
+  // A prompt of kv_len tokens (this device's q_len of them under context parallelism): each
+  // query sees at most the window, so the work is that of every query seeing the mean count.
+  return attention_op(c, seqs, q_len, parallel::window_prefill_keys(m, kv_len, 0.0), false);
 }
 
 // Gated (SwiGLU) or plain (GELU) FFN of intermediate size `inter` split over tp. Returns the
@@ -545,6 +558,9 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   const double tokens_stage = mb * q_len;
 
   const Block attn = attention_block(c, seqs_dev, q_dev, kv_len);
+  // Sliding-window layers (workload::Model::sliding_window) see at most the window's keys.
+  const Block attn_sliding =
+      m.sliding_window > 0 ? attention_block(c, seqs_dev, q_dev, kv_len, true) : attn;
   const Block dense = dense_ffn_block(c, tokens_stage * c.place.ffn_tp() / stage);
   const Block head = lm_head_block(c, seqs_dev);
 
@@ -565,7 +581,8 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   for (int s = 0; s < c.pp; ++s) {
     const auto st = parallel::stage_layers(m, c.pp, s);
     Block b;
-    b.add(attn, st.dense + st.moe);
+    b.add(attn, st.dense + st.moe - st.sliding);
+    if (st.sliding > 0) b.add(attn_sliding, st.sliding);
     b.add(dense, st.dense);
     if (rows == 1) {
       b.add(moe_single, st.moe);

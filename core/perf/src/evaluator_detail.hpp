@@ -141,7 +141,13 @@ OpCost attention_op(const Ctx& c, double seqs, double q_len, double kv_len, bool
 void attention_in(Block& b, const Ctx& c, double tokens, double absorbed);
 void attention_core(Block& b, const Ctx& c, const OpCost& attn, double tokens, bool decode);
 void attention_out(Block& b, const Ctx& c, double tokens, double absorbed);
-Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len);
+// sliding: a sliding-window layer's block (sliding_attention_op).
+Block attention_block(const Ctx& c, double seqs, double q_len, double kv_len,
+                      bool sliding = false);
+// attention_op for a sliding-window layer (workload::Model::sliding_window): a decode query
+// reads min(kv_len, window) keys; a prompt's causal pass of kv_len tokens (q_len of them on this
+// device) visits parallel::window_prefill_keys per query.
+OpCost sliding_attention_op(const Ctx& c, double seqs, double q_len, double kv_len);
 OpCost add_ffn(Block& b, const Ctx& c, OpClass cls, double tokens, double inter, double count,
                int tp);
 Block dense_ffn_block(const Ctx& c, double tokens);

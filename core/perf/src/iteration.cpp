@@ -116,7 +116,8 @@ struct KernelSum {
 
 // One prefill chunk's share on one device of its group.
 struct PrefillItem {
-  KernelSum kernel;  // its part of the group's prefill attention kernel
+  KernelSum kernel;          // its part of the group's prefill attention kernel
+  KernelSum kernel_sliding;  // the same in a sliding-window layer (Model::sliding_window)
   Cost extra;        // MLA: the prefix's latent up-projection
 };
 
@@ -126,6 +127,7 @@ struct Group {
   // Decode: sequences (= their new tokens, MLA's absorbed path), their keys (context + 1) and
   // emitting ones, counted in integers (exact, and the hot loop has no floating-point chain).
   std::int64_t dec_seqs = 0, dec_kv = 0, dec_emits = 0;
+  std::int64_t dec_kv_sliding = 0;  // keys a sliding-window layer reads: min(context + 1, window)
   double pre_tokens = 0;  // prefill tokens (the group's 1/cp share of its chunks)
   double pre_emits = 0;
   int pre = -1;  // index into Impl::pre, -1: no prefill work
@@ -137,6 +139,7 @@ struct Group {
 // A group's prefill work: its chunks' share of the prefill kernel and their extra operators.
 struct PrefillWork {
   KernelSum kernel;
+  KernelSum kernel_sliding;
   Cost extra;
 };
 
@@ -152,6 +155,10 @@ struct IterationModel::Impl {
   int cp_groups = 1;   // groups of cp attention groups (prefill)
   int layers = 0;      // all layers, every one with an attention block
   int max_layers = 0;  // layers of the fullest stage
+  int sliding = 0;     // of `layers`, sliding-window layers (Model::sliding_window)
+  int max_full = 0;    // full-attention layers of the stage with the most of them
+  int max_sliding = 0; // sliding layers of the stage with the most of them
+  std::int64_t window = 0;  // Model::sliding_window when some layer slides, else 0
   double overhead_s = 0;
   double mixed_efficiency = 1;  // runtime::Profile::mixed_iteration_efficiency
   std::vector<Group> g;
@@ -171,7 +178,11 @@ struct IterationModel::Impl {
       const auto st = parallel::stage_layers(d.model, c.pp, s);
       layers += st.dense + st.moe;
       max_layers = std::max(max_layers, st.dense + st.moe);
+      sliding += st.sliding;
+      max_full = std::max(max_full, st.dense + st.moe - st.sliding);
+      max_sliding = std::max(max_sliding, st.sliding);
     }
+    window = sliding > 0 ? d.model.sliding_window : 0;
     overhead_s = d.runtime.iteration_overhead_us * units::kMicro;
     mixed_efficiency = d.runtime.mixed_iteration_efficiency;
     g.resize(static_cast<std::size_t>(groups));
@@ -202,6 +213,12 @@ struct IterationModel::Impl {
     return memo(pre_memo, {n, context, 0}, [&] {
       PrefillItem it;
       const double q = n / cp;
+      // A sliding layer: each query sees at most the window of prompt and prefix keys (as a
+      // full layer while the chunk ends inside the window; evaluator's sliding_attention_op).
+      const bool windowed = window > 0 && context + n > static_cast<double>(window);
+      if (windowed)
+        it.kernel_sliding.add(
+            attention_op(c, 1.0, q, parallel::window_prefill_keys(d.model, n, context), false));
       it.kernel.add(attention_op(c, 1.0, q, n));
       if (context > 0) {
         it.kernel.add(attention_op(c, 1.0, q, context, false));
@@ -219,6 +236,7 @@ struct IterationModel::Impl {
           it.extra = {b.time, b.energy};
         }
       }
+      if (window > 0 && !windowed) it.kernel_sliding = it.kernel;
       return it;
     });
   }
@@ -264,19 +282,20 @@ struct IterationModel::Impl {
     });
   }
 
-  // One layer's attention block on a device of group `x`.
-  Cost attention(const Group& x) {
+  // One layer's attention block on a device of group `x` (a sliding-window layer's if sliding).
+  Cost attention(const Group& x, bool sliding_layer = false) {
     const Cost& p = io(x.tokens(), x.seqs());
     Cost a{p.time, p.energy};
     Block b;
     if (x.dec_seqs > 0) {
       const double seqs = x.seqs();
-      attention_core(b, c, attention_op(c, seqs, 1.0, static_cast<double>(x.dec_kv) / seqs), seqs,
-                     true);
+      const auto keys = static_cast<double>(sliding_layer ? x.dec_kv_sliding : x.dec_kv);
+      attention_core(b, c, attention_op(c, seqs, 1.0, keys / seqs), seqs, true);
     }
     if (x.pre >= 0) {
       const PrefillWork& w = pre[static_cast<std::size_t>(x.pre)];
-      attention_core(b, c, w.kernel.finish(c.stream.mesh), x.pre_tokens, false);
+      attention_core(b, c, (sliding_layer ? w.kernel_sliding : w.kernel).finish(c.stream.mesh),
+                     x.pre_tokens, false);
       a.time += w.extra.time;
       a.energy += w.extra.energy;
     }
@@ -296,11 +315,12 @@ struct IterationModel::Impl {
     bool any_prefill = false;
     std::int64_t decodes = 0;
     if (groups == 1) {
-      std::int64_t seqs = 0, kv = 0, emitting = 0;
+      std::int64_t seqs = 0, kv = 0, kv_sliding = 0, emitting = 0;
       for (const SequenceChunk& s : batch) {
         if (s.new_tokens == 1 && s.context > 0) {
           seqs += 1;
           kv += s.context + 1;
+          if (window > 0) kv_sliding += std::min<std::int64_t>(s.context + 1, window);
           emitting += s.emits ? 1 : 0;
         } else {
           any_prefill = any_prefill || s.new_tokens > 0;
@@ -308,6 +328,7 @@ struct IterationModel::Impl {
       }
       g[0].dec_seqs = seqs;
       g[0].dec_kv = kv;
+      g[0].dec_kv_sliding = kv_sliding;
       g[0].dec_emits = emitting;
       decodes = seqs;
       used = seqs > 0 ? 1 : 0;
@@ -319,6 +340,7 @@ struct IterationModel::Impl {
           Group& x = g[static_cast<std::size_t>(next)];
           x.dec_seqs += 1;
           x.dec_kv += s.context + 1;
+          if (window > 0) x.dec_kv_sliding += std::min<std::int64_t>(s.context + 1, window);
           x.dec_emits += s.emits ? 1 : 0;
           decodes += 1;
           next = next + 1 == groups ? 0 : next + 1;
@@ -347,6 +369,7 @@ struct IterationModel::Impl {
         }
         PrefillWork& w = pre[static_cast<std::size_t>(x.pre)];
         w.kernel.add(it.kernel);
+        w.kernel_sliding.add(it.kernel_sliding);
         w.extra.time += it.extra.time;
         w.extra.energy += it.extra.energy;
         x.pre_tokens += n / cp;
@@ -365,9 +388,17 @@ struct IterationModel::Impl {
       emits = std::max(emits, x.emits());
       if (x.pre < 0) top_seqs = std::max(top_seqs, x.seqs());
     }
+    // A group's attention over all layers: full-attention layers and sliding-window ones.
     Cost attn{-1, 0};
     auto consider = [&](const Group& x) {
-      const Cost a = attention(x);
+      Cost a = attention(x);
+      a.time *= layers - sliding;
+      a.energy *= layers - sliding;
+      if (sliding > 0) {
+        const Cost w = attention(x, true);
+        a.time += sliding * w.time;
+        a.energy += sliding * w.energy;
+      }
       if (a.time > attn.time) attn = a;
     };
     int top = -1, second = -1;
@@ -393,10 +424,9 @@ struct IterationModel::Impl {
     // kernel's achieved rate, kept uniform because the rows do not resolve GEMM from attention.
     // Its dynamic energy (the work done) is unchanged; static power runs over the longer time.
     const bool mixed = any_prefill && decodes > 0;
-    out.time_s = (layers * attn.time + r.time) / (mixed ? mixed_efficiency : 1.0) + overhead_s;
+    out.time_s = (attn.time + r.time) / (mixed ? mixed_efficiency : 1.0) + overhead_s;
     const double devices = static_cast<double>(stage) * c.pp;
-    out.energy_J =
-        stage * (layers * attn.energy + r.energy) + devices * c.energy.static_W * out.time_s;
+    out.energy_J = stage * (attn.energy + r.energy) + devices * c.energy.static_W * out.time_s;
     return out;
   }
 };
@@ -471,10 +501,12 @@ double IterationModel::kv_bytes_per_token() const {
   const auto& d = impl_->d;
   const double kvb = parallel::kv_bytes_per_token_layer(
       d.model, bytes_per_element(d.workload.numerics.kv_cache), impl_->tp_a);
-  return kvb * impl_->tp_a * impl_->layers;
+  // Sliding layers stop growing at the window: beyond it a token adds the full layers' KV only.
+  const int growing = impl_->sliding < impl_->layers ? impl_->layers - impl_->sliding : impl_->layers;
+  return kvb * impl_->tp_a * growing;
 }
 
-double IterationModel::kv_capacity_tokens(int max_batched_tokens) const {
+double IterationModel::kv_capacity_tokens(int max_batched_tokens, int max_seqs) const {
   const Impl& m = *impl_;
   // memory_footprint's weights at no KV (the fullest stage) and its peak activations for one
   // sequence of the tokens an attention group computes in the largest iteration.
@@ -492,6 +524,18 @@ double IterationModel::kv_capacity_tokens(int max_batched_tokens) const {
   // stage bounds (with pp = 1 this is free x devices / kv_bytes_per_token()).
   const double kvb = parallel::kv_bytes_per_token_layer(
       m.d.model, bytes_per_element(m.d.workload.numerics.kv_cache), m.tp_a);
+  // Sliding-window layers (with some full layers beside them and a known sequence cap): each
+  // running sequence holds at most the window in them, set aside up front (vLLM's hybrid KV
+  // cache manager frees the blocks that leave the window); the rest holds the full layers'
+  // tokens. Otherwise every layer is counted per token, which never overstates the capacity.
+  if (m.window > 0 && m.max_full > 0 && max_seqs > 0) {
+    const double seqs_per_group = std::ceil(static_cast<double>(max_seqs) / m.groups);
+    const double windows =
+        seqs_per_group * static_cast<double>(m.window) * kvb * static_cast<double>(m.max_sliding);
+    const double rest = free - windows;
+    if (!(rest > 0)) return 0.0;
+    return rest * m.groups / (kvb * m.max_full);
+  }
   return free * m.groups / (kvb * m.max_layers);
 }
 

@@ -444,6 +444,8 @@ void check_model(Checker& c, const workload::Model& m, const Degrees& g) {
   const bool dense_ffn_used = !moe || m.moe.first_dense_layers > 0;
   c.at_least(p + "/ffn_dim", m.ffn_dim, dense_ffn_used ? 1 : 0, kMaxHidden);
   c.at_least(p + "/max_context_tokens", m.max_context_tokens, 0, kMaxTokens);
+  c.at_least(p + "/sliding_window", m.sliding_window, 0, kMaxTokens);
+  c.at_least(p + "/full_attention_interval", m.full_attention_interval, 0, kMaxLayers);
 
   // Global tp keeps its historical wording; a per-module tp names the module.
   const auto tp_name = [](const std::string& path) {

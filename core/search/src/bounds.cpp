@@ -353,23 +353,36 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
       }
       {
         const auto dims = parallel::head_dims(m, absorbed);
-        const double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
+        double keys = q_dev > 1.0 ? (kv_len + 1.0) / 2.0 : kv_len;  // causal
+        // Sliding-window layers (evaluator_blocks.cpp sliding_attention_op) do less attention
+        // work than full ones; every layer is bounded by theirs, which stays optimistic.
+        double kv_read = kv_len;
+        bool causal = true;
+        if (m.sliding_window > 0 && parallel::sliding_layers(m, 0, m.layers) > 0 &&
+            kv_len > m.sliding_window) {
+          if (q_dev > 1.0) {
+            keys = kv_read = parallel::window_prefill_keys(m, kv_len, 0.0);
+            causal = false;
+          } else {
+            keys = kv_read = parallel::window_keys(m, kv_len);
+          }
+        }
         WorkOp op;
         op.attn_flops = 2.0 * seqs_dev * heads_loc * q_dev * keys * (dims.qk + dims.v);
         const double io = 2.0 * seqs_dev * q_dev * heads_loc * std::max(dims.qk, dims.v) * ab +
-                          seqs_dev * kv_len * kvb;
+                          seqs_dev * kv_read * kvb;
         (absorbed ? op.kv_bytes : op.bytes) = io;
         if (exact) {
           compute::AttentionShape sh;
           sh.sequences = seqs_dev;
           sh.q_len = q_dev;
-          sh.kv_len = kv_len;
+          sh.kv_len = kv_read;
           sh.heads = heads_loc;
           sh.qk_dim = dims.qk;
           sh.v_dim = dims.v;
           sh.kv_bytes_per_token = kvb;
           sh.q_bytes = ab;
-          sh.causal = true;
+          sh.causal = causal;
           sh.kv_reads = parallel::decode_kv_reads(m, d.runtime.decode_kv_reread_fraction);
           const compute::OpCost c = compute::attention(die, absorbed ? kv_rates : stream,
                                                        d.runtime.attention_efficiency, sh);

@@ -32,7 +32,8 @@ std::vector<InstanceConfig> colocated_instances(const perf::Design& design,
     // One model per instance: its memo is its own, and instances never share mutable state.
     auto model = std::make_shared<perf::IterationModel>(replica);
     const double tokens =
-        model->kv_capacity_tokens(scheduler.max_num_batched_tokens) * scheduler.kv_cache_fraction;
+        model->kv_capacity_tokens(scheduler.max_num_batched_tokens, scheduler.max_num_seqs) *
+        scheduler.kv_cache_fraction;
     const auto blocks = static_cast<long long>(std::floor(tokens / scheduler.block_size));
     if (blocks < 1)
       throw std::invalid_argument(

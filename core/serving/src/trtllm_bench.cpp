@@ -46,14 +46,19 @@ SchedulerConfig trtllm_bench_scheduler(const perf::Design& replica, int input_le
   const double kv_bytes = nm.kv_cache == Precision::fp4 ? 1.0 : rule_bytes(nm.kv_cache);
   // MLA caches the compressed latent and the RoPE key per token and layer (DeepSeek-V2/V3), not
   // per-head K and V.
-  const double kv_per_token =
+  const double kv_per_token_layer =
       m.attention == workload::AttentionKind::mla
-          ? m.layers * parallel::kv_bytes_per_token_layer(m, kv_bytes, tp)
-          : 2.0 * m.layers * std::max(tp, m.kv_heads) * m.head_dim * kv_bytes;
+          ? parallel::kv_bytes_per_token_layer(m, kv_bytes, tp)
+          : 2.0 * std::max(tp, m.kv_heads) * m.head_dim * kv_bytes;
+  // Sliding-window layers hold the window at most (workload::Model::sliding_window).
+  const int sliding = parallel::sliding_layers(m, 0, m.layers);
+  const double length = static_cast<double>(input_len) + output_len;
+  const double kv_per_request =
+      kv_per_token_layer * ((m.layers - sliding) * length + sliding * parallel::window_keys(m, length));
   const double engine = parallel::param_counts(m).total * rule_bytes(nm.weights);
   const double memory = hw::memory_capacity_bytes(replica.hardware.memory) * tp * pp * ranks;
   const double cache = std::max(0.0, memory - engine) * kv_cache_fraction;
-  const double requests = cache / (kv_per_token * (input_len + output_len)) / ranks;
+  const double requests = cache / kv_per_request / ranks;
 
   const double raw_bs = std::min(requests, 4096.0) / pp;
   const double raw_tokens =

@@ -72,6 +72,17 @@ NumericsMapping numerics_for(const SiliconRow& row, const hw::Hardware& hw) {
     // fp8_block (DeepSeek-style 128 x 128 block scales) moves the same bytes and runs the same
     // FP8 tensor-core rate as per-tensor FP8; the scales are < 0.1 % of the weights.
     n = {Precision::fp8, Precision::fp8, Precision::bf16};
+  } else if ((q == "nvfp4" || q == "mxfp4") && row.model.starts_with("openai/gpt-oss")) {
+    // gpt-oss ships its experts in MXFP4 only (the sample files its rows as nvfp4). Hopper runs
+    // them weight-only at BF16 (vLLM's Marlin / triton_kernels MoE, TensorRT-LLM's Triton MoE
+    // backend); Blackwell runs MXFP4 x MXFP8 on its FP4 tensor cores (FlashInfer's and
+    // TensorRT-LLM's trtllm-gen MoE), so the GEMMs go at the FP8 rate.
+    const bool fp4_cores = hw.compute.matrix_flops_per_cycle_fp4 > 0;
+    n = {Precision::fp4, fp4_cores ? Precision::fp8 : Precision::bf16, Precision::bf16};
+    m.note = fp4_cores ? "gpt-oss MXFP4 experts x MXFP8 activations"
+                       : "gpt-oss MXFP4 experts, weight-only: GEMMs at bf16";
+    // KV cache at the model's dtype (the backends' "auto"): the rows do not say otherwise.
+    if (row.moe_quant == q) return m;
   } else if (q == "nvfp4") {
     if (hw.compute.matrix_flops_per_cycle_fp4 <= 0) {
       m.refused = "NVFP4 GEMMs on " + row.system +
@@ -281,11 +292,7 @@ ModelMapping model_for_path(const std::string& path) {
   };
   for (const auto& e : kMap)
     if (path == e.path) return {std::string(e.preset), std::string(e.note)};
-  if (path.starts_with("openai/gpt-oss"))
-    return {"",
-            "gpt-oss alternates 128-token sliding-window and full attention layers with learned "
-            "attention sinks; the operator graph has full attention only, so half its layers' "
-            "KV cache and attention time would be overstated"};
+  if (path == "openai/gpt-oss-120b") return {"gpt-oss-120b", ""};
   // MiniMax-M2, M2.1, M2.5 and M2.7 share one architecture (NVIDIA Megatron-Bridge's
   // MiniMax-M2 page); MiniMax-M1 / Text-01 use lightning (linear) attention, which the graph
   // cannot express.

@@ -81,5 +81,36 @@ TEST(Kv, MlaLatentIsNotSplitByTp) {
   EXPECT_DOUBLE_EQ(kv_bytes_per_token_layer(m, 1, 8), 576.0);  // 512 + 64 (DeepSeek-V2 §2.1)
 }
 
+// Sliding-window attention (workload::Model::sliding_window): which layers slide, and the keys
+// a sliding layer's queries see, against sums worked out by hand.
+TEST(SlidingWindow, LayersAndKeys) {
+  workload::Model m;
+  m.layers = 36;
+  EXPECT_EQ(sliding_layers(m, 0, 36), 0);  // no window
+  EXPECT_EQ(window_keys(m, 5000.0), 5000.0);
+  EXPECT_DOUBLE_EQ(window_prefill_keys(m, 1024, 0), 512.5);  // causal: (1 + 1024) / 2
+  m.sliding_window = 128;
+  m.full_attention_interval = 2;  // gpt-oss: layer 0 slides, layer 1 is full, ...
+  EXPECT_EQ(sliding_layers(m, 0, 36), 18);
+  EXPECT_EQ(sliding_layers(m, 0, 1), 1);
+  EXPECT_EQ(sliding_layers(m, 1, 1), 0);
+  EXPECT_EQ(sliding_layers(m, 1, 3), 1);   // layers 1 (full), 2 (slides), 3 (full)
+  EXPECT_EQ(sliding_layers(m, 17, 19), 9);  // layers 17..35: the even ones, 18..34
+  m.full_attention_interval = 6;  // five sliding layers to one full (Gemma 3's pattern)
+  EXPECT_EQ(sliding_layers(m, 0, 12), 10);
+  m.full_attention_interval = 0;  // every layer slides (Mistral 7B v0.1)
+  EXPECT_EQ(sliding_layers(m, 4, 8), 8);
+  EXPECT_EQ(window_keys(m, 5000.0), 128.0);
+  EXPECT_EQ(window_keys(m, 100.0), 100.0);
+  // A 1024-token prompt: queries 1..128 see 1..128 keys, the other 896 see 128:
+  // (128 x 129 / 2 + 896 x 128) / 1024 = 122944 / 1024.
+  EXPECT_DOUBLE_EQ(window_prefill_keys(m, 1024, 0), 122944.0 / 1024.0);
+  // Within the window it is the causal mean; after a cached prefix past it, the window.
+  EXPECT_DOUBLE_EQ(window_prefill_keys(m, 100, 0), 50.5);
+  EXPECT_DOUBLE_EQ(window_prefill_keys(m, 24, 1000), 128.0);
+  // A chunk of 100 after 60 cached: queries see 61..127 (67 of them), then 33 x 128.
+  EXPECT_DOUBLE_EQ(window_prefill_keys(m, 100, 60), (67.0 * (61 + 127) / 2 + 33 * 128) / 100);
+}
+
 }  // namespace
 }  // namespace stackscope::parallel

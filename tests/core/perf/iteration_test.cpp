@@ -385,6 +385,79 @@ TEST(Iteration, KvBytesPerToken) {
 
 // Sequences of the largest iteration's size filling the capacity fit memory_footprint; one
 // more KV page per device does not (pp = 1: exact; pp > 1: the fullest stage bounds).
+// gpt-oss-120b (18 of 36 layers attend to a 128-token window) on H100 SXM, MXFP4 weight-only.
+Design gpt_oss_h100(int tp) {
+  return project(R"({"schema_version": 2, "id": "t", "name": "gpt-oss-120b h100 tp)" +
+                 std::to_string(tp) + R"(", "hardware": "h100-sxm",
+    "system": "h100-sxm-x8", "model": "gpt-oss-120b", "runtime": "modern-gpu-2025",
+    "workload": {"batch": 1, "input_len": 1024, "output_len": 256,
+      "numerics": {"weights": "fp4", "activations": "bf16", "kv_cache": "bf16"}},
+    "parallel": {"tp": )" +
+                 std::to_string(tp) + "}}");
+}
+
+// Sliding-window layers in serving iterations: a uniform decode batch and one prompt are still
+// the evaluator's decode step and prefill pass; a window no sequence reaches changes nothing;
+// past the window the sliding layers' attention stops growing, so a decode step grows with
+// context at the full layers' rate only (half of the same model without a window).
+TEST(Iteration, SlidingWindowLayers) {
+  const Design d = gpt_oss_h100(8);
+  ASSERT_TRUE(validate(d).empty()) << validate(d)[0].message;
+  for (const auto& [batch, context] : {std::pair{8, 1023}, std::pair{64, 4095}, std::pair{3, 60}}) {
+    const Design dd = at_decode(d, batch, context);
+    IterationModel m(dd);
+    expect_rel(m.cost(decodes(batch, context)).time_s, evaluate(dd).decode.time_s, "decode");
+  }
+  for (const int input : {100, 2048}) {
+    const Design dp = at_prefill(d, input);
+    IterationModel m(dp);
+    const std::vector<SequenceChunk> one{{input, 0, true}};
+    expect_rel(m.cost(one).time_s, evaluate(dp).prefill.time_s, "prefill");
+  }
+  Design full = d;
+  full.model.sliding_window = 0;
+  IterationModel with(d), without(full);
+  // Contexts inside the window: identical.
+  EXPECT_EQ(with.cost(decodes(16, 100)).time_s, without.cost(decodes(16, 100)).time_s);
+  const std::vector<SequenceChunk> short_prompt{{120, 0, true}};
+  EXPECT_EQ(with.cost(short_prompt).time_s, without.cost(short_prompt).time_s);
+  // Past it: cheaper, and growing at half the rate (18 of 36 layers still grow) while decode
+  // attention is bound by the KV bytes it reads.
+  const double w1 = with.cost(decodes(64, 8000)).time_s, w2 = with.cost(decodes(64, 16000)).time_s;
+  const double f1 = without.cost(decodes(64, 8000)).time_s,
+               f2 = without.cost(decodes(64, 16000)).time_s;
+  EXPECT_LT(w1, f1);
+  EXPECT_NEAR((w2 - w1) / (f2 - f1), 0.5, 0.02);
+  const std::vector<SequenceChunk> long_prompt{{8192, 0, true}};
+  EXPECT_LT(with.cost(long_prompt).time_s, without.cost(long_prompt).time_s);
+}
+
+// KV capacity with sliding-window layers: a sequence holds at most the window in them (set aside
+// for max_seqs sequences), and its tokens beyond it cost the full layers' bytes only. The model
+// without a window counts every layer per token: 36 x kv per token over `free`; with it,
+// (free - seqs x 128 tokens x 18 layers) / 18 layers = 2 x that capacity - seqs x 128.
+TEST(Iteration, SlidingWindowKvCapacity) {
+  const Design d = gpt_oss_h100(8);
+  Design full = d;
+  full.model.sliding_window = 0;
+  const double cap_full = IterationModel(full).kv_capacity_tokens(8192, 64);
+  ASSERT_GT(cap_full, 0);
+  EXPECT_EQ(IterationModel(full).kv_capacity_tokens(8192), cap_full);
+  const IterationModel m(d);
+  EXPECT_NEAR(m.kv_capacity_tokens(8192, 64), 2 * cap_full - 64 * 128.0, 1e-6 * cap_full);
+  EXPECT_EQ(m.kv_capacity_tokens(8192), cap_full);  // no sequence cap: every layer per token
+  EXPECT_NEAR(m.kv_bytes_per_token(), IterationModel(full).kv_bytes_per_token() / 2, 1e-9);
+  // The static footprint: 18 layers of the whole context and 18 of the window.
+  Design big = d;
+  big.workload.batch = 4;
+  big.workload.input_len = 4000;
+  big.workload.output_len = 96;
+  Design big_full = big;
+  big_full.model.sliding_window = 0;
+  const double kv = memory_footprint(big, 4).kv_cache, kv_full = memory_footprint(big_full, 4).kv_cache;
+  EXPECT_NEAR(kv / kv_full, (18.0 * 4096 + 18.0 * 128) / (36.0 * 4096), 1e-12);
+}
+
 TEST(Iteration, KvCapacityMatchesFootprint) {
   constexpr int kMaxBatched = 8192;
   struct Case {

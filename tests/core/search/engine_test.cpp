@@ -493,6 +493,44 @@ TEST(SearchBounds, NeverBeatenByTheEvaluator) {
   EXPECT_GT(throttled, 10);
 }
 
+// Sliding-window layers (gpt-oss-120b, 18 of 36 layers on a 128-token window) at prompts far
+// past the window: every bound still under the evaluator, the hardware-exact one included.
+TEST(SearchBounds, SlidingWindowModelNeverBeaten) {
+  Space space = moe_space();
+  space.base.model = presets().model("gpt-oss-120b");
+  space.base.workload.input_len = 8192;
+  space.base.workload.output_len = 1024;
+  space.base.workload.numerics = {Precision::fp4, Precision::bf16, Precision::bf16};
+  const CompiledSpace cs(space);
+  perf::Evaluator ev;
+  int checked = 0;
+  for (std::uint64_t k = 0; k < 300; ++k) {
+    const PointId id = cs.point_at((Count{k} * 7919u) % cs.size());
+    const perf::Design d = cs.decode(id);
+    if (!perf::validate(d).empty()) continue;
+    const perf::Result r = ev.evaluate(d);
+    if (r.batch <= 0) continue;
+    std::optional<network::NetworkModel> net;
+    if (!d.system.levels.empty()) net.emplace(d.system);
+    CommWork comm;
+    DecodeWork work;
+    const Optimistic o = optimistic(d, r.batch, net ? &*net : nullptr, &work, &comm);
+    EXPECT_LE(o.tpot_s, r.metrics.tpot_s) << d.name;
+    EXPECT_LE(o.ttft_s, r.metrics.ttft_s) << d.name;
+    EXPECT_GE(o.stps, r.metrics.stps) << d.name;
+    Schedule sch;
+    sch.sequence_parallel = d.parallel.sequence_parallel;
+    sch.overlap = d.parallel.overlap;
+    sch.tiles = d.parallel.overlap_tiles;
+    const DecodeWork hw_work = hardware_decode_work(d, r.batch);
+    const Optimistic exact =
+        decode_optimistic(hw_work, decode_rates(d, work.kv_page_bytes), &comm, &sch);
+    EXPECT_LE(exact.tpot_s, r.metrics.tpot_s) << d.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 50);
+}
+
 // Fixed tile counts on an MoE model with shared experts (DeepSeek-V2-Lite): the shared
 // experts are independent work that may hide the all-to-alls' latency too
 // (perf/overlap.hpp), so the MoE layer's own-schedule bound keeps only max(P, c); the

@@ -32,10 +32,21 @@ struct StageLayers {
   int dense = 0;      // layers with a dense FFN
   int moe = 0;        // layers with an MoE FFN
   int first_moe = 0;  // index among MoE layers of the stage's first MoE layer
+  int sliding = 0;    // of dense + moe, layers with sliding-window attention
   bool embedding = false;
   bool lm_head = false;
 };
 StageLayers stage_layers(const workload::Model& m, int pp, int stage) noexcept;
+
+// Sliding-window attention (workload::Model::sliding_window): how many of the `count` layers from
+// index `first` slide, and the keys a sliding layer's decode query reads at `kv_len` keys of
+// context (min(kv_len, window); kv_len when the model has no window).
+int sliding_layers(const workload::Model& m, int first, int count) noexcept;
+double window_keys(const workload::Model& m, double kv_len) noexcept;
+// Key visits per query of a causal prefill of q_len tokens after `context` cached ones in a
+// sliding layer: the mean over the chunk's queries of min(position + 1, window), where position
+// counts from the prompt's start. A full-attention layer's chunk has context + (q_len + 1) / 2.
+double window_prefill_keys(const workload::Model& m, double q_len, double context) noexcept;
 
 // KV-cache bytes per token per layer held by one tensor-parallel rank. MHA/GQA: K and V of
 // max(1, kv_heads / tp) heads (KV heads are replicated when tp > kv_heads). MLA: the latent

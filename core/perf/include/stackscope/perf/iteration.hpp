@@ -58,8 +58,12 @@ class IterationModel {
   // perf::memory_footprint counts them. With pp > 1 the fullest stage (most weights, most
   // layers) bounds every stage, so the capacity is a lower bound; with pp = 1 it is
   // (capacity - weights - activations - reserve) x devices / kv_bytes_per_token().
+  // Sliding-window models (workload::Model::sliding_window) with full layers beside the sliding
+  // ones: kv_bytes_per_token() counts the full layers (what a token adds beyond the window), and
+  // given max_seqs (> 0) the capacity is in those tokens after every one of max_seqs sequences
+  // has its window in the sliding layers set aside.
   double kv_bytes_per_token() const;
-  double kv_capacity_tokens(int max_batched_tokens) const;
+  double kv_capacity_tokens(int max_batched_tokens, int max_seqs = 0) const;
   int devices() const;  // devices of one replica (tp x pp x ep x cp)
   // Idle power of the replica's devices (W): what they draw while no iteration runs (cost()
   // counts each phase's busy floor over its iterations' time).

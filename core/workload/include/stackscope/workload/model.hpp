@@ -51,6 +51,16 @@ struct Model {
   // max_model_len defaults to it; a serving request beyond it is rejected, a workload beyond it
   // is refused.
   int max_context_tokens = 0;
+  // Sliding-window attention (Beltagy et al. 2020, "Longformer"; Mistral 7B; gpt-oss's
+  // config.json `sliding_window` and `layer_types`): a sliding layer's query sees only the last
+  // `sliding_window` keys, so its attention work and its KV cache stop growing there (vLLM's
+  // hybrid KV cache manager and TensorRT-LLM's per-layer max_attention_window free the keys
+  // that left the window). 0 = every layer attends to the whole context.
+  int sliding_window = 0;
+  // Which layers slide when sliding_window > 0: layer i (from 0) attends to the whole context
+  // when full_attention_interval > 0 and (i + 1) is a multiple of it, else it slides; 0 = every
+  // layer slides. gpt-oss alternates sliding and full layers, the first sliding: interval 2.
+  int full_attention_interval = 0;
   Mla mla;
   Moe moe;
 };
