@@ -29,12 +29,14 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QGridLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QScrollArea;
 class QSpinBox;
+class QSplitter;
 class QStackedWidget;
 class QUndoStack;
 class QVBoxLayout;
@@ -142,6 +144,16 @@ class SpaceEditor : public QWidget {
     QString problem;
   };
 
+  // The form's groups and panes (space_editor_form.cpp), each built once by the constructor.
+  QGroupBox* buildHardwareAxes(QWidget* form);
+  QGroupBox* buildScheduleAxes(QWidget* form);
+  QGroupBox* buildConstraints(QWidget* form);
+  QGroupBox* buildObjectives(QWidget* form);
+  QGroupBox* buildRunOptions(QWidget* form);
+  // The total, the problems and the file and undo buttons under the form.
+  void buildFooter(QWidget* left, QVBoxLayout* leftBox);
+  // The JSON view beside the form (hidden until asked for).
+  void buildJsonView(QSplitter* split);
   AxisRow* makeAxisRow(QGridLayout* grid, int r, const QString& key, bool removable);
   void setRowValues(AxisRow& row, const std::vector<double>& values);
   // The row's values; false + row.problem when its text is not numbers or the range is empty.
