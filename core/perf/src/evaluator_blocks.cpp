@@ -542,6 +542,27 @@ Block lm_head_block(const Ctx& c, double seqs) {
   return b;
 }
 
+StageMoe::StageMoe(const Ctx& c, double tokens_attn, double tokens_stage)
+    : c_(c), tokens_attn_(tokens_attn), tokens_stage_(tokens_stage) {
+  rows_ = parallel::is_moe(c.d.model) ? moe::frequency_rows(c.d.workload.routing) : 0;
+  if (rows_ == 1) single_ = layer(0);
+}
+
+Block StageMoe::layer(int row) const {
+  const auto& m = c_.d.model;
+  double freq[moe::kMaxExperts];
+  moe::expert_frequency(c_.d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
+  return moe_block(c_, tokens_attn_, tokens_stage_, freq, row);
+}
+
+void StageMoe::add(Block& b, const parallel::StageLayers& st) const {
+  if (rows_ == 1) {
+    b.add(single_, st.moe);
+    return;
+  }
+  for (int j = 0; j < st.moe; ++j) b.add(layer((st.first_moe + j) % std::max(1, rows_)), 1.0);
+}
+
 // One pipeline-stage pass of a micro-batch of `mb` sequences with q_len new tokens each and
 // kv_len keys, on the slowest stage, plus the hop to the next stage.
 Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
@@ -564,17 +585,7 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   const Block dense = dense_ffn_block(c, tokens_stage * c.place.ffn_tp() / stage);
   const Block head = lm_head_block(c, seqs_dev);
 
-  // MoE layers: one routing row for synthetic distributions (costed once); a trace has a row
-  // per MoE layer, costed where the layer sits (each MoE layer is in exactly one stage).
-  const bool has_moe = parallel::is_moe(m);
-  const int rows = has_moe ? moe::frequency_rows(c.d.workload.routing) : 0;
-  double freq[moe::kMaxExperts];
-  auto moe_layer = [&](int row) {
-    moe::expert_frequency(c.d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
-    return moe_block(c, tokens_attn, tokens_stage, freq, row);
-  };
-  Block moe_single;
-  if (rows == 1) moe_single = moe_layer(0);
+  const StageMoe moe(c, tokens_attn, tokens_stage);
 
   Block worst;
   worst.time = -1;
@@ -584,12 +595,7 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
     b.add(attn, st.dense + st.moe - st.sliding);
     if (st.sliding > 0) b.add(attn_sliding, st.sliding);
     b.add(dense, st.dense);
-    if (rows == 1) {
-      b.add(moe_single, st.moe);
-    } else {
-      for (int j = 0; j < st.moe; ++j)
-        b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
-    }
+    moe.add(b, st);
     if (st.lm_head) b.add(head, 1.0);
     if (c.pp > 1) {
       charge_comm(b, OpClass::pp_comm, c, GroupKind::pp_next, Collective::point_to_point,

@@ -11,6 +11,7 @@
 #include "stackscope/compute/roofline.hpp"
 #include "stackscope/network/model.hpp"
 #include "stackscope/parallel/placement.hpp"
+#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/power_area/energy.hpp"
@@ -157,6 +158,22 @@ Block moe_block(const Ctx& c, double tokens_attn, double tokens_stage, const dou
 void mesh_routed_experts(Block& b, const Ctx& c, double tokens_stage, int row);
 void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const double* freq);
 Block lm_head_block(const Ctx& c, double seqs);
+// The MoE layers of a pipeline stage for tokens_attn tokens per attention group and
+// tokens_stage over the stage: one routing row for a synthetic distribution (costed once), or a
+// trace's row per MoE layer, costed where the layer sits (each MoE layer is in exactly one stage).
+class StageMoe {
+ public:
+  StageMoe(const Ctx& c, double tokens_attn, double tokens_stage);
+  // Adds the MoE layers of stage `st` to b.
+  void add(Block& b, const parallel::StageLayers& st) const;
+
+ private:
+  Block layer(int row) const;
+  const Ctx& c_;
+  double tokens_attn_, tokens_stage_;
+  int rows_ = 0;
+  Block single_;
+};
 Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len);
 PhaseBreakdown to_phase(const Block& stage, double passes, double static_W);
 double capacity_bytes(const hw::Hardware& h);

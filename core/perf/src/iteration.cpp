@@ -253,26 +253,13 @@ struct IterationModel::Impl {
         charge_comm(hop, OpClass::pp_comm, c, GroupKind::pp_next, Collective::point_to_point,
                     tokens_attn * m.hidden * c.comm_bytes);
       }
-      const bool has_moe = parallel::is_moe(m);
-      const int rows = has_moe ? moe::frequency_rows(d.workload.routing) : 0;
-      double freq[moe::kMaxExperts];
-      auto moe_layer = [&](int row) {
-        moe::expert_frequency(d.workload.routing, m.moe.experts, m.moe.top_k, row, freq);
-        return moe_block(c, tokens_attn, tokens, freq, row);
-      };
-      Block moe_single;
-      if (rows == 1) moe_single = moe_layer(0);
+      const StageMoe moe(c, tokens_attn, tokens);
       Cost r;
       for (int s = 0; s < c.pp; ++s) {
         const auto st = parallel::stage_layers(m, c.pp, s);
         Block b;
         b.add(dense, st.dense);
-        if (rows == 1) {
-          b.add(moe_single, st.moe);
-        } else {
-          for (int j = 0; j < st.moe; ++j)
-            b.add(moe_layer((st.first_moe + j) % std::max(1, rows)), 1.0);
-        }
+        moe.add(b, st);
         if (st.lm_head) b.add(head, 1.0);
         b.add(hop, 1.0);  // every stage, the last one's back to the first, as slowest_stage
         r.time += b.time;
