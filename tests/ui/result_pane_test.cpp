@@ -7,10 +7,12 @@
 
 #include <QApplication>
 #include <QChartView>
+#include <QLabel>
 #include <QPointer>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QtTest>
@@ -274,6 +276,51 @@ class ResultPaneTest : public QObject {
     plot.resize(640, 400);
     QCoreApplication::processEvents();
     QCOMPARE(hint->geometry(), plot.rect());
+  }
+
+  // Compare marks a best metric only among designs running the same workload, and says what
+  // differs when they do not; its bar chart names the resources as the rest of the window does.
+  void compareMarksBestOnlyForEqualWorkloads() {
+    stackscope::io::PresetRegistry presets;
+    presets.register_builtins();
+    auto a = presets.project("default");
+    auto b = a;
+    b.parallel.tp = a.parallel.tp > 1 ? a.parallel.tp / 2 : a.parallel.tp;
+    b.workload.batch = a.workload.batch * 2;
+    auto boldCells = [](const QTableWidget* t) {
+      int n = 0;
+      for (int r = 0; r < t->rowCount(); ++r)
+        for (int c = 0; c < t->columnCount(); ++c)
+          if (t->item(r, c) && t->item(r, c)->font().bold()) ++n;
+      return n;
+    };
+    stackscope::ui::CompareView compare;
+    auto* table = compare.findChild<QTableWidget*>(QStringLiteral("compareTable"));
+    QVERIFY(table);
+    compare.add(a, stackscope::perf::evaluate(a));
+    compare.add(b, stackscope::perf::evaluate(b));
+    QVERIFY(boldCells(table) > 0);
+    auto hintText = [&] {
+      QString all;
+      for (auto* l : compare.findChildren<QLabel*>()) all += l->text();
+      return all;
+    };
+    QVERIFY(!hintText().contains(QStringLiteral("different workloads")));
+    compare.clear();
+    b = a;
+    b.workload.input_len = a.workload.input_len / 2;
+    compare.add(a, stackscope::perf::evaluate(a));
+    compare.add(b, stackscope::perf::evaluate(b));
+    QCOMPARE(boldCells(table), 0);
+    QVERIFY2(hintText().contains(QStringLiteral("different workloads (input / output tokens)")),
+             qPrintable(hintText()));
+    auto* bars = compare.findChild<QCustomPlot*>();
+    auto ticker = bars->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+    QVERIFY(ticker);
+    const QStringList labels = ticker->ticks().values();
+    QVERIFY(labels.contains(QStringLiteral("Inter-chip network")));
+    QVERIFY(labels.contains(QStringLiteral("Vertical links")));
+    for (const QString& l : labels) QVERIFY2(!l.contains(QLatin1Char('_')), qPrintable(l));
   }
 
   // The views: an invalid design's throughput curve and breakdown, an empty Compare and a

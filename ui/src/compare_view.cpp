@@ -112,6 +112,25 @@ void CompareView::rebuild() {
                           "%1 side by side.")
                            .arg(kMaxDesigns)
                      : tr("Highlighted rows differ between the designs; the best metric is bold.");
+  // A metric is "best" only among designs doing the same work: a design that serves another
+  // model or shorter requests is not better for being faster.
+  QStringList unequal;
+  if (entries.size() > 1) {
+    const auto& w0 = entries.front().design;
+    bool model = false, lengths = false;
+    for (const auto& e : entries) {
+      model = model || e.design.model.id != w0.model.id;
+      lengths = lengths || e.design.workload.input_len != w0.workload.input_len ||
+                e.design.workload.output_len != w0.workload.output_len;
+    }
+    if (model) unequal << tr("model");
+    if (lengths) unequal << tr("input / output tokens");
+  }
+  const bool sameWork = unequal.isEmpty();
+  if (!sameWork)
+    hint = tr("Highlighted rows differ between the designs. They run different workloads (%1), "
+              "so no metric is marked best.")
+               .arg(unequal.join(tr(" and ")));
   if (entries.size() > 1)
     hint += sameRuntime_->isChecked()
                 ? tr(" All columns run under runtime profile %1 (the first design's).")
@@ -224,7 +243,7 @@ void CompareView::rebuild() {
     const bool differs = std::any_of(cells.begin(), cells.end(),
                                      [&](const QString& s) { return s != cells.front(); });
     int best = -1;
-    if (rows[r].value && n > 1 && differs) {
+    if (rows[r].value && n > 1 && differs && sameWork) {
       for (int c = 0; c < n; ++c) {
         const double v = rows[r].value(entries[static_cast<std::size_t>(c)]);
         const double bv = best < 0 ? 0 : rows[r].value(entries[static_cast<std::size_t>(best)]);
@@ -249,8 +268,7 @@ void CompareView::rebuild() {
   const int resources = static_cast<int>(perf::kResources);
   auto ticker = QSharedPointer<QCPAxisTickerText>::create();
   for (int k = 0; k < resources; ++k)
-    ticker->addTick(k + 1,
-                    QString::fromLatin1(perf::to_string(static_cast<perf::Resource>(k)).data()));
+    ticker->addTick(k + 1, resourceLabel(static_cast<perf::Resource>(k)));
   bars_->xAxis->setTicker(ticker);
   bars_->xAxis->setTickLabelRotation(35);
   bars_->axisRect()->setMinimumMargins(QMargins(10, 10, 40, 10));  // rotated labels fit
