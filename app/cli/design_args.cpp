@@ -281,7 +281,7 @@ void apply_overrides(perf::Design& d, const ParsedArgs& a, const io::PresetRegis
   // would mislead.
   if (a.has("--hardware") || a.has("--model") || a.has("--system") ||
       d.system.devices != project_devices) {
-    d.name = d.model.name + " on " + std::to_string(d.system.devices) + "x " + d.hardware.name;
+    d.name = perf::described_name(d);
   }
 }
 

@@ -142,6 +142,31 @@ class MainWindowTest : public QObject {
     QVERIFY(label(w, "deviceCapacity")->text() != before);
   }
 
+  // The design's name describes its device, model and device count: switching the device
+  // renames it (header and Compare alike), switching back restores the project's own name.
+  void designNameFollowsTheDevice() {
+    MainWindow w;
+    w.show();
+    const std::string own = w.design().name;
+    QVERIFY(own.find("H100") != std::string::npos);
+    auto* hw = w.findChild<QComboBox*>(QStringLiteral("hardwareCombo"));
+    hw->setCurrentIndex(hw->findData(QStringLiteral("h200")));
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.design().hardware.id),
+                              QStringLiteral("h200"), 2000);
+    const QString renamed = QString::fromStdString(w.design().name);
+    QCOMPARE(renamed, QString::fromStdString(stackscope::perf::described_name(w.design())));
+    QVERIFY2(renamed.contains(QStringLiteral("H200")) && !renamed.contains(QStringLiteral("H100")),
+             qPrintable(renamed));
+    QCOMPARE(label(w, "designTitle")->text(), renamed);
+    w.addToCompare();
+    auto* table = w.findChild<QTableWidget*>(QStringLiteral("compareTable"));
+    QVERIFY(table && table->item(0, 0));
+    QCOMPARE(table->item(0, 0)->text(), renamed);
+    hw->setCurrentIndex(hw->findData(QStringLiteral("h100-sxm")));
+    QTRY_COMPARE_WITH_TIMEOUT(QString::fromStdString(w.design().name), QString::fromStdString(own),
+                              2000);
+  }
+
   void saveAndOpenRoundTrip() {
     MainWindow w;
     QTemporaryDir dir;

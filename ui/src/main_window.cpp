@@ -159,8 +159,20 @@ void MainWindow::buildMenus() {
   help->addAction(tr("&About StackScope"), this, &MainWindow::about);
 }
 
+void MainWindow::setNameBasis(const perf::Design& d) {
+  nameBasis_ = {d.name, d.hardware.id, d.model.id, d.system.devices};
+}
+
+std::string MainWindow::followedName(const perf::Design& d) const {
+  const auto& b = nameBasis_;
+  if (d.hardware.id == b.hardware && d.model.id == b.model && d.system.devices == b.devices)
+    return b.name;
+  return perf::described_name(d);
+}
+
 void MainWindow::setDesign(const perf::Design& design) {
   design_ = design;
+  setNameBasis(design_);
   editor_->setBase(design_);
   doc_.reset(design_);
   setWindowModified(false);
@@ -174,6 +186,7 @@ void MainWindow::evaluateNow() {
   std::vector<Issue> issues;
   try {
     design_ = editor_->compose();
+    design_.name = followedName(design_);
     issues = perf::validate(design_);
   } catch (const ConfigError& e) {
     issues = e.issues();

@@ -154,6 +154,7 @@ void MainWindow::adopt(const io::ProjectFile& project, const QString& file) {
   file_ = file;
   origin_ = project.origin;
   design_ = project.design;
+  setNameBasis(design_);
   editor_->setBase(design_);
   // A new document: no undo step leads back into the previous one.
   doc_.reset(design_, project.serving.value_or(serving::ServingSpec{}));

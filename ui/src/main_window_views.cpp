@@ -162,10 +162,12 @@ void MainWindow::buildUi() {
   views_->setTabToolTip(6, tr("MoE expert placement on the design's 2D mesh: every strategy "
                               "(TP, EP, EPLB, balanced, HD-MoE) scored by one simulator"));
   connect(search_, &SearchPanel::designChosen, this, [this](const perf::Design& d) {
-    // An undoable edit: Ctrl+Z returns to the design before the click.
+    // An undoable edit: Ctrl+Z returns to the design before the click. The point keeps the
+    // project's name while it has the project's device, model and device count.
     design_ = d;
-    editor_->setBase(d);
-    doc_.edit(d, tr("Load search point"));
+    design_.name = followedName(d);
+    editor_->setBase(design_);
+    doc_.edit(design_, tr("Load search point"));
     evaluateNow();
     statusBar()->showMessage(
         tr("Loaded a design from the search frontier into the editor (Ctrl+Z to go back)"));

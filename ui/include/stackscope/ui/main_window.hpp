@@ -146,6 +146,14 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<io::PresetRegistry> presets_;
   ConfigDocument doc_;  // the edited design and its undo history
   perf::Design design_;
+  // What the project's own name describes (its device, model and device count as loaded): while
+  // an edit keeps them the name stays; once one changes, the name is perf::described_name's.
+  struct NameBasis {
+    std::string name, hardware, model;
+    int devices = 0;
+  } nameBasis_;
+  void setNameBasis(const perf::Design& d);
+  std::string followedName(const perf::Design& d) const;
   std::optional<perf::Result> result_;
   QString file_;
   io::ProjectOrigin origin_;  // written back on save

@@ -31,4 +31,12 @@ struct Design {
   std::optional<hw::Wafer> wafer;
 };
 
+// The name a design gets when its device, model or device count is changed from what its own
+// name describes: "<model> on <devices>x <device>" (names as the presets give them, else ids).
+inline std::string described_name(const Design& d) {
+  const std::string& model = d.model.name.empty() ? d.model.id : d.model.name;
+  const std::string& device = d.hardware.name.empty() ? d.hardware.id : d.hardware.name;
+  return model + " on " + std::to_string(d.system.devices) + "x " + device;
+}
+
 }  // namespace stackscope::perf
