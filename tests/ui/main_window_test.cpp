@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -399,6 +400,22 @@ class MainWindowTest : public QObject {
       w.findChild<QWidget*>(QStringLiteral("summaryPanel"))
           ->grab()
           .save(QString::fromLocal8Bit(dir) + QStringLiteral("/summary-baseline.png"));
+  }
+
+  // A baseline pinned on one project does not follow into another: opening (or starting) a
+  // project clears it and says so, so no card compares two projects.
+  void baselineIsClearedWhenAnotherProjectOpens() {
+    MainWindow w;
+    w.show();
+    w.pinBaseline();
+    QLabel* delta = label(w, "delta_stps");
+    QVERIFY(delta->isVisibleTo(&w));
+    QString error;
+    QVERIFY2(w.openProject(QStringLiteral(STACKSCOPE_SOURCE_DIR "/presets/projects/mixtral-hdmoe.json"),
+                           &error),
+             qPrintable(error));
+    QVERIFY(!delta->isVisibleTo(&w) || !delta->text().contains(QStringLiteral("baseline")));
+    QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("Baseline cleared")));
   }
 
   // Every plot exports to PNG, PDF and SVG; an unknown suffix is refused with the allowed list.

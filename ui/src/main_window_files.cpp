@@ -27,6 +27,7 @@
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/result_pane.hpp"
+#include "stackscope/ui/summary_panel.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -156,10 +157,17 @@ void MainWindow::adopt(const io::ProjectFile& project, const QString& file) {
   design_ = project.design;
   setNameBasis(design_);
   editor_->setBase(design_);
-  // A new document: no undo step leads back into the previous one.
+  // A new document: no undo step leads back into the previous one, and no baseline pinned on
+  // the previous one stands beside its figures (its changes would compare two projects).
   doc_.reset(design_, project.serving.value_or(serving::ServingSpec{}));
   setWindowModified(false);
+  const bool hadBaseline = summary_->hasBaseline();
+  summary_->setBaseline(std::nullopt);
   evaluateNow();
+  if (hadBaseline)
+    statusBar()->showMessage(
+        tr("Baseline cleared: it was pinned on the previous project (Design ▸ Pin as Baseline "
+           "pins one here)"));
 }
 
 bool MainWindow::openProject(const QString& file, QString* error) {

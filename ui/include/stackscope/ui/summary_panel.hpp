@@ -26,6 +26,7 @@ class SummaryPanel : public QWidget {
   // clears it. Applies from the next showResult.
   void setBaseline(const std::optional<perf::Result>& baseline, const QString& name = {},
                    int devices = 1);
+  bool hasBaseline() const { return baseline_.has_value(); }
   // The design did not validate: metrics are cleared, the banner lists the problems.
   void showIssues(const std::vector<Issue>& issues);
 
