@@ -14,6 +14,7 @@
 #include "stackscope/io/serving.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/wafer_view.hpp"
+#include "wafer_map.hpp"
 #include "stackscope/wafer/run.hpp"
 
 using namespace stackscope;
@@ -135,6 +136,34 @@ class WaferViewTest : public QObject {
     QVERIFY2(view.error().contains(QStringLiteral("out of range")), qPrintable(view.error()));
     view.resize(1200, 1000);
     QVERIFY(view.grab().save(QDir(shots()).filePath(QStringLiteral("wafer-sweep.png"))));
+  }
+
+  // A wafer design says what it has before its first run, and a run shown for one design is
+  // gone when another comes (the map never shows a run of inputs that changed).
+  void aWaferDesignSaysHowToSeeItAndANewDesignClearsTheRun() {
+    ui::ConfigDocument doc;
+    doc.reset(project(), spec(100));
+    ui::WaferView view;
+    view.setDocument(&doc);
+    auto* map = view.findChild<ui::WaferMap*>(QStringLiteral("waferMap"));
+    QVERIFY(map);
+    view.setDesign(io::builtin_presets().project("default"));
+    QVERIFY(map->emptyText().contains(QStringLiteral("has no wafer")));
+    view.setDesign(project());
+    QVERIFY2(map->emptyText().contains(QStringLiteral("A wafer of")) &&
+                 !map->emptyText().contains(QStringLiteral("no wafer")),
+             qPrintable(map->emptyText()));
+    QVERIFY(view.runMap());
+    view.waitForIdle();
+    QVERIFY(view.mapRun() != nullptr);
+    QVERIFY(map->emptyText().isEmpty());
+    view.setDesign(project());  // the same design again (a re-evaluation): the run stays
+    QVERIFY(view.mapRun() != nullptr);
+    perf::Design other = project();
+    other.workload.input_len /= 2;
+    view.setDesign(other);
+    QVERIFY(view.mapRun() == nullptr);
+    QVERIFY(map->emptyText().contains(QStringLiteral("A wafer of")));
   }
 
   void aDesignWithoutAWaferSaysSo() {

@@ -21,6 +21,8 @@ class WaferMap : public QWidget {
   QSize sizeHint() const override { return {640, 460}; }
   // Text of the tooltip at a widget position (empty outside any die or link), for tests.
   QString tipAt(QPointF pos) const;
+  // What the map says while it shows no run (empty while it shows one), for tests.
+  QString emptyText() const { return run_ ? QString() : empty_; }
 
  protected:
   void paintEvent(QPaintEvent* e) override;

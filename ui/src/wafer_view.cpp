@@ -183,11 +183,25 @@ void WaferView::setDocument(ConfigDocument* doc) {
 }
 
 void WaferView::setDesign(const perf::Design& design) {
+  // A run shown for another design (or none) would describe inputs that are gone: the map says
+  // what this design has and how to see it. The same design again (a re-evaluation with nothing
+  // changed, a theme switch) keeps the run on show.
+  if (map_ && design_ && io::project_to_json(design) == io::project_to_json(*design_)) return;
   design_ = design;
-  if (!design.wafer)
+  map_.reset();
+  if (!design.wafer) {
     mapWidget_->show(nullptr, 0,
                      tr("This design has no wafer. Load a wafer project (e.g. "
                         "llama-3-70b-wafer-serving) to see its dies and D2D links."));
+    mapSummary_->clear();
+    return;
+  }
+  mapWidget_->show(nullptr, 0,
+                   tr("A wafer of %1 dies. Run wafer partitions them into prefill and decode "
+                      "instances and replays the Serving tab's requests on them: the dies by "
+                      "role and the D2D links by load appear here.")
+                       .arg(design.system.devices));
+  mapSummary_->clear();
 }
 
 void WaferView::clearDesign() {
