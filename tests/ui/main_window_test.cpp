@@ -402,6 +402,22 @@ class MainWindowTest : public QObject {
           .save(QString::fromLocal8Bit(dir) + QStringLiteral("/summary-baseline.png"));
   }
 
+  // A project whose device is not a preset's as it stands (a wafer project's die) shows it as
+  // "(from project)" when opened; "(edited)" is for a device the user changed.
+  void freshlyOpenedProjectDeviceIsNotEdited() {
+    MainWindow w;
+    w.show();
+    QString error;
+    QVERIFY2(w.openProject(
+                 QStringLiteral(STACKSCOPE_SOURCE_DIR "/presets/projects/llama-3-70b-wafer-serving.json"),
+                 &error),
+             qPrintable(error));
+    auto* hw = w.findChild<QComboBox*>(QStringLiteral("hardwareCombo"));
+    QVERIFY2(hw->currentText().startsWith(QStringLiteral("(from project)")),
+             qPrintable(hw->currentText()));
+    QVERIFY(!hw->currentText().contains(QStringLiteral("(edited)")));
+  }
+
   // A baseline pinned on one project does not follow into another: opening (or starting) a
   // project clears it and says so, so no card compares two projects.
   void baselineIsClearedWhenAnotherProjectOpens() {

@@ -301,6 +301,15 @@ void DesignEditor::showCustomHardware(const QString& prefix) {
   presetTip(hardware_);
 }
 
+void DesignEditor::setProject(const perf::Design& project) {
+  try {
+    projectHardware_ = io::hardware_to_json(project.hardware);
+  } catch (const std::exception&) {
+    projectHardware_.clear();
+  }
+  setBase(project);
+}
+
 void DesignEditor::setBase(const perf::Design& base) {
   base_ = base;
   cur_ = base;
@@ -311,17 +320,19 @@ void DesignEditor::setBase(const perf::Design& base) {
     const QSignalBlocker b1(hardware_), b2(model_), b3(runtime_);
     // A device is shown as its preset only while its contents equal the preset's (compared
     // as project JSON); an edited or inline one is the first, "(edited)" entry.
-    bool asPreset = false;
+    bool asPreset = false, asProject = false;
     try {
+      const std::string shown = io::hardware_to_json(base.hardware);
       asPreset = presets_.contains(io::PresetKind::hardware, base.hardware.id) &&
-                 io::hardware_to_json(presets_.hardware(base.hardware.id)) ==
-                     io::hardware_to_json(base.hardware);
+                 io::hardware_to_json(presets_.hardware(base.hardware.id)) == shown;
+      asProject = shown == projectHardware_;
     } catch (const std::exception&) {
     }
     fillCombo(hardware_, io::PresetKind::hardware, asPreset ? base.hardware.id : std::string(),
               QString());
     if (!asPreset)
-      showCustomHardware(presets_.contains(io::PresetKind::hardware, base.hardware.id)
+      showCustomHardware(presets_.contains(io::PresetKind::hardware, base.hardware.id) &&
+                                 !asProject
                              ? tr("(edited) ")
                              : tr("(from project) "));
     fillCombo(model_, io::PresetKind::model, base.model.id,

@@ -173,7 +173,7 @@ std::string MainWindow::followedName(const perf::Design& d) const {
 void MainWindow::setDesign(const perf::Design& design) {
   design_ = design;
   setNameBasis(design_);
-  editor_->setBase(design_);
+  editor_->setProject(design_);
   doc_.reset(design_);
   setWindowModified(false);
   evaluateNow();

@@ -156,7 +156,7 @@ void MainWindow::adopt(const io::ProjectFile& project, const QString& file) {
   origin_ = project.origin;
   design_ = project.design;
   setNameBasis(design_);
-  editor_->setBase(design_);
+  editor_->setProject(design_);
   // A new document: no undo step leads back into the previous one, and no baseline pinned on
   // the previous one stands beside its figures (its changes would compare two projects).
   doc_.reset(design_, project.serving.value_or(serving::ServingSpec{}));

@@ -49,6 +49,9 @@ class DesignEditor : public QWidget {
   void setProjectDir(const QString& dir) { projectDir_ = dir; }
   // Shows `base` (a loaded project); widgets are refreshed without emitting edited().
   void setBase(const perf::Design& base);
+  // setBase for a project just opened or started: its own device (inline or a changed preset)
+  // is labelled "(from project)", and only a device that later differs from it "(edited)".
+  void setProject(const perf::Design& project);
   // The design as edited: `base` with every form edit applied. Devices follow the plan.
   perf::Design compose() const { return cur_; }
   // Marks the fields that validation issues point at (JSON-pointer paths such as
@@ -140,6 +143,7 @@ class DesignEditor : public QWidget {
   perf::Design base_;
   perf::Design cur_;
   hw::Hardware custom_;  // what the hardware combo's non-preset entry stands for
+  std::string projectHardware_;  // the open project's device as JSON (setProject)
   std::vector<Binding> bindings_;
   int page_ = 0;       // page being built
   int level_ = 0;      // selected network level
