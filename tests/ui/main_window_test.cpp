@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
@@ -416,6 +417,27 @@ class MainWindowTest : public QObject {
     QVERIFY2(hw->currentText().startsWith(QStringLiteral("(from project)")),
              qPrintable(hw->currentText()));
     QVERIFY(!hw->currentText().contains(QStringLiteral("(edited)")));
+  }
+
+  // Ctrl+Z in a number field whose own text has nothing to undo steps the design back, as the
+  // editor's hint promises; the field's typing, while there is some, stays the field's own.
+  void undoShortcutWorksFromANumberField() {
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    auto* batch = w.findChild<QSpinBox*>(QStringLiteral("batchSpin"));
+    QVERIFY(batch);
+    const int b0 = w.design().workload.batch;
+    batch->setValue(b0 * 2);
+    QTRY_COMPARE_WITH_TIMEOUT(w.design().workload.batch, b0 * 2, 2000);
+    auto* edit = batch->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    batch->setFocus();
+    QTRY_VERIFY_WITH_TIMEOUT(edit->hasFocus(), 2000);
+    QVERIFY(!edit->isUndoAvailable());
+    QTest::keyClick(edit, Qt::Key_Z, Qt::ControlModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(w.design().workload.batch, b0, 2000);
+    QCOMPARE(batch->value(), b0);
   }
 
   // A baseline pinned on one project does not follow into another: opening (or starting) a

@@ -9,6 +9,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -143,6 +144,27 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
     refreshAll();
     commit(-1, tr("model"));
   });
+  // Ctrl+Z and Ctrl+Shift+Z reach the document's history from a number or text field whose own
+  // text has nothing to undo (a line edit claims them otherwise, and the window's Undo never
+  // fires while the cursor is in a field).
+  // A spin box takes the key events of its inner line edit first (QAbstractSpinBox::event).
+  for (QLineEdit* e : findChildren<QLineEdit*>()) e->installEventFilter(this);
+  for (QAbstractSpinBox* b : findChildren<QAbstractSpinBox*>()) b->installEventFilter(this);
+}
+
+bool DesignEditor::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::ShortcutOverride) {
+    auto* edit = qobject_cast<QLineEdit*>(watched);
+    if (auto* box = qobject_cast<QAbstractSpinBox*>(watched))
+      edit = box->findChild<QLineEdit*>(QString(), Qt::FindDirectChildrenOnly);
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (edit && ((key->matches(QKeySequence::Undo) && !edit->isUndoAvailable()) ||
+                 (key->matches(QKeySequence::Redo) && !edit->isRedoAvailable()))) {
+      event->ignore();
+      return true;  // not the field's: the window's shortcut takes it
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 void DesignEditor::changeEvent(QEvent* event) {

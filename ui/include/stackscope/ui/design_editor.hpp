@@ -77,6 +77,7 @@ class DesignEditor : public QWidget {
  protected:
   // A new style sheet or font changes label widths: the page's forms are lined up again.
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // One form field bound to a member of the design.
