@@ -5,6 +5,8 @@
 // `stackscope-cli search`; a search of a form-edited space finds a frontier; edits undo and redo
 // (one step per edit, same-field edits merge, loads clear the history). Also renders the form
 // (light, dark, with problems) to PNG for a look.
+#include <qcustomplot.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -23,6 +25,7 @@
 #include "stackscope/cli/command.hpp"
 #include "stackscope/io/search.hpp"
 #include "stackscope/ui/main_window.hpp"
+#include "stackscope/ui/plot_hint.hpp"
 #include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/space_editor.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -297,6 +300,25 @@ class SearchFormTest : public QObject {
       QVERIFY(p.batch == 8 || p.batch == 32 || p.batch == 128);
       QVERIFY(p.devices == 8 || p.devices == 16);
     }
+  }
+
+  // The frontier on show is the searched space's: editing the space (or loading another) clears
+  // it and says to run again, so no frontier stands under a space it was not found in.
+  void changingTheSpaceClearsTheLastRunsFrontier() {
+    SearchPanel panel(presets_);
+    SpaceEditor& e = *panel.spaceEditor();
+    QString error;
+    QVERIFY(e.loadPreset(QStringLiteral("llama-3-70b-gpu-vs-stacked"), &error));
+    e.setAxisList(row(e, "devices"), QStringLiteral("8"));
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("8, 32"));
+    e.flush();
+    QVERIFY2(panel.start(QString(), &error, 2), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.running(), 60000);
+    QVERIFY(panel.frontier().size() > 0);
+    e.setScheduleList(QStringLiteral("batch"), QStringLiteral("8, 64"));
+    e.flush();
+    QCOMPARE(panel.frontier().size(), std::size_t{0});
+    QVERIFY(stackscope::ui::shownHint(panel.plot()).contains(QStringLiteral("space changed")));
   }
 
   // Picking another preset over an edited space asks first; "No" keeps the edits.

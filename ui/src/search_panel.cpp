@@ -295,6 +295,22 @@ void SearchPanel::spaceChanged() {
       status_->setText(tr("The search space has problems: %1").arg(form_->problems().value(0)));
     else if (status_->text().startsWith(tr("The search space has problems")))
       status_->setText(tr("Pick a space and press Run."));
+    // The frontier on show belongs to the space it was run on: another space clears it rather
+    // than leave another space's designs under this one's name.
+    if (space_ && form_->projectText() != runText_) {
+      space_.reset();
+      points_.clear();
+      frontier_ = search::Archive();
+      progress_ = {};
+      exportCsv_->setEnabled(false);
+      plot_->clearPlottables();
+      cloud_.clear();
+      front_ = nullptr;
+      plotted_ = 0;
+      plot_->replot();
+      setPlotHint(plot_, tr("The space changed since the last run: press Run to search it"));
+      if (form_->valid()) status_->setText(tr("Pick a space and press Run."));
+    }
   }
 }
 
@@ -328,6 +344,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   opt.threads = threads;
   if (max_evals > 0) opt.max_evals = max_evals;
   space_ = space;
+  runText_ = form_->projectText();
   points_.clear();
   // All the room the cloud may take, once: growing a vector of 1e5 records inside a drain
   // would copy megabytes on the UI thread.

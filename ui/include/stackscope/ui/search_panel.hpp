@@ -112,7 +112,8 @@ class SearchPanel : public QWidget {
   QThreadPool pool_;  // the engine's runner thread; the engine starts its own workers
   std::shared_ptr<Inbox> inbox_;
   std::stop_source stopSource_;
-  std::shared_ptr<const search::CompiledSpace> space_;
+  std::shared_ptr<const search::CompiledSpace> space_;  // the space of the results on show
+  QString runText_;  // its project text (the form's when the run started)
   std::vector<search::PointRecord> points_;  // shown points (capped)
   search::Archive frontier_;
   search::Progress progress_;
