@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QUndoStack>
@@ -302,8 +303,9 @@ class SearchFormTest : public QObject {
     }
   }
 
-  // The frontier on show is the searched space's: editing the space (or loading another) clears
-  // it and says to run again, so no frontier stands under a space it was not found in.
+  // A chosen frontier point is ringed on the plot; the frontier on show is the searched space's:
+  // editing the space (or loading another) clears it and says to run again, so no frontier
+  // stands under a space it was not found in.
   void changingTheSpaceClearsTheLastRunsFrontier() {
     SearchPanel panel(presets_);
     SpaceEditor& e = *panel.spaceEditor();
@@ -315,9 +317,17 @@ class SearchFormTest : public QObject {
     QVERIFY2(panel.start(QString(), &error, 2), qPrintable(error));
     QTRY_VERIFY_WITH_TIMEOUT(!panel.running(), 60000);
     QVERIFY(panel.frontier().size() > 0);
+    // Choosing a frontier point loads it (designChosen) and rings it on the plot.
+    QSignalSpy chosen(&panel, &SearchPanel::designChosen);
+    panel.choose(0);
+    QCOMPARE(chosen.count(), 1);
+    auto* mark = panel.plot()->findChild<QCPGraph*>(QStringLiteral("chosenPoint"));
+    QVERIFY(mark);
+    QCOMPARE(mark->dataCount(), 1);
     e.setScheduleList(QStringLiteral("batch"), QStringLiteral("8, 64"));
     e.flush();
     QCOMPARE(panel.frontier().size(), std::size_t{0});
+    QVERIFY(!panel.plot()->findChild<QCPGraph*>(QStringLiteral("chosenPoint")));
     QVERIFY(stackscope::ui::shownHint(panel.plot()).contains(QStringLiteral("space changed")));
   }
 

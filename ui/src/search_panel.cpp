@@ -306,6 +306,8 @@ void SearchPanel::spaceChanged() {
       plot_->clearPlottables();
       cloud_.clear();
       front_ = nullptr;
+      chosenMark_ = nullptr;
+      chosen_.reset();
       plotted_ = 0;
       plot_->replot();
       setPlotHint(plot_, tr("The space changed since the last run: press Run to search it"));
@@ -345,6 +347,7 @@ bool SearchPanel::start(const QString& id, QString* error, int threads, std::uin
   if (max_evals > 0) opt.max_evals = max_evals;
   space_ = space;
   runText_ = form_->projectText();
+  chosen_.reset();
   points_.clear();
   // All the room the cloud may take, once: growing a vector of 1e5 records inside a drain
   // would copy megabytes on the UI thread.
@@ -518,6 +521,7 @@ void SearchPanel::replot() {
   plot_->clearPlottables();
   cloud_.clear();
   front_ = nullptr;
+  chosenMark_ = nullptr;
   plotted_ = 0;
   lo_ = QPointF(1e300, 1e300);
   hi_ = QPointF(-1e300, -1e300);
@@ -583,6 +587,10 @@ void SearchPanel::update_plot() {
   front_->setName(tr("Pareto frontier (%1)").arg(frontier_.size()));
   front_->setData(fx, fy);
   front_->setLayer(QStringLiteral("main"));
+  if (chosen_) {
+    for (const auto& p : frontier_.points())
+      if (p.id == *chosen_) markChosen(p);
+  }
   plot_->xAxis->setLabel(xAxis_->currentText());
   plot_->yAxis->setLabel(yAxis_->currentText());
   // Log scale where the data spans more than two decades and is positive.
@@ -698,7 +706,27 @@ void SearchPanel::hover(QMouseEvent* e) {
 
 void SearchPanel::click(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return;
-  if (const auto* p = nearest(e->pos())) emit designChosen(space_->decode(p->id));
+  if (const auto* p = nearest(e->pos())) {
+    const search::PointRecord chosen = *p;
+    markChosen(chosen);
+    plot_->replot();
+    emit designChosen(space_->decode(chosen.id));
+  }
+}
+
+void SearchPanel::markChosen(const search::PointRecord& p) {
+  chosen_ = p.id;
+  const int cx = xAxis_->currentData().toInt(), cy = yAxis_->currentData().toInt();
+  if (!chosenMark_) {
+    chosenMark_ = new QCPGraph(plot_->xAxis, plot_->yAxis);
+    chosenMark_->setObjectName(QStringLiteral("chosenPoint"));
+    chosenMark_->setLineStyle(QCPGraph::lsNone);
+    chosenMark_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(theme::ink(), 2.5), Qt::NoBrush, 16));
+    chosenMark_->setName(tr("In the editor"));
+  }
+  chosenMark_->setData({axisValue(p, cx)}, {axisValue(p, cy)});
+  chosenMark_->setLayer(QStringLiteral("main"));
 }
 
 bool SearchPanel::exportCsv(const QString& file, QString* error) const {
@@ -717,7 +745,10 @@ bool SearchPanel::exportCsv(const QString& file, QString* error) const {
 
 void SearchPanel::choose(std::size_t i) {
   const auto pts = frontier_.sorted();
-  if (space_ && i < pts.size()) emit designChosen(space_->decode(pts[i].id));
+  if (!space_ || i >= pts.size()) return;
+  markChosen(pts[i]);
+  plot_->replot();
+  emit designChosen(space_->decode(pts[i].id));
 }
 
 }  // namespace stackscope::ui

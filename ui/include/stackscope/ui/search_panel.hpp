@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
@@ -124,6 +125,11 @@ class SearchPanel : public QWidget {
   int colourIndex(double key) const;
   QString colourName(double key) const;
   QCPCurve* front_ = nullptr;
+  // The point last loaded into the editor (click or choose), ringed on the plot while its run
+  // is on show.
+  std::optional<search::PointId> chosen_;
+  QCPGraph* chosenMark_ = nullptr;
+  void markChosen(const search::PointRecord& p);
   std::size_t plotted_ = 0;  // points_ already in the cloud graphs
   QPointF lo_, hi_;          // data extent on the current axes
 };
