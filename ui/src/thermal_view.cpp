@@ -170,17 +170,28 @@ int ThermalView::currentLayer() const {
   return layer_->currentIndex();
 }
 
-// The whole die, drawn to scale: the axis with room to spare widens around it.
+// The whole die, drawn to scale: the axes span the die exactly, and the room the plot has to
+// spare in one direction becomes margin around the axis rectangle (so the axes never run far
+// past the die into empty millimetres).
 void ThermalView::fitDie() {
   if (die_w_mm_ <= 0 || die_h_mm_ <= 0) return;
-  const QRect r = plot_->axisRect()->rect();
-  const double px_w = std::max(1, r.width()), px_h = std::max(1, r.height());
-  const double per_mm = std::min(px_w / die_w_mm_, px_h / die_h_mm_);
-  const double xw = px_w / per_mm, yh = px_h / per_mm;
-  plot_->xAxis->setRange(0.5 * (die_w_mm_ - xw), 0.5 * (die_w_mm_ + xw));
-  plot_->yAxis->setRange(0.5 * (die_h_mm_ - yh), 0.5 * (die_h_mm_ + yh));
+  QCPAxisRect* ar = plot_->axisRect();
+  plot_->xAxis->setRange(0, die_w_mm_);
+  plot_->yAxis->setRange(0, die_h_mm_);
   plot_->xAxis2->setRange(plot_->xAxis->range());
   plot_->yAxis2->setRange(plot_->yAxis->range());
+  // Lay out with the labels' own margins first, then pad the longer side.
+  ar->setMinimumMargins(QMargins(0, 0, 0, 0));
+  plot_->replot(QCustomPlot::rpImmediateRefresh);
+  const QRect r = ar->rect();
+  const QMargins m = ar->margins();
+  if (r.width() > 0 && r.height() > 0) {
+    const double per_mm = std::min(r.width() / die_w_mm_, r.height() / die_h_mm_);
+    const int pad_x = static_cast<int>((r.width() - die_w_mm_ * per_mm) / 2);
+    const int pad_y = static_cast<int>((r.height() - die_h_mm_ * per_mm) / 2);
+    ar->setMinimumMargins(QMargins(m.left() + pad_x, m.top() + pad_y, m.right() + pad_x,
+                                   m.bottom() + pad_y));
+  }
   plot_->replot();
 }
 
