@@ -28,8 +28,7 @@ void evaluate_project(benchmark::State& state, const char* id) {
 
 // A reused Evaluator keeps the network model and its memoised collective costs (the search
 // inner loop); the free function rebuilds them every call (a one-off evaluation).
-void evaluate_project_reused(benchmark::State& state, const char* id) {
-  const perf::Design d = project(id);
+void evaluate_design_reused(benchmark::State& state, const perf::Design& d) {
   perf::Evaluator ev;
   for (auto _ : state) {
     perf::Result r = ev.evaluate(d);
@@ -37,6 +36,9 @@ void evaluate_project_reused(benchmark::State& state, const char* id) {
   }
   state.counters["evals_per_s"] =
       benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+void evaluate_project_reused(benchmark::State& state, const char* id) {
+  evaluate_design_reused(state, project(id));
 }
 
 void BM_DeepSeekV3_64_Cold(benchmark::State& s) { evaluate_project(s, "deepseek-v3-deepstack"); }
@@ -69,15 +71,6 @@ perf::Design h200_llama8b(bool table) {
   d.workload.output_len = 200;
   if (!table) d.hardware.kernel_times = nullptr;
   return d;
-}
-void evaluate_design_reused(benchmark::State& state, const perf::Design& d) {
-  perf::Evaluator ev;
-  for (auto _ : state) {
-    perf::Result r = ev.evaluate(d);
-    benchmark::DoNotOptimize(r);
-  }
-  state.counters["evals_per_s"] =
-      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 void BM_Llama8B_H200_KernelTable(benchmark::State& s) {
   evaluate_design_reused(s, h200_llama8b(true));

@@ -89,6 +89,19 @@ TEST(Validate, SizesMustBeAtLeastOne) {
   }
 }
 
+// Sliding-window fields: 0 means none, so only negative values are refused, at their path.
+TEST(Validate, SlidingWindowFieldsMustNotBeNegative) {
+  Design d = baseline();
+  d.model.sliding_window = -128;
+  EXPECT_EQ(only_issue(d, "/model/sliding_window").allowed, "integer >= 0");
+  d = baseline();
+  d.model.sliding_window = 128;
+  d.model.full_attention_interval = -2;
+  EXPECT_EQ(only_issue(d, "/model/full_attention_interval").allowed, "integer >= 0");
+  d.model.full_attention_interval = 2;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+}
+
 TEST(Validate, RatesMustBePositiveAndFinite) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

@@ -186,7 +186,7 @@ void WaferView::setDesign(const perf::Design& design) {
   // A run shown for another design (or none) would describe inputs that are gone: the map says
   // what this design has and how to see it. The same design again (a re-evaluation with nothing
   // changed, a theme switch) keeps the run on show.
-  if (map_ && design_ && io::project_to_json(design) == io::project_to_json(*design_)) return;
+  if (map_ && !mapDesign_.empty() && io::project_to_json(design) == mapDesign_) return;
   design_ = design;
   map_.reset();
   if (!design.wafer) {
@@ -227,6 +227,7 @@ bool WaferView::runMap() {
     return false;
   };
   if (!design_ || !design_->wafer) return fail(tr("The design has no wafer"));
+  mapDesign_ = io::project_to_json(*design_);  // what the run about to start is of
   const perf::Design d = servingDesign(*design_);
   const serving::ServingSpec spec = doc_->serving();
   if (const auto issues = serving::validate(spec); !issues.empty())

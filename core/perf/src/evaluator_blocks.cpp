@@ -579,9 +579,10 @@ Block slowest_stage(const Ctx& c, double mb, double q_len, double kv_len) {
   const double tokens_stage = mb * q_len;
 
   const Block attn = attention_block(c, seqs_dev, q_dev, kv_len);
-  // Sliding-window layers (workload::Model::sliding_window) see at most the window's keys.
-  const Block attn_sliding =
-      m.sliding_window > 0 ? attention_block(c, seqs_dev, q_dev, kv_len, true) : attn;
+  // Sliding-window layers (workload::Model::sliding_window) see at most the window's keys
+  // (costed only for a model with a window: st.sliding is 0 otherwise).
+  Block attn_sliding;
+  if (m.sliding_window > 0) attn_sliding = attention_block(c, seqs_dev, q_dev, kv_len, true);
   const Block dense = dense_ffn_block(c, tokens_stage * c.place.ffn_tp() / stage);
   const Block head = lm_head_block(c, seqs_dev);
 

@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <vector>
 
 #include "stackscope/coexplore/coexplore.hpp"
@@ -107,6 +108,7 @@ class WaferView : public QWidget {
   std::stop_source stopMap_, stopSweep_;
   QFutureWatcher<std::shared_ptr<const MapOutcome>> mapWatcher_;
   std::shared_ptr<const MapOutcome> map_;
+  std::string mapDesign_;  // io::project_to_json of the design the map's run is of
   struct SweepOutcome {
     std::optional<coexplore::CompiledSpace> space;
     std::vector<coexplore::Record> records;
