@@ -367,6 +367,68 @@ TEST(SiliconMapping, InflatedExportPlansRunOnTheGpusTheirIdsNameAndRepeatsCountO
   EXPECT_NE(cases[3].notes.back().find(cases[2].row.id), std::string::npos);
   EXPECT_EQ(cases[0].unmapped, "");
   EXPECT_EQ(cases[1].unmapped, "");
+  // batch_size is per attention-DP rank: the repaired plan keeps each worker's batch, so the
+  // concurrency is one worker, not several (MiniMax: 1 x 4 ranks -> 4; DeepSeek: 1 x 64 -> 64).
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(cases[k].workers.at(0).count, 1) << k;
+  EXPECT_EQ(cases[0].workers[0].scheduler.max_num_seqs, 4);
+}
+
+// A concurrency that is a whole multiple of one worker's batch is that many aggregated
+// workers side by side (AIConfigurator's replicas); a disaggregated row without its worker
+// counts cannot be rebuilt and is refused, not run as one worker of each.
+TEST(SiliconMapping, AggregatedReplicasAndDisaggregatedRowsWithoutWorkerCounts) {
+  // From AIConfigurator's silicon_sample.csv (Qwen3-32B-NVFP4 on B200, TensorRT-LLM 1.3.0rc5).
+  const std::string replicas =
+      "qwen32_nvfp4_agg,source_file=/x/aic-auto-gap-analysis/data/b200_sxm/trtllm/1.3.0rc5/"
+      "nvidia_Qwen3-32B-NVFP4.csv; gtl_job_id=1; silicon_concurrency=416,trtllm,1.3.0rc5,"
+      "nvidia/Qwen3-32B-NVFP4,b200_sxm,fp4,agg,15000,500,nvfp4,nvfp4,13,2,1,1,1,1,,,,,,,,,,,,,,,"
+      "719.28,13.656\n";
+  // DeepSeek-R1 on B200 from the InferenceX import: the worker counts are empty.
+  const std::string no_workers =
+      "dsr1_disagg_nw,source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=2222; "
+      "measured=2026-01-29T15:52:16Z; wip=False,trtllm,0.8.1.post1,deepseek-ai/DeepSeek-R1,"
+      "b200_sxm,fp4,disagg,8192,1024,nvfp4,nvfp4,,,,,,,,,4,1,1,1,4,,,8,1,1,2,4,4267.16,31.256\n";
+  const auto rows = io::parse_silicon_sample(kHeader + replicas + no_workers, "t.csv");
+  const validate::Case agg = validate::map_row(rows[0], catalog());
+  ASSERT_EQ(agg.unmapped, "");
+  ASSERT_EQ(agg.workers.size(), 1u);
+  EXPECT_EQ(agg.workers[0].count, 32);  // 416 / 13
+  EXPECT_EQ(agg.workers[0].design.parallel.tp, 2);
+  EXPECT_GE(agg.workers[0].design.system.devices, 64);
+  EXPECT_EQ(agg.bench.concurrency, 416);
+  EXPECT_LT(agg.workers[0].scheduler.max_num_seqs, 32);  // one worker's batch, not 416
+  EXPECT_GE(agg.workers[0].scheduler.max_num_seqs, 13);
+  // Not a whole number of workers: refused with the numbers.
+  validate::SiliconRow odd = rows[0];
+  odd.agg.batch = 12;
+  const validate::Case r12 = validate::map_row(odd, catalog());
+  EXPECT_NE(r12.unmapped.find("not a whole number of workers of batch 12"), std::string::npos)
+      << r12.unmapped;
+  // A concurrency at or below one worker's batch is one worker.
+  odd.agg.batch = 416;
+  EXPECT_EQ(validate::map_row(odd, catalog()).workers.at(0).count, 1);
+  const validate::Case dis = validate::map_row(rows[1], catalog());
+  EXPECT_NE(dis.unmapped.find("without its worker counts"), std::string::npos) << dis.unmapped;
+  EXPECT_TRUE(dis.workers.empty());
+}
+
+// The KV dtype of InferenceX runs is their launch scripts' (FP8 for vLLM Llama-3.1-70B);
+// AIConfigurator's own vLLM runs keep vLLM's default, the model's dtype.
+TEST(SiliconMapping, InferenceXLaunchScriptsSetTheKvDtype) {
+  const std::string llama70 =
+      "l70,source_file=2026-04-06.csv; model=Llama-3.1-70B; silicon_concurrency=16; "
+      "measured=2025-10-29T00:00:00.000Z; wip=False,vllm,,meta-llama/Llama-3.1-70B,h100_sxm,fp8,"
+      "agg,1024,1024,fp8,fp8,16,4,1,1,4,1,,,,,,,,,,,,,,,121.41,13.19\n";
+  const auto rows = io::parse_silicon_sample(kHeader + llama70, "t.csv");
+  const validate::Case c = validate::map_row(rows[0], catalog());
+  ASSERT_EQ(c.unmapped, "");
+  EXPECT_EQ(c.workers[0].design.workload.numerics.kv_cache, Precision::fp8);
+  validate::SiliconRow own = rows[0];
+  own.source = "source_file=/x/aic-auto-gap-analysis/data/h100_sxm/vllm/0.12.0/llama.csv; "
+               "gtl_job_id=1; silicon_concurrency=16";
+  const validate::Case a = validate::map_row(own, catalog());
+  ASSERT_EQ(a.unmapped, "");
+  EXPECT_EQ(a.workers[0].design.workload.numerics.kv_cache, Precision::bf16);
 }
 
 // validate --explain: the explanation's own simulation is validate's, its phase splits add up

@@ -48,13 +48,15 @@ TEST(SiliconH100, AggregatedPartitionsStayWithinTheirFittedErrors) {
     std::size_t rows;
     double ttft, tpot;
   };
-  // Rows: the sample's aggregated H100 rows with a preset (gpt-oss is refused).
+  // Rows: the sample's aggregated H100 rows with a preset that a shipped profile was fitted on.
   static constexpr Bound kBounds[] = {
       {"meta-llama/Llama-3.1-8B-Instruct|h100_sxm|trtllm|agg", 177, 0.47, 0.14},
       {"Qwen/Qwen3-32B|h100_sxm|trtllm|agg", 180, 0.40, 0.17},
       {"Qwen/Qwen3-235B-A22B-FP8|h100_sxm|trtllm|agg", 127, 0.495, 0.175},
       {"Qwen/Qwen3-32B|h100_sxm|vllm|agg", 93, 0.29, 0.12},
-      {"meta-llama/Llama-3.1-70B|h100_sxm|vllm|agg", 45, 0.105, 0.07},
+      // With the FP8 KV cache of the InferenceX launch scripts (15.6 / 9.9 %; 8.1 / 4.9 % when
+      // they were run with a BF16 one, which let three KV-bound rows preempt as measured).
+      {"meta-llama/Llama-3.1-70B|h100_sxm|vllm|agg", 45, 0.165, 0.105},
       {"Qwen/Qwen3-32B|h100_sxm|sglang|agg", 84, 0.18, 0.085},
       // In the H100 set but not fitted on: vllm-2025 was fitted on the Qwen3-32B and
       // Llama-3.1-70B rows.

@@ -112,8 +112,14 @@ Disaggregated disaggregated_instances(const Pool& prefill, const Pool& decode) {
       t.energy_J += 2 * c.energy_J;  // the cost's energy is per device of the pair
       t.bytes += r.bytes;
     }
-    for (const double s : sends) t.time_s = std::max(t.time_s, s);
-    for (const double s : receives) t.time_s = std::max(t.time_s, s);
+    // Each device's NIC works in parallel with the others': an instance's egress is busy for
+    // its slowest sender, its ingress for its slowest receiver; the KV is usable when both
+    // ends are done.
+    t.egress_s = 0;
+    t.ingress_s = 0;
+    for (const double s : sends) t.egress_s = std::max(t.egress_s, s);
+    for (const double s : receives) t.ingress_s = std::max(t.ingress_s, s);
+    t.time_s = std::max(t.egress_s, t.ingress_s);
     return t;
   };
   return out;

@@ -633,8 +633,8 @@ class Simulation {
     double& out_link = egress_free_[src];
     const double start =
         cost.start_s >= 0 ? std::max(now_, cost.start_s) : std::max({now_, link, out_link});
-    link = std::max(link, start + cost.time_s);
-    out_link = std::max(out_link, start + cost.time_s);
+    link = std::max(link, start + (cost.ingress_s >= 0 ? cost.ingress_s : cost.time_s));
+    out_link = std::max(out_link, start + (cost.egress_s >= 0 ? cost.egress_s : cost.time_s));
     const double ready = start + cost.time_s;
     ++out_.kv_transfers;
     out_.kv_transfer_bytes += cost.bytes >= 0 ? cost.bytes : bytes;

@@ -117,6 +117,18 @@ NumericsMapping numerics_for(const SiliconRow& row, const hw::Hardware& hw) {
   // model's dtype (kv_cache_dtype "auto" = bf16) unless told otherwise, and the rows do not say.
   if (row.backend == "trtllm" && n.weights != Precision::bf16) n.kv_cache = Precision::fp8;
   if (n.weights == Precision::fp4 && n.activations == Precision::fp4) n.kv_cache = Precision::fp8;
+  // SemiAnalysis InferenceX runs set the KV dtype in their launch scripts (repository
+  // SemiAnalysisAI/InferenceX, benchmarks/): FP8 in 70b_fp8_h200_slurm.sh and
+  // 70b_fp{4,8}_b200_docker.sh (vLLM, Llama-3.1-70B), gptoss_fp4_b200.sh (vLLM, gpt-oss on
+  // B200) and dsr1_fp{4,8}_b200.sh (SGLang, DeepSeek-R1 on B200, fp8_e4m3); the H100/H200
+  // gpt-oss and H200 DeepSeek-R1 SGLang scripts leave it at "auto".
+  if (load_generator_of(row) == LoadGenerator::benchmark_serving && row.backend != "trtllm") {
+    const bool b200 = row.system == "b200_sxm";
+    if ((row.model == "meta-llama/Llama-3.1-70B" && row.backend == "vllm") ||
+        (row.model == "openai/gpt-oss-120b" && row.backend == "vllm" && b200) ||
+        (row.model == "deepseek-ai/DeepSeek-R1" && row.backend == "sglang" && b200))
+      n.kv_cache = Precision::fp8;
+  }
   return m;
 }
 
@@ -363,6 +375,12 @@ std::string repair_inflated_plan(SiliconRow& row) {
   } else {
     return {};
   }
+  // batch_size is per attention-DP rank: the worker's batch (batch x attention DP) stays.
+  if (st.batch > 0) {
+    const long long worker_batch = static_cast<long long>(st.batch) * adp;
+    const long long ranks = or1(st.attention_dp);
+    if (worker_batch % ranks == 0) st.batch = static_cast<int>(worker_batch / ranks);
+  }
   st.moe_ep = static_cast<int>(y);
   st.moe_tp = static_cast<int>(x / y);
   return "the columns give " + before + " where the id names tp" + std::to_string(x) + " ep" +
@@ -480,9 +498,31 @@ Case map_fixed(const SiliconRow& row, const Catalog& catalog) {
   };
   std::vector<StageUse> uses;
   if (row.mode == "agg") {
-    uses.push_back({&row.agg, 1, std::max(b.concurrency, 1)});
+    // batch_size is the batch of one worker (per attention-DP rank); a concurrency that is a
+    // whole multiple of it names the replicas AIConfigurator deployed side by side (e.g.
+    // Qwen3-32B-NVFP4 on B200: batch 13 at TP 2, 416 concurrent = 32 workers). A concurrency
+    // below one worker's batch, or not a multiple of it, is one worker at that concurrency.
+    const int per_worker = row.agg.batch > 0 ? row.agg.batch * or1(row.agg.attention_dp) : 0;
+    int replicas = 1;
+    if (per_worker > 0 && b.concurrency > per_worker) {
+      if (b.concurrency % per_worker != 0)
+        return refuse("concurrency " + std::to_string(b.concurrency) +
+                      " is not a whole number of workers of batch " + std::to_string(per_worker) +
+                      " (batch_size x attention_dp_size)");
+      replicas = b.concurrency / per_worker;
+      c.notes.push_back(std::to_string(replicas) + " aggregated workers of batch " +
+                        std::to_string(per_worker) + " (concurrency " +
+                        std::to_string(b.concurrency) + " over batch_size x attention_dp_size)");
+    }
+    uses.push_back({&row.agg, replicas, std::max(b.concurrency / replicas, 1)});
   } else {
-    const int pw = or1(row.prefill.workers), dw = or1(row.decode.workers);
+    // A disaggregated deployment is its worker counts; rows that do not record them (the
+    // InferenceX imports leave prefill_num_workers and decode_num_workers empty) cannot be
+    // rebuilt, and a guessed count would move TTFT by orders of magnitude.
+    if (row.prefill.workers <= 0 || row.decode.workers <= 0)
+      return refuse("disaggregated row without its worker counts (prefill_num_workers, "
+                    "decode_num_workers empty): the deployment cannot be rebuilt");
+    const int pw = row.prefill.workers, dw = row.decode.workers;
     const int dseqs = std::max(or1(row.decode.batch) * or1(row.decode.attention_dp),
                                (b.concurrency + dw - 1) / dw);
     uses.push_back({&row.prefill, pw, or1(row.prefill.batch) * or1(row.prefill.attention_dp)});

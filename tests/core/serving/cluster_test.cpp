@@ -90,6 +90,27 @@ TEST(ServingCluster, KvTransferTakesTheNetworkModelsTime) {
                std::invalid_argument);
 }
 
+// A 1-device prefill instance sending to a 4-device decode instance sends four shards from
+// its one NIC, while each decode device receives one: the transfer holds the sender for the
+// four messages and the receiver for one, and is done when the sender is.
+TEST(ServingCluster, KvTransferHoldsTheSenderAndReceiverForTheirOwnShare) {
+  perf::Design d = llama70b_h100_tp2();
+  perf::Design p = d, q = d;
+  p.parallel = {};
+  p.parallel.tp = 2;
+  q.parallel = {};
+  q.parallel.tp = 4;
+  p.system.devices = 8;
+  const auto dis = disaggregated_instances(Pool{p, SchedulerConfig{}, 1}, Pool{q, SchedulerConfig{}, 1});
+  ASSERT_TRUE(dis.transfer);
+  const double bytes = 1000 * dis.instances[0].kv_bytes_per_token;
+  const KvTransfer t = dis.transfer(0, 1, bytes, 0.0);
+  // Each of the 2 senders holds two of the 4 receivers' shards.
+  EXPECT_GT(t.egress_s, 0);
+  EXPECT_NEAR(t.ingress_s, t.egress_s / 2, t.egress_s * 1e-9);
+  EXPECT_DOUBLE_EQ(t.time_s, t.egress_s);
+}
+
 // The design with plan tp x pp x cp (dp = 1): one replica of a pool.
 perf::Design with_plan(perf::Design d, int tp, int pp = 1, int cp = 1) {
   d.parallel = {};

@@ -480,6 +480,37 @@ TEST(ServingSimulator, TransfersShareTheSourcesLinksAndIdleInstancesDrawPower) {
   EXPECT_NEAR(q.instances[2].idle_energy_J, 100 * (3.002 - 2.0), 1e-9);
 }
 
+// A transfer holds each end only as long as that end's NICs work: two prefill instances that
+// hand off at once into one decode instance, each sending for 1 ms into an ingress that is busy
+// 0.25 ms per transfer (a 4-device decode instance receives on four NICs), overlap on the
+// senders and queue only for the receiver's 0.25 ms: the second is ready at 1.25 ms, where
+// holding the receiver for the whole transfer would give 2 ms.
+TEST(ServingSimulator, TransfersHoldEachEndForItsOwnTime) {
+  InstanceConfig p = instance(linear_cost(1.0, 0.0)), d = instance(linear_cost(1.0, 0.0));
+  p.role = Role::prefill;
+  d.role = Role::decode;
+  p.kv_bytes_per_token = d.kv_bytes_per_token = 1000;
+  SimOptions opt;
+  opt.router = Router::round_robin;
+  const std::vector<Request> two = {{0, 0.0, 1000, 3}, {1, 0.0, 1000, 3}};
+  opt.kv_transfer = [](int, int, double, double) {
+    KvTransfer t;
+    t.time_s = 1e-3;
+    t.egress_s = 1e-3;
+    t.ingress_s = 0.25e-3;
+    return t;
+  };
+  const SimResult q = simulate(two, {p, p, d}, opt);
+  ASSERT_EQ(q.completed, 2u);
+  EXPECT_EQ(q.requests[0].instance, 2);
+  EXPECT_EQ(q.requests[1].instance, 2);
+  EXPECT_NEAR(q.kv_transfer_s.mean, (1e-3 + 1.25e-3) / 2, 1e-15);
+  EXPECT_NEAR(q.kv_transfer_s.max, 1.25e-3, 1e-15);
+  // Unset ends hold their link for the whole transfer.
+  opt.kv_transfer = [](int, int, double, double) { return KvTransfer{1e-3, 0.0}; };
+  EXPECT_NEAR(simulate(two, {p, p, d}, opt).kv_transfer_s.max, 2e-3, 1e-15);
+}
+
 TEST(ServingSimulator, DisaggregationConservesRequestsAndTokens) {
   const auto reqs = poisson(3000, 50, 800, 120, 21);
   InstanceConfig p = instance(linear_cost(0.01, 2e-5), 20000, 64, 4096);

@@ -115,12 +115,16 @@ enum class Router {
 // simulated time `now_s`; `bytes` is its tokens x the source's kv_bytes_per_token (a
 // re-sharding transfer may move another amount, and says so in KvTransfer::bytes).
 struct KvTransfer {
-  double time_s = 0;
+  double time_s = 0;  // from its start until the KV is usable at the destination
   double energy_J = 0;
   double bytes = -1;  // bytes that crossed the network; < 0 = the bytes asked for
   // >= now_s: the function scheduled the transfer itself (it models its links, e.g. the
   // wafer's D2D reservations) and it starts then; < 0: the simulator's rule (SimOptions).
   double start_s = -1;
+  // How long the transfer holds the source instance's egress and the destination instance's
+  // ingress (s); < 0 = time_s. A pair of multi-device instances sends from and receives into
+  // several NICs, so one end can be busy for less than the whole transfer.
+  double egress_s = -1, ingress_s = -1;
 };
 using KvTransferFn = std::function<KvTransfer(int from, int to, double bytes, double now_s)>;
 
