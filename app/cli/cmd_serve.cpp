@@ -23,6 +23,7 @@
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/runs/serve.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
@@ -146,40 +147,38 @@ serving::LengthDist length(const ParsedArgs& a, const char* option,
   return fallback;
 }
 
-// The scheduler-limit flags, over whatever limits `sched` starts from.
-void apply_scheduler_flags(const ParsedArgs& a, serving::SchedulerConfig& sched) {
+// The scheduler-limit flags given; they override whatever limits the settings or a sizing
+// rule start from.
+runs::SchedulerOverrides scheduler_overrides(const ParsedArgs& a) {
+  runs::SchedulerOverrides o;
   if (auto v = a.get("--max-seqs"))
-    sched.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
+    o.max_num_seqs = static_cast<int>(parse_int("--max-seqs", *v, 1, 1 << 20));
   if (auto v = a.get("--max-tokens"))
-    sched.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
+    o.max_num_batched_tokens = static_cast<int>(parse_int("--max-tokens", *v, 1, kMaxTokens));
   if (auto v = a.get("--block-size"))
-    sched.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
+    o.block_size = static_cast<int>(parse_int("--block-size", *v, 1, 1 << 16));
   if (auto v = a.get("--kv-policy")) {
     if (*v == "max-utilization")
-      sched.kv_policy = serving::KvPolicy::max_utilization;
+      o.kv_policy = serving::KvPolicy::max_utilization;
     else if (*v == "guaranteed-no-evict")
-      sched.kv_policy = serving::KvPolicy::guaranteed_no_evict;
+      o.kv_policy = serving::KvPolicy::guaranteed_no_evict;
     else
       throw CliError("--kv-policy: unknown policy '" + *v +
                      "' (allowed: max-utilization, guaranteed-no-evict)");
   }
   if (auto v = a.get("--kv-fraction"))
-    sched.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
-  if (auto v = a.get("--chunked-prefill")) {
+    o.kv_cache_fraction = parse_double("--kv-fraction", *v, 1e-3, 1.0);
+  const auto on_off = [&](const char* flag) -> std::optional<bool> {
+    auto v = a.get(flag);
+    if (!v) return std::nullopt;
     if (*v != "on" && *v != "off")
-      throw CliError("--chunked-prefill: expected on or off, got '" + *v + "'");
-    sched.chunked_prefill = *v == "on";
-  }
-  if (auto v = a.get("--mixed-batches")) {
-    if (*v != "on" && *v != "off")
-      throw CliError("--mixed-batches: expected on or off, got '" + *v + "'");
-    sched.mixed_batches = *v == "on";
-  }
-  if (auto v = a.get("--overlap-scheduler")) {
-    if (*v != "on" && *v != "off")
-      throw CliError("--overlap-scheduler: expected on or off, got '" + *v + "'");
-    sched.overlap_scheduler = *v == "on";
-  }
+      throw CliError(std::string(flag) + ": expected on or off, got '" + *v + "'");
+    return *v == "on";
+  };
+  o.chunked_prefill = on_off("--chunked-prefill");
+  o.mixed_batches = on_off("--mixed-batches");
+  o.overlap_scheduler = on_off("--overlap-scheduler");
+  return o;
 }
 
 // The serving settings of the run: the project's "serving" section (io/serving.hpp) when it has
@@ -289,7 +288,7 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
       throw CliError("--scheduler: unknown scheduler '" + *v +
                      "' (allowed: vllm, tensorrt-llm, trtllm-bench)");
   }
-  apply_scheduler_flags(a, s.scheduler);
+  scheduler_overrides(a).apply(s.scheduler);
   if (auto v = a.get("--prefill-pool"))
     s.disaggregate.prefill_pool =
         cli_parse([&] { return serving::parse_pool_text(*v, "--prefill-pool"); });
@@ -419,173 +418,56 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   apply_overrides(design, a, ctx.presets, /*workload=*/false);
   design.workload.batch_auto = false;
   design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
-  // On a wafer the central scheduler gives every pool its own plan (wafer::design_to_validate).
-  const perf::Design checked = wafer::design_to_validate(
-      design, a.get("--partition").value_or("auto") == "auto" && !a.has("--disaggregate"));
-  if (const auto issues = perf::validate(checked); !issues.empty()) {
-    print_issues(ctx.err, issues);
-    return kExitBadInput;
-  }
   std::optional<serving::ServingSpec> file;
   if (!a.positional.empty()) file = io::load_serving_section(a.positional.front());
-  serving::ServingSpec spec = serving_spec(a, std::move(file));
-  if (const auto issues = serving::validate(spec); !issues.empty()) {
-    print_issues(ctx.err, issues);
-    return kExitBadInput;
-  }
-  // Requests longer than the model's context: a benchmark or generator that can only draw such
-  // requests is refused here (a trace's are rejected one by one, with the reason).
-  if (auto issues = serving::check_context(spec, design.model); !issues.empty()) {
-    for (auto& i : issues)
-      if (a.has("--input-len") || a.has("--output-len"))
-        i.path = a.has("--input-len") ? "--input-len" : "--output-len";
-    print_issues(ctx.err, issues);
-    return kExitBadInput;
-  }
+  const serving::ServingSpec spec = serving_spec(a, std::move(file));
 
-  // A bad output is refused before the run, not after it.
-  if (auto f = a.get("--per-request")) io::check_output(*f, "--per-request");
-
-  serving::TraceStats st;
-  std::vector<serving::Request> reqs;
-  try {
-    reqs = io::serving_requests(spec, &st);
-  } catch (const std::invalid_argument& e) {
-    throw CliError(std::string("serve: ") + e.what());
+  // How the run is set up (runs/serve.hpp owns the rest).
+  runs::ServeOptions so;
+  if (auto v = a.get("--partition")) {
+    if (*v != "auto" && *v != "given")
+      throw CliError("--partition: expected auto or given, got '" + *v + "'");
+    so.partitioning = *v == "auto" ? runs::Partitioning::automatic : runs::Partitioning::given;
   }
-  if (a.get("--scheduler") == "trtllm-bench" && !reqs.empty()) {
-    // trtllm-bench sizes its limits from the dataset's mean lengths (bench/benchmark/utils/
-    // general.py get_settings), for one replica; the limit options still override.
-    double in = 0, out = 0;
-    for (const auto& q : reqs) {
-      in += q.input_tokens;
-      out += q.output_tokens;
-    }
-    const auto n = static_cast<double>(reqs.size());
-    spec.scheduler = serving::trtllm_bench_scheduler(
-        serving::pool_design(design, {}), std::max(1, static_cast<int>(std::lround(in / n))),
-        std::max(1, static_cast<int>(std::lround(out / n))));
-    apply_scheduler_flags(a, spec.scheduler);
-  }
-  const serving::SchedulerConfig& sched = spec.scheduler;
-  const std::string source = source_text(spec, st, a);
-  serving::Deployment deployment;
-  // The central scheduler (wafer/partition.hpp): on a wafer without a given disaggregation, or
-  // on any design with --partition auto.
-  std::string partition_note;
-  std::optional<wafer::WaferDeployment> on_wafer;
-  // Ctrl-C stops the partition search and the simulation; progress lines while they run
-  // (long_run.hpp).
-  LongRun run("serve", a.has("--progress"), a.has("--json"));
-  const std::string partition_mode =
-      a.get("--partition")
-          .value_or(design.wafer && !spec.disaggregate.enabled() ? "auto" : "given");
-  if (partition_mode != "auto" && partition_mode != "given")
-    throw CliError("--partition: expected auto or given, got '" + partition_mode + "'");
-  if (design.wafer && partition_mode == "given" && !spec.disaggregate.enabled())
-    throw CliError(
-        "serve: a wafer serves disaggregated; give --disaggregate P:D or --partition "
-        "auto");
-  wafer::Partition part;
+  if (a.get("--scheduler") == "trtllm-bench") so.sizing = runs::SchedulerSizing::trtllm_bench;
+  so.overrides = scheduler_overrides(a);
   if (auto v = a.get("--wafer-placement")) {
     if (*v == "interleaved")
-      part.order = wafer::PlacementOrder::interleaved;
+      so.wafer_order = wafer::PlacementOrder::interleaved;
     else if (*v == "clustered")
-      part.order = wafer::PlacementOrder::clustered;
+      so.wafer_order = wafer::PlacementOrder::clustered;
     else
       throw CliError("--wafer-placement: expected interleaved or clustered, got '" + *v + "'");
   }
   if (auto v = a.get("--kv-borrow")) {
     if (*v != "on" && *v != "off")
       throw CliError("--kv-borrow: expected on or off, got '" + *v + "'");
-    part.kv_borrow = *v == "on";
+    so.kv_borrow = *v == "on";
   }
-  try {
-    if (partition_mode == "auto") {
-      wafer::SchedulerOptions so;
-      if (auto v = a.get("--screen-requests"))
-        so.screen_requests =
-            static_cast<std::size_t>(parse_int("--screen-requests", *v, 1, kMaxRequests));
-      if (auto v = a.get("--finalists"))
-        so.finalists = static_cast<int>(parse_int("--finalists", *v, 1, 1000));
-      so.maximal_only = !a.has("--all-partitions");
-      if (auto v = a.get("--exhaustive-budget"))
-        so.exhaustive_budget = parse_double("--exhaustive-budget", *v, 0, 1e15);
-      so.stop = run.token();
-      so.progress = [&](std::size_t done, std::size_t total) {
-        run.progress("central scheduler: " + std::to_string(done) + " of " +
-                     std::to_string(total) + " partition runs done");
-      };
-      const auto choice = wafer::choose_partition(design, spec, reqs, so);
-      if (run.interrupted()) {
-        run.clear();
-        ctx.err << "error: " << run.interrupted_text() << "\n";
-        return kExitInterrupted;
-      }
-      if (!choice.best.feasible)
-        throw std::invalid_argument("no partition serves the requests: " + choice.best.text + ": " +
-                                    choice.best.reason);
-      const bool order_given = a.has("--wafer-placement");
-      const auto order = part.order;
-      const bool borrow = part.kv_borrow;
-      part = choice.best.partition;
-      if (order_given) part.order = order;
-      part.kv_borrow = borrow;
-      partition_note =
-          "chosen by the central scheduler from " + std::to_string(choice.screened.size()) +
-          " partitions" +
-          (choice.exhaustive
-               ? std::string(", each run on every request")
-               : ", screened on " + std::to_string(so.screen_windows) + " windows of " +
-                     std::to_string(so.screen_requests /
-                                    static_cast<std::size_t>(so.screen_windows)) +
-                     " requests, " + std::to_string(choice.finals.size()) +
-                     (choice.finals.size() == 1 ? " finalist" : " finalists") + " on all");
-    } else {
-      part.prefill = spec.disaggregate.prefill;
-      part.decode = spec.disaggregate.decode;
-      part.prefill_pool = spec.disaggregate.prefill_pool;
-      part.decode_pool = spec.disaggregate.decode_pool;
-      partition_note = "given";
-    }
-    if (design.wafer) {
-      on_wafer = wafer::deploy(design, spec, part);
-      deployment = std::move(on_wafer->deployment);
-    } else {
-      deployment = serving::deploy(
-          design, partition_mode == "auto" ? wafer::with_partition(spec, part) : spec);
-    }
-  } catch (const std::invalid_argument& e) {
-    throw CliError(std::string("serve: ") + e.what());
-  }
-  auto& inst = deployment.instances;
-  serving::SimOptions& opt = deployment.options;
+  if (auto v = a.get("--screen-requests"))
+    so.central.screen_requests =
+        static_cast<std::size_t>(parse_int("--screen-requests", *v, 1, kMaxRequests));
+  if (auto v = a.get("--finalists"))
+    so.central.finalists = static_cast<int>(parse_int("--finalists", *v, 1, 1000));
+  so.central.maximal_only = !a.has("--all-partitions");
+  if (auto v = a.get("--exhaustive-budget"))
+    so.central.exhaustive_budget = parse_double("--exhaustive-budget", *v, 0, 1e15);
   // A 0 s SLO flag keeps its meaning (an SLO nothing meets); in the spec 0 means none.
-  if (a.has("--slo-ttft")) opt.slo_ttft_s = spec.slo.ttft_s;
-  if (a.has("--slo-tpot")) opt.slo_tpot_s = spec.slo.tpot_s;
-  const std::string& layout = deployment.layout;
-  const long long kv_blocks = inst.front().kv_blocks;
-  const int devices = inst.front().devices;
-  const int instances = static_cast<int>(inst.size());
-  // One line per pool or group (the co-located instances of one plan are one pool): its first
-  // instance stands for all of them.
-  struct PoolLine {
-    const char* role;
-    int count, devices;
-    long long kv_blocks;
-    serving::SchedulerConfig scheduler;
-    std::string plan;
+  if (a.has("--slo-ttft")) so.slo_ttft_s = spec.slo.ttft_s;
+  if (a.has("--slo-tpot")) so.slo_tpot_s = spec.slo.tpot_s;
+
+  // A bad output is refused before the run, not after it.
+  if (auto f = a.get("--per-request")) io::check_output(*f, "--per-request");
+
+  // Ctrl-C stops the partition search and the simulation; progress lines while they run
+  // (long_run.hpp).
+  LongRun run("serve", a.has("--progress"), a.has("--json"));
+  runs::ServeProgress progress;
+  progress.partitions = [&](std::size_t done, std::size_t total) {
+    run.progress("central scheduler: " + std::to_string(done) + " of " + std::to_string(total) +
+                 " partition runs done");
   };
-  std::vector<PoolLine> pools;
-  for (const auto& p : deployment.pools) {
-    const auto& c = inst[p.first];
-    const char* role = p.role == serving::Role::prefill  ? "prefill"
-                       : p.role == serving::Role::decode ? "decode"
-                                                         : "co-located";
-    pools.push_back({role, p.count, c.devices, c.kv_blocks, c.scheduler, p.plan});
-  }
-  opt.stop = run.token();
-  opt.progress = [&](std::size_t done, std::size_t total, double sim_s) {
+  progress.requests = [&](std::size_t done, std::size_t total, double sim_s) {
     char line[160];
     std::snprintf(line, sizeof line, "%zu of %zu requests done (%.0f%%), simulated %.1f s", done,
                   total,
@@ -593,18 +475,49 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                   sim_s);
     run.progress(line);
   };
-  const serving::SimResult r = serving::simulate(reqs, std::move(inst), opt);
+  runs::ServeRun served;
+  try {
+    served = runs::serve(design, spec, so, progress, run.token());
+  } catch (ConfigError& e) {
+    // Requests longer than the model's context drawn from --input-len / --output-len: the
+    // issue names the flag (a trace's are rejected one by one, with the reason).
+    std::vector<Issue> issues = e.issues();
+    for (auto& i : issues)
+      if ((a.has("--input-len") || a.has("--output-len")) &&
+          i.path.starts_with("/serving/") && i.message.find("context") != std::string::npos)
+        i.path = a.has("--input-len") ? "--input-len" : "--output-len";
+    throw ConfigError(std::move(issues));
+  } catch (const std::invalid_argument& e) {
+    throw CliError(std::string("serve: ") + e.what());
+  }
   run.clear();
-  if (r.stopped || run.interrupted()) {
+  if (served.stopped || run.interrupted()) {
     ctx.err << "error: " << run.interrupted_text() << "\n";
     return kExitInterrupted;
   }
+  const serving::SimResult& r = served.result;
+  const std::size_t requests = served.requests;
   // Nothing served is not a result: no figure of such a run means anything.
   if (r.completed == 0 && r.rejected > 0)
-    throw CliError("serve: every one of the " + std::to_string(reqs.size()) +
+    throw CliError("serve: every one of the " + std::to_string(requests) +
                    " requests was rejected (" + serving::rejection_text(r) +
                    "): nothing was served (allowed: a design, scheduler and lengths that serve "
                    "at least one request)");
+  const serving::SchedulerConfig& sched = served.scheduler;
+  const std::string source = source_text(spec, served.trace, a);
+  const std::string& layout = served.layout;
+  const auto& pools = served.pools;
+  const long long kv_blocks = pools.front().kv_blocks;
+  const int devices = pools.front().devices;
+  int instances = 0;
+  for (const auto& p : pools) instances += p.count;
+  const wafer::WaferRun* on_wafer = served.wafer ? &*served.wafer : nullptr;
+  const bool partition_line = served.partition_chosen || on_wafer;
+  const auto role_text = [](serving::Role role) {
+    return role == serving::Role::prefill  ? "prefill"
+           : role == serving::Role::decode ? "decode"
+                                           : "co-located";
+  };
 
   if (auto f = a.get("--per-request")) write_per_request(*f, r);
   if (a.has("--json")) {
@@ -626,7 +539,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                       {"mixed_batches", sched.mixed_batches},
                       {"overlap_scheduler", sched.overlap_scheduler},
                       {"block_size", sched.block_size}};
-    j["requests"] = reqs.size();
+    j["requests"] = requests;
     j["completed"] = r.completed;
     j["rejected"] = r.rejected;
     auto& jr = j["rejected_by"] = nlohmann::ordered_json::object();
@@ -641,17 +554,17 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     j["energy_per_output_token_J"] = r.energy_per_output_token_J;
     j["iterations"] = r.iterations;
     j["layout"] = layout;
-    if (partition_mode == "auto" || on_wafer)
-      j["partition"] = {{"mode", partition_mode},
-                        {"text", wafer::partition_text(part, design)},
-                        {"prefill", part.prefill},
-                        {"decode", part.decode},
-                        {"note", partition_note}};
+    if (partition_line)
+      j["partition"] = {{"mode", served.partition_chosen ? "auto" : "given"},
+                        {"text", served.partition_text},
+                        {"prefill", served.partition.prefill},
+                        {"decode", served.partition.decode},
+                        {"note", served.partition_note}};
     if (on_wafer) {
-      const auto b = busiest_link(*on_wafer, r.makespan_s);
-      const auto& l = on_wafer->layout;
+      const auto b = busiest_link(on_wafer->wafer, r.makespan_s);
+      const auto& l = on_wafer->wafer.layout;
       // Power of the whole wafer (wafer/run.hpp): the instances' and every idle die's static.
-      const double power = wafer::wafer_power_W(*on_wafer, r, design);
+      const double power = on_wafer->power_W;
       j["wafer"] = {
           {"dies_x", l.dies_x},
           {"dies_y", l.dies_y},
@@ -663,14 +576,14 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
           {"expected_goodput_rps", r.goodput_rps * l.wafer_yield},
           {"power_W", power},
           {"goodput_per_kW", power > 0 ? 1e3 * r.goodput_rps / power : 0.0},
-          {"map", wafer_map(*on_wafer, part.prefill)},
-          {"borrowed_kv_blocks", on_wafer->borrowed_blocks},
+          {"map", wafer_map(on_wafer->wafer, served.partition.prefill)},
+          {"borrowed_kv_blocks", on_wafer->wafer.borrowed_blocks},
           {"busiest_link",
            {{"from", b.from}, {"to", b.to}, {"bytes", b.bytes}, {"utilisation", b.utilisation}}}};
     }
     auto& jp = j["pools"] = nlohmann::ordered_json::array();
     for (const auto& p : pools)
-      jp.push_back({{"role", p.role},
+      jp.push_back({{"role", role_text(p.role)},
                     {"plan", p.plan},
                     {"instances", p.count},
                     {"devices_per_instance", p.devices},
@@ -715,40 +628,42 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
     out << "instances  " << layout << ", chunked prefill " << (sched.chunked_prefill ? "on" : "off")
         << "\n";
     for (const auto& p : pools)
-      out << "  " << pad_right(p.role, 11) << p.count << " x " << p.devices << " devices ("
+      out << "  " << pad_right(role_text(p.role), 11) << p.count << " x " << p.devices << " devices ("
           << p.plan << "), KV cache " << p.kv_blocks << " blocks of " << p.scheduler.block_size
           << " tokens, max_num_seqs " << p.scheduler.max_num_seqs << ", max_num_batched_tokens "
           << p.scheduler.max_num_batched_tokens << "\n";
   }
-  if (partition_mode == "auto" || on_wafer)
-    out << "partition  " << wafer::partition_text(part, design) << " (" << partition_note << ")\n";
+  if (partition_line)
+    out << "partition  " << served.partition_text << " (" << served.partition_note << ")\n";
   if (on_wafer) {
-    const auto& l = on_wafer->layout;
+    const auto& l = on_wafer->wafer.layout;
     out << "wafer      " << l.dies_x << " x " << l.dies_y << " dies (" << l.usable_dies
         << " usable, " << l.dies - l.usable_dies << " spare; wafer yield "
         << fixed(100 * l.wafer_yield, 1)
         << " %), P prefill, D decode, b lends KV memory, x spare\n";
-    for (const auto& row : wafer_map(*on_wafer, part.prefill)) out << "          " << row << "\n";
+    for (const auto& row : wafer_map(on_wafer->wafer, served.partition.prefill)) out << "          " << row << "\n";
   }
   out << "requests   " << source << "\n\n";
-  out << "completed  " << r.completed << " of " << reqs.size();
+  out << "completed  " << r.completed << " of " << requests;
   if (r.rejected > 0)
     out << " (" << r.rejected << " rejected: " << serving::rejection_text(r) << ")";
   out << "\nmakespan   " << fixed(r.makespan_s, 2) << " s, " << r.iterations
       << " iterations\nthroughput " << readable(r.output_tokens_per_s) << " output tok/s, "
       << readable(r.input_tokens_per_s) << " input tok/s, " << fixed(r.requests_per_s, 2)
       << " req/s\n";
-  if (std::isfinite(opt.slo_ttft_s) || std::isfinite(opt.slo_tpot_s))
+  const double slo_ttft = served.slo_ttft_s, slo_tpot = served.slo_tpot_s;
+  if (std::isfinite(slo_ttft) || std::isfinite(slo_tpot))
     out << "goodput    " << fixed(r.goodput_rps, 2) << " req/s meeting TTFT <= "
-        << (std::isfinite(opt.slo_ttft_s) ? fixed(opt.slo_ttft_s, 3) + " s" : "any")
-        << " and TPOT <= "
-        << (std::isfinite(opt.slo_tpot_s) ? fixed(opt.slo_tpot_s * 1e3, 1) + " ms" : "any") << " ("
-        << fixed(100 * r.slo_attainment, 1) << " % of all " << reqs.size() << " requests"
+        << (std::isfinite(slo_ttft) ? fixed(slo_ttft, 3) + " s" : "any") << " and TPOT <= "
+        << (std::isfinite(slo_tpot) ? fixed(slo_tpot * 1e3, 1) + " ms" : "any") << " ("
+        << fixed(100 * r.slo_attainment, 1) << " % of all " << requests << " requests"
         << (r.rejected > 0 ? ", the rejected ones as misses" : "") << ")\n";
   // A wafer's figures are those of a wafer that works; per wafer made only the yield serves.
-  if (on_wafer && on_wafer->layout.wafer_yield < 1)
-    out << "           per wafer made " << readable(r.goodput_rps * on_wafer->layout.wafer_yield)
-        << " req/s expected: the wafer yield is " << readable(100 * on_wafer->layout.wafer_yield)
+  if (on_wafer && on_wafer->wafer.layout.wafer_yield < 1)
+    out << "           per wafer made "
+        << readable(r.goodput_rps * on_wafer->wafer.layout.wafer_yield)
+        << " req/s expected: the wafer yield is "
+        << readable(100 * on_wafer->wafer.layout.wafer_yield)
         << " % (the rest has a defective die without a spare)\n";
   out << "energy     " << fixed(r.energy_per_output_token_J, 3) << " J per output token\n";
   if (r.kv_transfers > 0)
@@ -757,7 +672,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << readable(r.kv_transfer_s.p99 * 1e3) << " ms p99, queueing included), "
         << readable(r.kv_transfer_energy_J) << " J\n";
   if (on_wafer && r.kv_transfers > 0) {
-    const auto b = busiest_link(*on_wafer, r.makespan_s);
+    const auto b = busiest_link(on_wafer->wafer, r.makespan_s);
     out << "D2D links  busiest " << b.from << " -> " << b.to << ": " << readable(b.bytes / 1e9)
         << " GB, busy " << fixed(100 * b.utilisation, 2) << " % of the makespan\n";
   }

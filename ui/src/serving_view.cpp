@@ -21,14 +21,13 @@
 
 #include "serving_form.hpp"
 #include "stackscope/common/issue.hpp"
-#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/runs/serve.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
-#include "stackscope/wafer/partition.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -326,53 +325,32 @@ ServingView::Outcome ServingView::execute(const Job& job) {
   QElapsedTimer timer;
   timer.start();
   try {
-    serving::TraceStats st;
-    const auto reqs = io::serving_requests(job.spec, &st);
-    o.source = sourceText(job.spec, st, reqs.size());
-    o.requests = reqs.size();
-    serving::Deployment deployment;
-    QString wafer_layout;
-    if (job.design.wafer) {
-      // A wafer serves disaggregated: the project's split, or the central scheduler's
-      // (wafer/partition.hpp) when it gives none, placed on the die mesh.
-      wafer::Partition part;
-      if (job.spec.disaggregate.enabled()) {
-        part.prefill = job.spec.disaggregate.prefill;
-        part.decode = job.spec.disaggregate.decode;
-        part.prefill_pool = job.spec.disaggregate.prefill_pool;
-        part.decode_pool = job.spec.disaggregate.decode_pool;
-      } else {
-        wafer::SchedulerOptions so;
-        so.threads = 1;  // this is already the view's worker thread
-        so.stop = job.stop;
-        const auto choice = wafer::choose_partition(job.design, job.spec, reqs, so);
-        if (!choice.best.feasible)
-          throw std::invalid_argument("no wafer partition serves the requests: " +
-                                      choice.best.reason);
-        part = choice.best.partition;
-      }
-      auto on_wafer = wafer::deploy(job.design, job.spec, part);
-      deployment = std::move(on_wafer.deployment);
-      wafer_layout = tr("wafer %1 × %2 dies: %3")
-                         .arg(on_wafer.layout.dies_x)
-                         .arg(on_wafer.layout.dies_y)
-                         .arg(qs(wafer::partition_text(part, job.design)));
-    } else {
-      deployment = serving::deploy(job.design, job.spec);
-    }
-    deployment.options.stop = job.stop;
-    o.instances = static_cast<int>(deployment.instances.size());
+    // The serve operation (runs/serve.hpp): on a wafer the project's split, or the central
+    // scheduler's when it gives none, placed on the die mesh.
+    runs::ServeOptions so;
+    so.central.threads = 1;  // this is already the view's worker thread
+    const runs::ServeRun run = runs::serve(job.design, job.spec, so, {}, job.stop);
+    o.source = sourceText(job.spec, run.trace, run.requests);
+    o.requests = run.requests;
+    o.instances = 0;
+    for (const auto& p : run.pools) o.instances += p.count;
     const int n = o.instances;
+    const QString wafer_layout =
+        run.wafer ? tr("wafer %1 × %2 dies: %3")
+                        .arg(run.wafer->wafer.layout.dies_x)
+                        .arg(run.wafer->wafer.layout.dies_y)
+                        .arg(qs(run.partition_text))
+                  : QString();
     o.layout = !wafer_layout.isEmpty()           ? wafer_layout
                : job.spec.disaggregate.enabled() ? tr("%1 prefill + %2 decode")
                                                        .arg(job.spec.disaggregate.prefill)
                                                        .arg(job.spec.disaggregate.decode)
                : n == 1 ? tr("1 instance")
                         : tr("%1 instances").arg(n);
-    o.kv_blocks = deployment.instances.front().kv_blocks;
-    o.devices = deployment.instances.front().devices;
+    o.kv_blocks = run.pools.front().kv_blocks;
+    o.devices = run.pools.front().devices;
     const auto blocks = [](long long b) { return QLocale().toString(static_cast<qlonglong>(b)); };
-    if (deployment.pools.size() == 1) {
+    if (run.pools.size() == 1) {
       o.pools = tr("%1 × %2 devices, KV %3 blocks each")
                     .arg(o.layout)
                     .arg(o.devices)
@@ -381,27 +359,26 @@ ServingView::Outcome ServingView::execute(const Job& job) {
       // One part per pool or group: "2 prefill × 2 devices (tp2), KV 31,705 blocks + ...";
       // the plan is named when the pools' or groups' plans differ.
       bool plans = false;
-      for (const auto& p : deployment.pools) plans |= p.plan != deployment.pools.front().plan;
+      for (const auto& p : run.pools) plans |= p.plan != run.pools.front().plan;
       QStringList parts;
-      for (const auto& p : deployment.pools) {
-        const auto& inst = deployment.instances[p.first];
+      for (const auto& p : run.pools) {
         const QString role = p.role == serving::Role::prefill  ? tr(" prefill")
                              : p.role == serving::Role::decode ? tr(" decode")
                                                                : QString();
         parts << tr("%1%2 × %3 devices%4, KV %5 blocks")
                      .arg(p.count)
                      .arg(role)
-                     .arg(inst.devices)
+                     .arg(p.devices)
                      .arg(plans ? QStringLiteral(" (%1)").arg(QString::fromStdString(p.plan))
                                 : QString(),
-                          blocks(inst.kv_blocks));
+                          blocks(p.kv_blocks));
       }
       o.pools = parts.join(QStringLiteral(" + "));
     }
     if (!wafer_layout.isEmpty()) o.pools = wafer_layout + QStringLiteral("<br>") + o.pools;
-    o.slo_ttft_s = deployment.options.slo_ttft_s;
-    o.slo_tpot_s = deployment.options.slo_tpot_s;
-    o.result = serving::simulate(reqs, std::move(deployment.instances), deployment.options);
+    o.slo_ttft_s = run.slo_ttft_s;
+    o.slo_tpot_s = run.slo_tpot_s;
+    o.result = run.result;
   } catch (const ConfigError& e) {
     o.error = issueText(e);
   } catch (const std::exception& e) {

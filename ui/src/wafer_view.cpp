@@ -24,6 +24,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/runs/serve.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
 #include "wafer_map.hpp"
@@ -243,25 +244,18 @@ bool WaferView::runMap() {
     auto o = std::make_shared<MapOutcome>();
     o->design = d;
     try {
-      const auto reqs = requestsOf(spec, limit);
-      if (spec.disaggregate.enabled()) {
-        o->partition.prefill = spec.disaggregate.prefill;
-        o->partition.decode = spec.disaggregate.decode;
-        o->partition.prefill_pool = spec.disaggregate.prefill_pool;
-        o->partition.decode_pool = spec.disaggregate.decode_pool;
-      } else {
-        wafer::SchedulerOptions so;
-        so.threads = 1;
-        so.stop = stop;
-        const auto choice = wafer::choose_partition(d, spec, reqs, so);
-        if (!choice.best.feasible)
-          throw std::invalid_argument("no partition serves the requests: " + choice.best.reason);
-        o->partition = choice.best.partition;
-      }
-      serving::SimOptions so;
-      so.stop = stop;
-      o->run = wafer::run_on_wafer(d, spec, o->partition, reqs, &so);
-      o->text = qs(wafer::partition_text(o->partition, d));
+      // The serve operation (runs/serve.hpp) on the first `limit` requests: the project's
+      // split, or the central scheduler's when it gives none.
+      runs::ServeOptions so;
+      so.central.threads = 1;  // this is already the view's worker thread
+      so.max_requests = static_cast<std::size_t>(std::max(0, limit));
+      runs::ServeRun served = runs::serve(d, spec, so, {}, stop);
+      if (!served.wafer)
+        throw std::invalid_argument(served.stopped ? "stopped before a partition was chosen"
+                                                   : "the design has no wafer");
+      o->partition = served.partition;
+      o->run = std::move(*served.wafer);
+      o->text = qs(served.partition_text);
     } catch (const std::exception& e) {
       o->error = qs(e.what());
     }

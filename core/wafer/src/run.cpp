@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/wafer/run.hpp"
 
+#include <cmath>
+
 #include "stackscope/wafer/d2d_links.hpp"
 
 namespace stackscope::wafer {
@@ -37,6 +39,8 @@ WaferRun run_on_wafer(const perf::Design& design, const serving::ServingSpec& sp
     opt.stop = options->stop;
     opt.progress = options->progress;
     opt.max_timeline_points = options->max_timeline_points;
+    if (std::isfinite(options->slo_ttft_s)) opt.slo_ttft_s = options->slo_ttft_s;
+    if (std::isfinite(options->slo_tpot_s)) opt.slo_tpot_s = options->slo_tpot_s;
   }
   run.result = serving::simulate(requests, dep.instances, opt);
   const auto& owner = run.wafer.placement.die_owner;

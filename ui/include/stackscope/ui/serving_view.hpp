@@ -98,7 +98,7 @@ class ServingView : public QWidget {
   // The document's settings on the current design; nullopt and the reason (the first issue)
   // when the design or the settings are invalid or a form field holds text that does not parse.
   std::optional<Job> snapshot(QString* error) const;
-  // What the worker runs: io::serving_requests, serving::deploy and serving::simulate.
+  // What the worker runs: the serve operation (runs/serve.hpp) on the job.
   static Outcome execute(const Job& job);
 
  public slots:

@@ -37,8 +37,9 @@ struct WaferRun {
 double wafer_power_W(const WaferDeployment& wafer, const serving::SimResult& result,
                      const perf::Design& design);
 
-// deploy() then serving::simulate(). Throws std::invalid_argument as deploy() does. `options`
-// overrides apply to the deployment's SimOptions when given (the CLI's progress callback).
+// deploy() then serving::simulate(). Throws std::invalid_argument as deploy() does. `options`,
+// when given, supplies the stop token, progress callback and timeline size, and any finite SLO
+// it holds replaces the deployment's (an exact SLO of 0 s is one nothing meets).
 WaferRun run_on_wafer(const perf::Design& design, const serving::ServingSpec& spec,
                       const Partition& partition, std::span<const serving::Request> requests,
                       const serving::SimOptions* options = nullptr);

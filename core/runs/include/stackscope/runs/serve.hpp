@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The serve operation: a design and its serving settings in, a simulated run out. It is the one
+// place that loads the requests, sizes the scheduler (as given, or as trtllm-bench sizes it),
+// chooses the split between prefill and decode (the given one, or the central scheduler's of
+// wafer/partition.hpp), deploys the instances (on a GPU system or a wafer's die mesh) and
+// replays the requests. `stackscope-cli serve`, the workbench's Serving and Wafer views call it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "stackscope/perf/design.hpp"
+#include "stackscope/serving/simulator.hpp"
+#include "stackscope/serving/spec.hpp"
+#include "stackscope/serving/request.hpp"
+#include "stackscope/wafer/partition.hpp"
+#include "stackscope/wafer/run.hpp"
+
+namespace stackscope::runs {
+
+// Who decides the split between prefill and decode instances.
+enum class Partitioning {
+  by_design,  // the central scheduler on a wafer whose settings give no split, else as given
+  given,      // the settings' instances, groups or disaggregation (a wafer needs a split)
+  automatic,  // the central scheduler chooses the split, on a wafer or a GPU system
+};
+
+// How the scheduler's limits are set.
+enum class SchedulerSizing {
+  as_given,       // the settings' scheduler
+  trtllm_bench,   // trtllm-bench's rule from the requests' mean lengths (serving/trtllm_bench.hpp)
+};
+
+// Scheduler fields the user set explicitly; they win over the sizing rule.
+struct SchedulerOverrides {
+  std::optional<int> max_num_seqs, max_num_batched_tokens, block_size;
+  std::optional<serving::KvPolicy> kv_policy;
+  std::optional<double> kv_cache_fraction;
+  std::optional<bool> chunked_prefill, mixed_batches, overlap_scheduler;
+  void apply(serving::SchedulerConfig& s) const;
+};
+
+struct ServeOptions {
+  Partitioning partitioning = Partitioning::by_design;
+  SchedulerSizing sizing = SchedulerSizing::as_given;
+  SchedulerOverrides overrides;  // applied after `sizing`
+  // Wafer placement: the order of the instances on the die mesh and whether idle dies lend
+  // their memory to decode instances; unset = the chosen partition's (interleaved, on).
+  std::optional<wafer::PlacementOrder> wafer_order;
+  std::optional<bool> kv_borrow;
+  // The central scheduler's screening (its stop token and progress are serve()'s own).
+  wafer::SchedulerOptions central;
+  std::size_t max_requests = 0;  // replay only the first N requests; 0 = all
+  // Exact SLOs (s) judging goodput, over the settings' (where 0 means none): 0 here is an SLO
+  // nothing meets.
+  std::optional<double> slo_ttft_s, slo_tpot_s;
+};
+
+// Progress of a run, from the thread that runs it (the central scheduler's calls come from its
+// workers one at a time). Either may be empty.
+struct ServeProgress {
+  std::function<void(std::size_t done, std::size_t total)> partitions;
+  std::function<void(std::size_t done, std::size_t total, double simulated_s)> requests;
+};
+
+// One pool or group of like instances, as deployed.
+struct PoolSummary {
+  serving::Role role = serving::Role::colocated;
+  int count = 0;    // instances
+  int devices = 0;  // per instance
+  long long kv_blocks = 0;  // per instance
+  serving::SchedulerConfig scheduler;
+  std::string plan;  // "tp2", "tp4 pp2"
+};
+
+struct ServeRun {
+  std::size_t requests = 0;  // replayed
+  serving::TraceStats trace;  // a trace source's rows and span
+  serving::SchedulerConfig scheduler;  // after sizing and overrides
+  // The split: chosen by the central scheduler (`partition_note` says how) or given.
+  bool partition_chosen = false;
+  wafer::Partition partition;
+  std::string partition_text;  // "2 prefill (tp4) + 3 decode (tp2), interleaved"; "" = none
+  std::string partition_note;  // "given" or how the central scheduler chose
+  std::string layout;          // "4 co-located", "1 prefill + 3 decode"
+  std::vector<PoolSummary> pools;
+  double slo_ttft_s = 0, slo_tpot_s = 0;  // as the run judged goodput
+  serving::SimResult result;
+  // On a wafer: the deployment on the die mesh with its link loads, per-die roles and the
+  // whole wafer's power (wafer/run.hpp); its `result` is the same run as `result` above.
+  std::optional<wafer::WaferRun> wafer;
+  bool stopped = false;  // the stop token fired; the figures are partial
+};
+
+// Runs `spec` on `design` (its static batch is not used). Throws ConfigError (issues at their
+// paths) for a design or settings that do not validate or requests longer than the model's
+// context, and std::invalid_argument naming the reason for a deployment that cannot be built,
+// a trace that cannot be read, or a split no partition serves. A stop returns at once with
+// `stopped` set.
+ServeRun serve(const perf::Design& design, const serving::ServingSpec& spec,
+               const ServeOptions& options = {}, const ServeProgress& progress = {},
+               std::stop_token stop = {});
+
+}  // namespace stackscope::runs
