@@ -475,9 +475,13 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                   sim_s);
     run.progress(line);
   };
+  serving::TraceStats trace;
+  std::vector<serving::Request> reqs;
   runs::ServeRun served;
   try {
-    served = runs::serve(design, spec, so, progress, run.token());
+    runs::check(design, spec, so);
+    reqs = io::serving_requests(spec, &trace);
+    served = runs::serve(design, spec, reqs, so, progress, run.token());
   } catch (ConfigError& e) {
     // Requests longer than the model's context drawn from --input-len / --output-len: the
     // issue names the flag (a trace's are rejected one by one, with the reason).
@@ -504,7 +508,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                    "): nothing was served (allowed: a design, scheduler and lengths that serve "
                    "at least one request)");
   const serving::SchedulerConfig& sched = served.scheduler;
-  const std::string source = source_text(spec, served.trace, a);
+  const std::string source = source_text(spec, trace, a);
   const std::string& layout = served.layout;
   const auto& pools = served.pools;
   const long long kv_blocks = pools.front().kv_blocks;

@@ -21,6 +21,7 @@
 
 #include "serving_form.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/runs/serve.hpp"
 #include "stackscope/serving/request.hpp"
@@ -327,10 +328,12 @@ ServingView::Outcome ServingView::execute(const Job& job) {
   try {
     // The serve operation (runs/serve.hpp): on a wafer the project's split, or the central
     // scheduler's when it gives none, placed on the die mesh.
+    serving::TraceStats st;
+    const auto reqs = io::serving_requests(job.spec, &st);
     runs::ServeOptions so;
     so.central.threads = 1;  // this is already the view's worker thread
-    const runs::ServeRun run = runs::serve(job.design, job.spec, so, {}, job.stop);
-    o.source = sourceText(job.spec, run.trace, run.requests);
+    const runs::ServeRun run = runs::serve(job.design, job.spec, reqs, so, {}, job.stop);
+    o.source = sourceText(job.spec, st, run.requests);
     o.requests = run.requests;
     o.instances = 0;
     for (const auto& p : run.pools) o.instances += p.count;

@@ -248,8 +248,7 @@ bool WaferView::runMap() {
       // split, or the central scheduler's when it gives none.
       runs::ServeOptions so;
       so.central.threads = 1;  // this is already the view's worker thread
-      so.max_requests = static_cast<std::size_t>(std::max(0, limit));
-      runs::ServeRun served = runs::serve(d, spec, so, {}, stop);
+      runs::ServeRun served = runs::serve(d, spec, requestsOf(spec, limit), so, {}, stop);
       if (!served.wafer)
         throw std::invalid_argument(served.stopped ? "stopped before a partition was chosen"
                                                    : "the design has no wafer");

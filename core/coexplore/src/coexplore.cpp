@@ -12,6 +12,7 @@
 #include "stackscope/common/issue.hpp"
 #include "stackscope/hw/wafer.hpp"
 #include "stackscope/perf/validate.hpp"
+#include "stackscope/runs/serve.hpp"
 #include "stackscope/wafer/run.hpp"
 
 namespace stackscope::coexplore {
@@ -296,23 +297,31 @@ Record evaluate(const CompiledSpace& space, std::uint64_t index,
   const std::vector<serving::Request> reqs =
       p.load == 1 ? std::vector<serving::Request>(requests.begin(), requests.end())
                   : scale_load(requests, p.load);
-  wafer::SchedulerOptions so = space.space().scheduler;
-  so.threads = threads;
-  so.stop = stop;
-  const wafer::PartitionChoice choice = wafer::choose_partition(d, p.spec, reqs, so);
-  rec.candidates = static_cast<int>(choice.screened.size());
-  if (!choice.best.feasible) {
-    rec.reason =
-        "no partition serves the requests: " + choice.best.text + ": " + choice.best.reason;
+  // The serve operation (runs/serve.hpp): the central scheduler's split on this wafer.
+  runs::ServeOptions so;
+  so.partitioning = runs::Partitioning::automatic;
+  so.central = space.space().scheduler;
+  so.central.threads = threads;
+  runs::ServeRun served;
+  try {
+    served = runs::serve(d, p.spec, reqs, so, {}, stop);
+  } catch (const ConfigError& e) {
+    rec.reason = e.issues().empty() ? e.what() : format_issue(e.issues().front());
+    return finish();
+  } catch (const std::invalid_argument& e) {
+    rec.reason = e.what();
     return finish();
   }
-  serving::SimOptions so_sim;
-  so_sim.stop = stop;
-  const wafer::WaferRun run = wafer::run_on_wafer(d, p.spec, choice.best.partition, reqs, &so_sim);
+  rec.candidates = served.partitions_screened;
+  if (served.stopped || !served.wafer) {
+    rec.reason = "stopped";
+    return finish();
+  }
+  const wafer::WaferRun& run = *served.wafer;
   const serving::SimResult& r = run.result;
-  rec.partition = choice.best.text;
-  rec.prefill = choice.best.partition.prefill;
-  rec.decode = choice.best.partition.decode;
+  rec.partition = served.partition_text;
+  rec.prefill = served.partition.prefill;
+  rec.decode = served.partition.decode;
   rec.used_dies = run.used_dies;
   rec.requests = reqs.size();
   rec.goodput_rps = r.goodput_rps;

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "stackscope/common/issue.hpp"
-#include "stackscope/io/serving.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/trtllm_bench.hpp"
 
@@ -60,31 +59,35 @@ std::string choice_note(const wafer::PartitionChoice& choice, const wafer::Sched
 
 }  // namespace
 
+void check(const perf::Design& given_design, const serving::ServingSpec& spec,
+           const ServeOptions& options) {
+  perf::Design design = given_design;
+  design.workload.batch_auto = false;
+  design.workload.batch = 1;
+  const bool central = central_scheduler(design, spec, options.partitioning);
+  if (design.wafer && !central && !spec.disaggregate.enabled())
+    throw std::invalid_argument(
+        "a wafer serves disaggregated: give the split (prefill:decode) or let the central "
+        "scheduler choose it");
+  // The design as the deployment will check it: on a wafer the central scheduler gives every
+  // pool its own plan (wafer::design_to_validate).
+  if (auto issues = perf::validate(wafer::design_to_validate(design, central)); !issues.empty())
+    throw ConfigError(std::move(issues));
+  if (auto issues = serving::validate(spec); !issues.empty()) throw ConfigError(std::move(issues));
+  if (auto issues = serving::check_context(spec, design.model); !issues.empty())
+    throw ConfigError(std::move(issues));
+}
+
 ServeRun serve(const perf::Design& given_design, const serving::ServingSpec& given_spec,
-               const ServeOptions& options, const ServeProgress& progress,
-               std::stop_token stop) {
+               std::span<const serving::Request> requests, const ServeOptions& options,
+               const ServeProgress& progress, std::stop_token stop) {
+  check(given_design, given_spec, options);
   ServeRun run;
   perf::Design design = given_design;
   design.workload.batch_auto = false;
   design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
   serving::ServingSpec spec = given_spec;
   const bool central = central_scheduler(design, spec, options.partitioning);
-  if (design.wafer && !central && !spec.disaggregate.enabled())
-    throw std::invalid_argument(
-        "a wafer serves disaggregated: give the split (prefill:decode) or let the central "
-        "scheduler choose it");
-
-  // Inputs: the design as the deployment will check it (on a wafer the central scheduler gives
-  // every pool its own plan, wafer::design_to_validate), the settings, the model's context.
-  if (auto issues = perf::validate(wafer::design_to_validate(design, central)); !issues.empty())
-    throw ConfigError(std::move(issues));
-  if (auto issues = serving::validate(spec); !issues.empty()) throw ConfigError(std::move(issues));
-  if (auto issues = serving::check_context(spec, design.model); !issues.empty())
-    throw ConfigError(std::move(issues));
-
-  std::vector<serving::Request> requests = io::serving_requests(spec, &run.trace);
-  if (options.max_requests > 0 && requests.size() > options.max_requests)
-    requests.resize(options.max_requests);
   run.requests = requests.size();
 
   // The scheduler: trtllm-bench sizes its limits from the dataset's mean lengths, for one
@@ -110,6 +113,7 @@ ServeRun serve(const perf::Design& given_design, const serving::ServingSpec& giv
     so.stop = stop;
     so.progress = progress.partitions;
     const auto choice = wafer::choose_partition(design, spec, requests, so);
+    run.partitions_screened = static_cast<int>(choice.screened.size());
     if (stop.stop_requested()) {
       run.stopped = true;
       return run;

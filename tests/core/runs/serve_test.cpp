@@ -35,14 +35,14 @@ serving::ServingSpec spec_of(const char* id, std::size_t requests) {
 TEST(RunsServe, GpuProjectIsItsDeploymentReplayed) {
   const perf::Design d = project("llama-3-70b-h100-serving");
   const serving::ServingSpec s = spec_of("llama-3-70b-h100-serving", 300);
-  const runs::ServeRun run = runs::serve(d, s);
+  const auto reqs = io::serving_requests(s);
+  const runs::ServeRun run = runs::serve(d, s, reqs);
   ASSERT_FALSE(run.stopped);
   EXPECT_FALSE(run.wafer.has_value());
   EXPECT_FALSE(run.partition_chosen);
   EXPECT_EQ(run.partition_note, "given");
   EXPECT_EQ(run.partition_text, "");
 
-  const auto reqs = io::serving_requests(s);
   serving::Deployment dep = serving::deploy(d, s);
   const serving::SimResult want = serving::simulate(reqs, dep.instances, dep.options);
   EXPECT_EQ(run.requests, reqs.size());
@@ -76,7 +76,7 @@ TEST(RunsServe, TrtllmBenchSizingThenOverrides) {
   runs::ServeOptions o;
   o.sizing = runs::SchedulerSizing::trtllm_bench;
   o.overrides.max_num_seqs = 24;
-  const runs::ServeRun run = runs::serve(d, s, o);
+  const runs::ServeRun run = runs::serve(d, s, io::serving_requests(s), o);
   serving::SchedulerConfig want = serving::trtllm_bench_scheduler(serving::pool_design(d, {}),
                                                                   1000, 300);
   ASSERT_NE(want.max_num_seqs, 24);  // the override is what changed it
@@ -87,20 +87,19 @@ TEST(RunsServe, TrtllmBenchSizingThenOverrides) {
 }
 
 // A wafer without a split: the central scheduler chooses one, and the run is run_on_wafer of
-// that choice on the first `max_requests` requests.
+// that choice.
 TEST(RunsServe, WaferRunsTheCentralSchedulersChoice) {
   const perf::Design d = project("llama-3-70b-wafer-serving");
   serving::ServingSpec s = spec_of("llama-3-70b-wafer-serving", 400);
   runs::ServeOptions o;
   o.central.threads = 1;
-  o.max_requests = 250;
-  const runs::ServeRun run = runs::serve(d, s, o);
+  auto reqs = io::serving_requests(s);
+  reqs.resize(250);
+  const runs::ServeRun run = runs::serve(d, s, reqs, o);
   ASSERT_TRUE(run.wafer.has_value());
   EXPECT_TRUE(run.partition_chosen);
   EXPECT_EQ(run.requests, 250u);
 
-  auto reqs = io::serving_requests(s);
-  reqs.resize(250);
   wafer::SchedulerOptions so;
   so.threads = 1;
   const auto choice = wafer::choose_partition(d, s, reqs, so);
@@ -119,7 +118,7 @@ TEST(RunsServe, WaferRunsTheCentralSchedulersChoice) {
   s.disaggregate.decode = choice.best.partition.decode;
   s.disaggregate.prefill_pool = choice.best.partition.prefill_pool;
   s.disaggregate.decode_pool = choice.best.partition.decode_pool;
-  const runs::ServeRun given = runs::serve(d, s, o);
+  const runs::ServeRun given = runs::serve(d, s, reqs, o);
   EXPECT_FALSE(given.partition_chosen);
   EXPECT_EQ(given.partition.order, wafer::PlacementOrder::clustered);
   EXPECT_EQ(given.partition.prefill, choice.best.partition.prefill);
@@ -131,7 +130,7 @@ TEST(RunsServe, ExactSlosJudgeGoodput) {
   const serving::ServingSpec s = spec_of("llama-3-70b-h100-serving", 100);
   runs::ServeOptions o;
   o.slo_ttft_s = 0.0;
-  const runs::ServeRun run = runs::serve(d, s, o);
+  const runs::ServeRun run = runs::serve(d, s, io::serving_requests(s), o);
   EXPECT_EQ(run.slo_ttft_s, 0.0);
   EXPECT_GT(run.result.completed, 0u);
   EXPECT_EQ(run.result.goodput_rps, 0.0);
@@ -143,12 +142,13 @@ TEST(RunsServe, StopsAndRefusals) {
   serving::ServingSpec s = spec_of("llama-3-70b-h100-serving", 100);
   std::stop_source stop;
   stop.request_stop();
-  EXPECT_TRUE(runs::serve(d, s, {}, {}, stop.get_token()).stopped);
+  const auto reqs = io::serving_requests(s);
+  EXPECT_TRUE(runs::serve(d, s, reqs, {}, {}, stop.get_token()).stopped);
   // Settings out of range: the issue at its path.
   serving::ServingSpec bad = s;
   bad.requests = 0;
   try {
-    (void)runs::serve(d, bad);
+    (void)runs::serve(d, bad, reqs);
     ADD_FAILURE() << "no ConfigError";
   } catch (const ConfigError& e) {
     ASSERT_FALSE(e.issues().empty());
@@ -160,7 +160,7 @@ TEST(RunsServe, StopsAndRefusals) {
   const perf::Design w = project("llama-3-70b-wafer-serving");
   serving::ServingSpec ws = spec_of("llama-3-70b-wafer-serving", 50);
   ws.disaggregate = {};
-  EXPECT_THROW((void)runs::serve(w, ws, o), std::invalid_argument);
+  EXPECT_THROW((void)runs::serve(w, ws, io::serving_requests(ws), o), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The serve operation: a design and its serving settings in, a simulated run out. It is the one
-// place that loads the requests, sizes the scheduler (as given, or as trtllm-bench sizes it),
-// chooses the split between prefill and decode (the given one, or the central scheduler's of
-// wafer/partition.hpp), deploys the instances (on a GPU system or a wafer's die mesh) and
-// replays the requests. `stackscope-cli serve`, the workbench's Serving and Wafer views call it.
+// The serve operation: a design, its serving settings and their request stream in, a simulated
+// run out. It is the one place that sizes the scheduler (as given, or as trtllm-bench sizes
+// it), chooses the split between prefill and decode (the given one, or the central scheduler's
+// of wafer/partition.hpp), deploys the instances (on a GPU system or a wafer's die mesh) and
+// replays the requests. `stackscope-cli serve`, the workbench's Serving and Wafer views and the
+// co-exploration's serving objective (coexplore/) call it; the requests come from
+// io::serving_requests (a trace file, a benchmark or a seeded generator).
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -54,7 +57,6 @@ struct ServeOptions {
   std::optional<bool> kv_borrow;
   // The central scheduler's screening (its stop token and progress are serve()'s own).
   wafer::SchedulerOptions central;
-  std::size_t max_requests = 0;  // replay only the first N requests; 0 = all
   // Exact SLOs (s) judging goodput, over the settings' (where 0 means none): 0 here is an SLO
   // nothing meets.
   std::optional<double> slo_ttft_s, slo_tpot_s;
@@ -79,13 +81,13 @@ struct PoolSummary {
 
 struct ServeRun {
   std::size_t requests = 0;  // replayed
-  serving::TraceStats trace;  // a trace source's rows and span
   serving::SchedulerConfig scheduler;  // after sizing and overrides
   // The split: chosen by the central scheduler (`partition_note` says how) or given.
   bool partition_chosen = false;
   wafer::Partition partition;
   std::string partition_text;  // "2 prefill (tp4) + 3 decode (tp2), interleaved"; "" = none
   std::string partition_note;  // "given" or how the central scheduler chose
+  int partitions_screened = 0;  // candidates the central scheduler ran (0 when given)
   std::string layout;          // "4 co-located", "1 prefill + 3 decode"
   std::vector<PoolSummary> pools;
   double slo_ttft_s = 0, slo_tpot_s = 0;  // as the run judged goodput
@@ -96,13 +98,20 @@ struct ServeRun {
   bool stopped = false;  // the stop token fired; the figures are partial
 };
 
-// Runs `spec` on `design` (its static batch is not used). Throws ConfigError (issues at their
-// paths) for a design or settings that do not validate or requests longer than the model's
-// context, and std::invalid_argument naming the reason for a deployment that cannot be built,
-// a trace that cannot be read, or a split no partition serves. A stop returns at once with
-// `stopped` set.
+// The refusals serve() makes before anything runs, for a caller to make before it reads or
+// generates the requests: ConfigError for a design (as its deployment will check it) or
+// settings that do not validate, or a benchmark or generator whose requests exceed the model's
+// context; std::invalid_argument for a wafer told to keep a split it was not given.
+void check(const perf::Design& design, const serving::ServingSpec& spec,
+           const ServeOptions& options = {});
+
+// Replays `requests` under `spec` on `design` (its static batch is not used). Throws
+// ConfigError (issues at their paths) for a design or settings that do not validate or a
+// benchmark or generator whose requests exceed the model's context, and std::invalid_argument
+// naming the reason for a deployment that cannot be built or a split no partition serves. A
+// stop returns at once with `stopped` set.
 ServeRun serve(const perf::Design& design, const serving::ServingSpec& spec,
-               const ServeOptions& options = {}, const ServeProgress& progress = {},
-               std::stop_token stop = {});
+               std::span<const serving::Request> requests, const ServeOptions& options = {},
+               const ServeProgress& progress = {}, std::stop_token stop = {});
 
 }  // namespace stackscope::runs
