@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -20,6 +18,7 @@
 #include "stackscope/hw/wafer.hpp"
 #include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/serve_run.hpp"
 #include "stackscope/io/serving.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -27,8 +26,6 @@
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
-#include "stackscope/serving/trtllm_bench.hpp"
-#include "stackscope/wafer/d2d_links.hpp"
 #include "stackscope/wafer/partition.hpp"
 #include "stackscope/wafer/run.hpp"
 
@@ -336,77 +333,6 @@ std::string pct_row(const char* name, const serving::Percentiles& p, double scal
   return s.str();
 }
 
-nlohmann::ordered_json pct_json(const serving::Percentiles& p) {
-  return {{"mean", p.mean}, {"p50", p.p50}, {"p90", p.p90},
-          {"p99", p.p99},   {"max", p.max}, {"count", p.count}};
-}
-
-void write_per_request(const std::string& file, const serving::SimResult& r) {
-  std::ostringstream s;
-  s << "id,instance,arrival_s,input_tokens,output_tokens,first_scheduled_s,first_token_s,"
-       "finish_s,ttft_s,tpot_s,e2e_s,preemptions,rejected\n";
-  s.precision(9);
-  for (const auto& q : r.requests) {
-    s << q.id << ',' << q.instance << ',' << q.arrival_s << ',' << q.input_tokens << ','
-      << q.output_tokens << ',';
-    if (q.done())
-      s << q.first_scheduled_s << ',' << q.first_token_s << ',' << q.finish_s << ',' << q.ttft_s()
-        << ',' << q.tpot_s() << ',' << q.e2e_s();
-    else
-      s << ",,,,,";
-    s << ',' << q.preemptions << ','
-      << (q.rejected == serving::Rejection::none ? "" : serving::to_string(q.rejected)) << '\n';
-  }
-  io::write_output(file, s.str(), "--per-request");
-}
-
-// The wafer's die grid, top row first: P<i> prefill, D<j> decode (instance indices within
-// their role), b<j> an idle die lending its memory to decode j, "." idle, "x" spare.
-std::vector<std::string> wafer_map(const wafer::WaferDeployment& w, int np) {
-  const int nx = w.layout.dies_x, ny = w.layout.dies_y;
-  std::vector<std::string> rows;
-  for (int y = ny - 1; y >= 0; --y) {
-    std::string row;
-    for (int x = 0; x < nx; ++x) {
-      const auto d = static_cast<std::size_t>(y * nx + x);
-      const int owner = w.placement.die_owner[d];
-      // snprintf rather than "D" + std::to_string(): GCC 12 warns falsely (-Wrestrict) on the
-      // inlined concatenation.
-      char cell[16] = ".";
-      if (owner == -2)
-        std::snprintf(cell, sizeof cell, "x");
-      else if (owner >= np)
-        std::snprintf(cell, sizeof cell, "D%d", owner - np);
-      else if (owner >= 0)
-        std::snprintf(cell, sizeof cell, "P%d", owner);
-      else if (w.lender_of[d] >= 0)
-        std::snprintf(cell, sizeof cell, "b%d", w.lender_of[d] - np);
-      row += pad_left(cell, 4);
-    }
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-// The busiest D2D link over the run: bytes and the share of the makespan it was busy.
-struct BusiestLink {
-  std::string from, to;
-  double bytes = 0, utilisation = 0;
-};
-BusiestLink busiest_link(const wafer::WaferDeployment& w, double makespan_s) {
-  BusiestLink b;
-  const auto& loads = w.links->link_bytes();
-  const auto& links = w.links->topology().links();
-  for (std::size_t i = 0; i < loads.size(); ++i)
-    if (loads[i] > b.bytes) {
-      b.bytes = loads[i];
-      b.from = w.links->topology().node_name(links[i].src);
-      b.to = w.links->topology().node_name(links[i].dst);
-      b.utilisation = makespan_s > 0 ? loads[i] / links[i].bw_Bps / makespan_s : 0;
-    }
-  return b;
-}
-
 int run_serve(std::span<const std::string> args, Context& ctx) {
   static const std::vector<OptionSpec> options = serve_options();
   const ParsedArgs a = parse_args("serve", args, options, 1);
@@ -513,8 +439,6 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   const auto& pools = served.pools;
   const long long kv_blocks = pools.front().kv_blocks;
   const int devices = pools.front().devices;
-  int instances = 0;
-  for (const auto& p : pools) instances += p.count;
   const wafer::WaferRun* on_wafer = served.wafer ? &*served.wafer : nullptr;
   const bool partition_line = served.partition_chosen || on_wafer;
   const auto role_text = [](serving::Role role) {
@@ -523,98 +447,10 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
                                            : "co-located";
   };
 
-  if (auto f = a.get("--per-request")) write_per_request(*f, r);
+  if (auto f = a.get("--per-request"))
+    io::write_output(*f, io::per_request_csv(r), "--per-request");
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["design"] = design.name;
-    j["runtime"] = design.runtime.id;
-    j["validation"] = nlohmann::ordered_json::parse(io::envelope_match_json(design));
-    j["kernels"] = {{"table", design.hardware.kernel_times
-                                  ? nlohmann::ordered_json(design.hardware.kernel_table)
-                                  : nlohmann::ordered_json(nullptr)},
-                    {"text", perf::kernel_source_text(design)}};
-    j["source"] = source;
-    j["instances"] = instances;
-    j["devices_per_instance"] = devices;
-    j["kv_blocks_per_instance"] = kv_blocks;
-    j["scheduler"] = {{"max_num_seqs", sched.max_num_seqs},
-                      {"max_num_batched_tokens", sched.max_num_batched_tokens},
-                      {"chunked_prefill", sched.chunked_prefill},
-                      {"mixed_batches", sched.mixed_batches},
-                      {"overlap_scheduler", sched.overlap_scheduler},
-                      {"block_size", sched.block_size}};
-    j["requests"] = requests;
-    j["completed"] = r.completed;
-    j["rejected"] = r.rejected;
-    auto& jr = j["rejected_by"] = nlohmann::ordered_json::object();
-    for (std::size_t k = 1; k < serving::kRejectionKinds; ++k)
-      jr[serving::key(static_cast<serving::Rejection>(k))] = r.rejected_by[k];
-    j["makespan_s"] = r.makespan_s;
-    j["input_tokens_per_s"] = r.input_tokens_per_s;
-    j["output_tokens_per_s"] = r.output_tokens_per_s;
-    j["requests_per_s"] = r.requests_per_s;
-    j["goodput_rps"] = r.goodput_rps;
-    j["slo_attainment"] = r.slo_attainment;
-    j["energy_per_output_token_J"] = r.energy_per_output_token_J;
-    j["iterations"] = r.iterations;
-    j["layout"] = layout;
-    if (partition_line)
-      j["partition"] = {{"mode", served.partition_chosen ? "auto" : "given"},
-                        {"text", served.partition_text},
-                        {"prefill", served.partition.prefill},
-                        {"decode", served.partition.decode},
-                        {"note", served.partition_note}};
-    if (on_wafer) {
-      const auto b = busiest_link(on_wafer->wafer, r.makespan_s);
-      const auto& l = on_wafer->wafer.layout;
-      // Power of the whole wafer (wafer/run.hpp): the instances' and every idle die's static.
-      const double power = on_wafer->power_W;
-      j["wafer"] = {
-          {"dies_x", l.dies_x},
-          {"dies_y", l.dies_y},
-          {"usable_dies", l.usable_dies},
-          {"spare_dies", l.dies - l.usable_dies},
-          {"wafer_yield", l.wafer_yield},
-          // The figures above are those of a wafer that works; per wafer made, only the
-          // yield's share of them serves (the rest has a defective die and no spare for it).
-          {"expected_goodput_rps", r.goodput_rps * l.wafer_yield},
-          {"power_W", power},
-          {"goodput_per_kW", power > 0 ? 1e3 * r.goodput_rps / power : 0.0},
-          {"map", wafer_map(on_wafer->wafer, served.partition.prefill)},
-          {"borrowed_kv_blocks", on_wafer->wafer.borrowed_blocks},
-          {"busiest_link",
-           {{"from", b.from}, {"to", b.to}, {"bytes", b.bytes}, {"utilisation", b.utilisation}}}};
-    }
-    auto& jp = j["pools"] = nlohmann::ordered_json::array();
-    for (const auto& p : pools)
-      jp.push_back({{"role", role_text(p.role)},
-                    {"plan", p.plan},
-                    {"instances", p.count},
-                    {"devices_per_instance", p.devices},
-                    {"kv_blocks_per_instance", p.kv_blocks},
-                    {"max_num_seqs", p.scheduler.max_num_seqs},
-                    {"max_num_batched_tokens", p.scheduler.max_num_batched_tokens}});
-    j["kv_transfers"] = r.kv_transfers;
-    j["kv_transfer_bytes"] = r.kv_transfer_bytes;
-    j["kv_transfer_energy_J"] = r.kv_transfer_energy_J;
-    j["kv_transfer_s"] = pct_json(r.kv_transfer_s);
-    j["ttft_s"] = pct_json(r.ttft);
-    j["tpot_s"] = pct_json(r.tpot);
-    j["itl_s"] = pct_json(r.itl);
-    j["e2e_s"] = pct_json(r.e2e);
-    j["queue_s"] = pct_json(r.queue);
-    auto& js = j["per_instance"] = nlohmann::ordered_json::array();
-    for (const auto& s : r.instances)
-      js.push_back({{"name", s.name},
-                    {"requests", s.requests},
-                    {"iterations", s.iterations},
-                    {"preemptions", s.preemptions},
-                    {"busy_fraction", r.makespan_s > 0 ? s.busy_s / r.makespan_s : 0.0},
-                    {"kv_peak_utilisation", s.kv_peak_utilisation},
-                    {"energy_J", s.energy_J},
-                    {"idle_energy_J", s.idle_energy_J},
-                    {"average_power_W", r.makespan_s > 0 ? s.energy_J / r.makespan_s : 0.0}});
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << io::serve_run_json(design, served, source) << "\n";
     return kExitOk;
   }
   auto& out = ctx.out;
@@ -645,7 +481,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << " usable, " << l.dies - l.usable_dies << " spare; wafer yield "
         << fixed(100 * l.wafer_yield, 1)
         << " %), P prefill, D decode, b lends KV memory, x spare\n";
-    for (const auto& row : wafer_map(on_wafer->wafer, served.partition.prefill)) out << "          " << row << "\n";
+    for (const auto& row : wafer::die_map_rows(on_wafer->wafer, served.partition.prefill)) out << "          " << row << "\n";
   }
   out << "requests   " << source << "\n\n";
   out << "completed  " << r.completed << " of " << requests;
@@ -676,7 +512,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
         << readable(r.kv_transfer_s.p99 * 1e3) << " ms p99, queueing included), "
         << readable(r.kv_transfer_energy_J) << " J\n";
   if (on_wafer && r.kv_transfers > 0) {
-    const auto b = busiest_link(on_wafer->wafer, r.makespan_s);
+    const auto b = wafer::busiest_link(on_wafer->wafer, r.makespan_s);
     out << "D2D links  busiest " << b.from << " -> " << b.to << ": " << readable(b.bytes / 1e9)
         << " GB, busy " << fixed(100 * b.utilisation, 2) << " % of the makespan\n";
   }

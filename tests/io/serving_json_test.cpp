@@ -8,8 +8,13 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "stackscope/io/serve_run.hpp"
 #include "stackscope/io/serving.hpp"
+#include "stackscope/runs/serve.hpp"
+#include "stackscope/wafer/run.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/serving/cluster.hpp"
 #include "test_support.hpp"
@@ -388,6 +393,43 @@ TEST(ServingSpec, BuildsTheCoreStreamsAndDeployments) {
   EXPECT_EQ(serving::colocated_count(co, replica), 4);
   EXPECT_EQ(serving::deploy(replica, co).layout, "4 co-located");
   EXPECT_FALSE(std::isfinite(serving::deploy(replica, serving::ServingSpec{}).options.slo_ttft_s));
+}
+
+
+// serve --json and --per-request, from a wafer run: every figure is the run's, the die map is
+// wafer::die_map_rows of its deployment, and the CSV has one row per request.
+TEST(ServeRunJson, WaferRunWrittenAsRun) {
+  perf::Design d = builtin_presets().project("llama-3-70b-wafer-serving");
+  auto spec = *parse_serving_section(
+      builtin_presets().json_text(PresetKind::project, "llama-3-70b-wafer-serving"));
+  spec.requests = 120;
+  runs::ServeOptions o;
+  o.central.threads = 1;
+  const runs::ServeRun run = runs::serve(d, spec, serving_requests(spec), o);
+  ASSERT_TRUE(run.wafer.has_value());
+  const auto j = nlohmann::json::parse(serve_run_json(d, run, "120 generated requests"));
+  EXPECT_EQ(j.at("source"), "120 generated requests");
+  EXPECT_EQ(j.at("requests"), 120);
+  EXPECT_EQ(j.at("completed"), run.result.completed);
+  EXPECT_DOUBLE_EQ(j.at("goodput_rps").get<double>(), run.result.goodput_rps);
+  EXPECT_DOUBLE_EQ(j.at("ttft_s").at("p90").get<double>(), run.result.ttft.p90);
+  EXPECT_EQ(j.at("partition").at("mode"), "auto");
+  EXPECT_EQ(j.at("partition").at("text"), run.partition_text);
+  const auto rows = wafer::die_map_rows(run.wafer->wafer, run.partition.prefill);
+  EXPECT_EQ(j.at("wafer").at("map").get<std::vector<std::string>>(), rows);
+  ASSERT_EQ(rows.size(), static_cast<std::size_t>(run.wafer->wafer.layout.dies_y));
+  for (const auto& r : rows) EXPECT_EQ(r.size(), 4u * static_cast<std::size_t>(run.wafer->wafer.layout.dies_x));
+  EXPECT_DOUBLE_EQ(j.at("wafer").at("power_W").get<double>(), run.wafer->power_W);
+  EXPECT_EQ(j.at("per_instance").size(), run.result.instances.size());
+  int pooled = 0;
+  for (const auto& p : j.at("pools")) pooled += p.at("instances").get<int>();
+  EXPECT_EQ(pooled, j.at("instances").get<int>());
+  const std::string csv = per_request_csv(run.result);
+  std::istringstream lines(csv);
+  std::string line;
+  std::size_t n = 0;
+  while (std::getline(lines, line)) ++n;
+  EXPECT_EQ(n, run.result.requests.size() + 1);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "stackscope/wafer/run.hpp"
 
 #include <cmath>
+#include <cstdio>
 
 #include "stackscope/wafer/d2d_links.hpp"
 
@@ -26,6 +27,47 @@ double wafer_power_W(const WaferDeployment& wafer, const serving::SimResult& res
   if (result.makespan_s > 0)
     for (const auto& s : result.instances) power += s.energy_J / result.makespan_s;
   return power;
+}
+
+std::vector<std::string> die_map_rows(const WaferDeployment& w, int np) {
+  const int nx = w.layout.dies_x, ny = w.layout.dies_y;
+  std::vector<std::string> rows;
+  for (int y = ny - 1; y >= 0; --y) {
+    std::string row;
+    for (int x = 0; x < nx; ++x) {
+      const auto d = static_cast<std::size_t>(y * nx + x);
+      const int owner = w.placement.die_owner[d];
+      // snprintf rather than "D" + std::to_string(): GCC 12 warns falsely (-Wrestrict) on the
+      // inlined concatenation.
+      char cell[16] = ".";
+      if (owner == -2)
+        std::snprintf(cell, sizeof cell, "x");
+      else if (owner >= np)
+        std::snprintf(cell, sizeof cell, "D%d", owner - np);
+      else if (owner >= 0)
+        std::snprintf(cell, sizeof cell, "P%d", owner);
+      else if (w.lender_of[d] >= 0)
+        std::snprintf(cell, sizeof cell, "b%d", w.lender_of[d] - np);
+      const std::string c = cell;
+      row += std::string(c.size() < 4 ? 4 - c.size() : 0, ' ') + c;
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+BusiestLink busiest_link(const WaferDeployment& w, double makespan_s) {
+  BusiestLink b;
+  const auto& loads = w.links->link_bytes();
+  const auto& links = w.links->topology().links();
+  for (std::size_t i = 0; i < loads.size() && i < links.size(); ++i)
+    if (loads[i] > b.bytes) {
+      b.bytes = loads[i];
+      b.from = w.links->topology().node_name(links[i].src);
+      b.to = w.links->topology().node_name(links[i].dst);
+      b.utilisation = makespan_s > 0 && links[i].bw_Bps > 0 ? loads[i] / links[i].bw_Bps / makespan_s : 0;
+    }
+  return b;
 }
 
 WaferRun run_on_wafer(const perf::Design& design, const serving::ServingSpec& spec,

@@ -9,6 +9,7 @@
 // no instance holds (lenders, spares and unused dies are powered but idle). Goodput per kW =
 // 1000 x goodput_rps / power_W.
 #include <span>
+#include <string>
 #include <vector>
 
 #include "stackscope/perf/design.hpp"
@@ -36,6 +37,19 @@ struct WaferRun {
 // The whole-wafer power of a finished run (above).
 double wafer_power_W(const WaferDeployment& wafer, const serving::SimResult& result,
                      const perf::Design& design);
+
+// The wafer's die grid as text, top row first, 4 characters a die: P<i> prefill instance i,
+// D<j> decode instance j (indices within their role), b<j> an idle die lending its memory to
+// decode j, "." idle, "x" spare. `prefill` is the partition's prefill instance count.
+std::vector<std::string> die_map_rows(const WaferDeployment& wafer, int prefill);
+
+// The busiest directed D2D link of a finished run: its end nodes, the bytes it carried and the
+// share of the makespan it was busy (bytes / bandwidth / makespan).
+struct BusiestLink {
+  std::string from, to;
+  double bytes = 0, utilisation = 0;
+};
+BusiestLink busiest_link(const WaferDeployment& wafer, double makespan_s);
 
 // deploy() then serving::simulate(). Throws std::invalid_argument as deploy() does. `options`,
 // when given, supplies the stop token, progress callback and timeline size, and any finite SLO
