@@ -25,6 +25,12 @@ int main(int argc, char** argv) {
                                  QStringLiteral("Render every view to DIR/*.png and exit."),
                                  QStringLiteral("DIR"));
   cli.addOption(shots);
+  const QCommandLineOption size(
+      QStringLiteral("size"),
+      QStringLiteral("With --screenshots: render the whole window at WxH (e.g. 1280x800) once "
+                     "per result tab instead of each view."),
+      QStringLiteral("WxH"));
+  cli.addOption(size);
   cli.addPositionalArgument(QStringLiteral("project"), QStringLiteral("Project JSON file to open."),
                             QStringLiteral("[PROJECT.json]"));
   cli.process(app);
@@ -42,9 +48,29 @@ int main(int argc, char** argv) {
                            files.front() + QStringLiteral("\n\n") + error);
     }
   }
+  if (cli.isSet(size) && !cli.isSet(shots)) {
+    std::fprintf(stderr, "error: --size needs --screenshots DIR\n");
+    return 2;
+  }
   if (cli.isSet(shots)) {
     QString error;
-    const QStringList written = window.saveScreenshots(cli.value(shots), &error);
+    QStringList written;
+    if (cli.isSet(size)) {
+      const QStringList wh = cli.value(size).split(QLatin1Char('x'));
+      bool okw = false, okh = false;
+      const int w = wh.size() == 2 ? wh[0].toInt(&okw) : 0;
+      const int h = wh.size() == 2 ? wh[1].toInt(&okh) : 0;
+      if (!okw || !okh || w < 320 || h < 240 || w > 7680 || h > 4320) {
+        std::fprintf(stderr,
+                     "error: --size: expected WxH with W in 320..7680 and H in 240..4320, got "
+                     "'%s'\n",
+                     qPrintable(cli.value(size)));
+        return 2;
+      }
+      written = window.saveWindowShots(cli.value(shots), QSize(w, h), &error);
+    } else {
+      written = window.saveScreenshots(cli.value(shots), &error);
+    }
     if (written.isEmpty()) {
       std::fprintf(stderr, "error: screenshots: %s\n", qPrintable(error));
       return 1;

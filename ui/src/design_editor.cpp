@@ -150,6 +150,19 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   // A spin box takes the key events of its inner line edit first (QAbstractSpinBox::event).
   for (QLineEdit* e : findChildren<QLineEdit*>()) e->installEventFilter(this);
   for (QAbstractSpinBox* b : findChildren<QAbstractSpinBox*>()) b->installEventFilter(this);
+  // A combo is as wide as its longest item unless told otherwise; preset and device names
+  // would then set the column's width. They shrink to a dozen characters (the popup still
+  // shows each item whole, and the tooltip names the choice).
+  for (QComboBox* c : findChildren<QComboBox*>()) {
+    c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    c->setMinimumContentsLength(12);
+  }
+  // Number fields need room for their numbers, not for the longest text their range allows;
+  // and a row whose label and field do not fit the column puts the field under its label
+  // rather than push the column into horizontal scrolling.
+  for (QAbstractSpinBox* b : findChildren<QAbstractSpinBox*>()) b->setMinimumWidth(110);
+  for (QFormLayout* f : findChildren<QFormLayout*>())
+    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
 }
 
 bool DesignEditor::eventFilter(QObject* watched, QEvent* event) {
@@ -254,6 +267,8 @@ void DesignEditor::addCombo(QFormLayout* form, const QString& label, const char*
   combo->addItems(items);
   const QString p = QString::fromLatin1(path);
   combo->setToolTip(fieldTip(tip, QString(), items.join(QStringLiteral(", ")), p));
+  combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo->setMinimumContentsLength(12);
   form->addRow(label, combo);
   const int index = bind(p, combo, [this, combo, get] { combo->setCurrentIndex(get(cur_)); });
   const bool perLevel = p.contains(QStringLiteral("{L}"));

@@ -128,6 +128,7 @@ inline QLabel* derivedLabel(QWidget* parent, const char* name) {
 inline QLabel* sectionLabel(const QString& text, QWidget* parent) {
   auto* l = new QLabel(text, parent);
   l->setObjectName(QStringLiteral("sectionTitle"));
+  l->setWordWrap(true);  // a long title wraps in a narrow column
   return l;
 }
 

@@ -262,8 +262,12 @@ void MainWindow::enableSessionState() {
   lastSaveDir_ = s.value(QStringLiteral("files/lastSaveDir")).toString();
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-  if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
-    split->restoreState(s.value(QStringLiteral("window/mainSplitter")).toByteArray());
+  for (const char* name : {"mainSplitter", "resultSplitter"})
+    if (auto* split = findChild<QSplitter*>(QString::fromLatin1(name))) {
+      const QByteArray state =
+          s.value(QStringLiteral("window/") + QString::fromLatin1(name)).toByteArray();
+      if (split->restoreState(state) && split == mainSplit_) splitChosen_ = true;
+    }
   const int tab = s.value(QStringLiteral("window/tab"), 0).toInt();
   if (tab >= 0 && tab < views_->count()) views_->setCurrentIndex(tab);
   // Maximised and detached views as they were left.

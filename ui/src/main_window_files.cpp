@@ -354,8 +354,9 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     QSettings s;
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
-    if (auto* split = findChild<QSplitter*>(QStringLiteral("mainSplitter")))
-      s.setValue(QStringLiteral("window/mainSplitter"), split->saveState());
+    for (const char* name : {"mainSplitter", "resultSplitter"})
+      if (auto* split = findChild<QSplitter*>(QString::fromLatin1(name)))
+        s.setValue(QStringLiteral("window/") + QString::fromLatin1(name), split->saveState());
     s.setValue(QStringLiteral("window/tab"), views_->currentIndex());
   }
   QMainWindow::closeEvent(e);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's layout: the header, the what-if editors and the result views, each view in
 // a ResultPane so that it can be maximised in place or detached.
+#include <QApplication>
+#include <QResizeEvent>
+#include <QDir>
 #include <QFrame>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -9,7 +12,9 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QThread>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "main_window_detail.hpp"
 #include "stackscope/ui/breakdown_chart.hpp"
@@ -66,6 +71,8 @@ void MainWindow::buildUi() {
   bodyBox->addWidget(split);
   split->setObjectName(QStringLiteral("mainSplitter"));
   split->setChildrenCollapsible(false);
+  mainSplit_ = split;
+  connect(split, &QSplitter::splitterMoved, this, [this] { splitChosen_ = true; });
 
   auto* leftCol = new QWidget(split);
   auto* leftBox = new QVBoxLayout(leftCol);
@@ -86,7 +93,7 @@ void MainWindow::buildUi() {
   device_ = new DevicePanel();
   device_->setContentsMargins(6, 6, 6, 6);
   editor_->addPage(device_, tr("Device at a glance"));
-  left->setMinimumWidth(400);
+  left->setMinimumWidth(340);
 
   // The result views, each in a pane of its own (maximise in place, detach into a window), in
   // the ResultArea: the right-hand column, which a maximised view fills.
@@ -101,14 +108,30 @@ void MainWindow::buildUi() {
     connect(p, &ResultPane::stateChanged, this, [this] { refreshLazyViews(); });
     return p;
   };
-  auto* summaryBox = new QGroupBox(tr("Summary"), right);
+  // Summary above the tabbed views, in a splitter: the views get at least half of a small
+  // screen's height by default (the summary scrolls when it has less than it needs), and the
+  // user can move the split.
+  auto* resultSplit = new QSplitter(Qt::Vertical, right);
+  resultSplit->setObjectName(QStringLiteral("resultSplitter"));
+  resultSplit->setChildrenCollapsible(false);
+  auto* summaryScroll = new QScrollArea(resultSplit);
+  summaryScroll->setObjectName(QStringLiteral("summaryScroll"));
+  summaryScroll->setWidgetResizable(true);
+  summaryScroll->setFrameShape(QFrame::NoFrame);
+  summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  summaryScroll->setAutoFillBackground(false);
+  summaryScroll->viewport()->setAutoFillBackground(false);
+  summaryScroll->setMinimumHeight(120);
+  auto* summaryBox = new QGroupBox(tr("Summary"));
   summaryBox->setObjectName(QStringLiteral("summaryBox"));
   auto* sbox = new QVBoxLayout(summaryBox);
   summary_ = new SummaryPanel(summaryBox);
   sbox->addWidget(pane("summary", tr("Summary"), summary_));
-  rbox->addWidget(summaryBox);
+  summaryScroll->setWidget(summaryBox);
+  resultSplit->addWidget(summaryScroll);
+  rbox->addWidget(resultSplit, 1);
 
-  views_ = new QTabWidget(right);
+  views_ = new QTabWidget(resultSplit);
   views_->setObjectName(QStringLiteral("views"));
   // A tab stack is as large as its largest page, shown or not: each view sits in a scroll area
   // of its own, so no view's minimum size can push the window past its default 1440 × 940 (a
@@ -174,7 +197,12 @@ void MainWindow::buildUi() {
   });
   // The grid solve (~0.1 s) runs only when its tab is shown.
   connect(views_, &QTabWidget::currentChanged, this, [this] { refreshLazyViews(); });
-  rbox->addWidget(views_, 1);
+  views_->setMinimumHeight(200);
+  resultSplit->addWidget(views_);
+  resultSplit->setStretchFactor(0, 2);
+  resultSplit->setStretchFactor(1, 3);
+  // 40 : 60 of the column to begin with, kept in proportion as the window is resized.
+  resultSplit->setSizes({400, 600});
 
   split->addWidget(leftCol);
   split->addWidget(area_);
@@ -183,6 +211,47 @@ void MainWindow::buildUi() {
   outer->addWidget(body, 1);
   setCentralWidget(central);
   statusBar()->setSizeGripEnabled(true);
+}
+
+QStringList MainWindow::saveWindowShots(const QString& dir, QSize size, QString* error) {
+  if (!QDir().mkpath(dir)) {
+    if (error) *error = tr("cannot create directory %1").arg(dir);
+    return {};
+  }
+  if (!isVisible()) show();
+  resize(size);
+  QStringList written;
+  const int was = views_->currentIndex();
+  for (int i = 0; i < views_->count(); ++i) {
+    views_->setCurrentIndex(i);
+    for (int k = 0; k < 10; ++k) {
+      QApplication::processEvents();
+      QThread::msleep(5);
+    }
+    const QString tab = views_->tabText(i).remove(QLatin1Char('&')).toLower();
+    const QString path = QDir(dir).filePath(QStringLiteral("window-%1x%2-%3.png")
+                                                .arg(size.width())
+                                                .arg(size.height())
+                                                .arg(tab));
+    if (!grab().save(path)) {
+      if (error) *error = tr("cannot write %1").arg(path);
+      views_->setCurrentIndex(was);
+      return {};
+    }
+    written << path;
+  }
+  views_->setCurrentIndex(was);
+  return written;
+}
+
+void MainWindow::resizeEvent(QResizeEvent* e) {
+  QMainWindow::resizeEvent(e);
+  if (splitChosen_ || !mainSplit_) return;
+  // The editor column: its minimum on a 1280-pixel screen, more on a wide one; the result
+  // views get the rest.
+  const int total = mainSplit_->width();
+  const int left = std::clamp(width() * 27 / 100, 340, 480);
+  if (total > left) mainSplit_->setSizes({left, total - left});
 }
 
 bool MainWindow::viewShown(QWidget* view) const {

@@ -9,6 +9,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QResizeEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -82,15 +83,23 @@ ServingForm::ServingForm(ConfigDocument* doc, QWidget* parent) : QWidget(parent)
 }
 
 void ServingForm::build() {
-  auto* form = new QGridLayout(this);
-  form->setContentsMargins(0, 0, 0, 0);
-  form->setHorizontalSpacing(8);
-  form->setVerticalSpacing(4);
-  const auto add = [&](int row, int col, const QString& text, QWidget* field) {
+  grid_ = new QGridLayout(this);
+  grid_->setContentsMargins(0, 0, 0, 0);
+  grid_->setHorizontalSpacing(8);
+  grid_->setVerticalSpacing(4);
+  // The fields flow in label/field pairs, as many to a row as the width holds (reflow()); a
+  // cell may take several pairs' room, or start a row of its own.
+  const auto cell = [&](const QString& text, QWidget* field, int span = 1, bool newRow = false) {
     auto* l = new QLabel(text, this);
     l->setBuddy(field);
-    form->addWidget(l, row, 2 * col, Qt::AlignRight);
-    form->addWidget(field, row, 2 * col + 1);
+    cells_.push_back({l, field, span, newRow});
+  };
+  // A row of several widgets, as one field.
+  const auto strip = [this](QLayout* layout) {
+    auto* w = new QWidget(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    w->setLayout(layout);
+    return w;
   };
   const auto spin = [this](const char* name, int lo, int hi, const QString& tip) {
     auto* s = new QSpinBox(this);
@@ -133,11 +142,11 @@ void ServingForm::build() {
   cv_ = dspin("servingCv", 0.001, 1000, 2,
               tr("Coefficient of variation of the Gamma gaps: 1 = Poisson, > 1 burstier"));
   cv_->setSingleStep(0.25);
-  add(0, 0, tr("Re&quests from:"), source_);
-  add(0, 1, tr("Requests:"), requests_);
-  add(0, 2, tr("Rate (req/s):"), rate_);
-  add(0, 3, tr("Arrivals:"), arrivals_);
-  add(0, 4, tr("Gamma CV:"), cv_);
+  cell(tr("Re&quests from:"), source_);
+  cell(tr("Requests:"), requests_);
+  cell(tr("Rate (req/s):"), rate_);
+  cell(tr("Arrivals:"), arrivals_);
+  cell(tr("Gamma CV:"), cv_);
 
   trace_ = new QLineEdit(this);
   trace_->setObjectName(QStringLiteral("servingTrace"));
@@ -148,16 +157,14 @@ void ServingForm::build() {
   auto* traceRow = new QHBoxLayout();
   traceRow->addWidget(trace_, 1);
   traceRow->addWidget(browse_);
-  auto* traceLabel = new QLabel(tr("Trace file:"), this);
-  traceLabel->setBuddy(trace_);
-  form->addWidget(traceLabel, 1, 0, Qt::AlignRight);
-  form->addLayout(traceRow, 1, 1, 1, 5);
+  cell(tr("Trace file:"), strip(traceRow), 3);
+  cells_.back().label->setBuddy(trace_);
   timeScale_ = dspin("servingTimeScale", 1e-6, 1e6, 3,
                      tr("Trace arrivals this many times faster (2 = twice the request rate)"));
   seed_ = spin("servingSeed", 0, 2'147'483'647, tr("Seed of the generated arrivals and lengths"));
   seed_->setGroupSeparatorShown(false);
-  add(1, 3, tr("Time scale:"), timeScale_);
-  add(1, 4, tr("Seed:"), seed_);
+  cell(tr("Time scale:"), timeScale_);
+  cell(tr("Seed:"), seed_);
 
   // ---- lengths and instances ----
   const QString lengthTip =
@@ -196,13 +203,11 @@ void ServingForm::build() {
   router_->setToolTip(
       tr("Which instance takes a request: round-robin, join the shortest queue (fewest waiting "
          "or running), or the lowest KV-cache use"));
-  add(2, 0, tr("Input (tok):"), input_);
-  add(2, 1, tr("Output (tok):"), output_);
-  add(2, 2, tr("Instances:"), instances_);
-  auto* poolLabel = new QLabel(tr("Disaggregate:"), this);
-  poolLabel->setBuddy(prefill_);
-  form->addWidget(poolLabel, 2, 6, Qt::AlignRight);
-  form->addLayout(pools, 2, 7);
+  cell(tr("Input (tok):"), input_);
+  cell(tr("Output (tok):"), output_);
+  cell(tr("Instances:"), instances_);
+  cell(tr("Disaggregate:"), strip(pools));
+  cells_.back().label->setBuddy(prefill_);
 
   // ---- scheduler (vLLM names; TensorRT-LLM's in simulator.hpp) ----
   concurrency_ = spin("servingConcurrency", 0, 1 << 30,
@@ -224,12 +229,12 @@ void ServingForm::build() {
   maxModelLen_->setSpecialValueText(tr("no limit"));
   // Fields with long items (the router, the KV policy, the pools) share columns with short
   // labels, so the form fits the window's view area.
-  add(2, 4, tr("Concurrency:"), concurrency_);
-  add(3, 0, tr("Max seqs:"), maxSeqs_);
-  add(3, 1, tr("Max tokens:"), maxTokens_);
-  add(3, 2, tr("Max length:"), maxModelLen_);
-  add(3, 3, tr("KV block:"), blockSize_);
-  add(3, 4, tr("Router:"), router_);
+  cell(tr("Concurrency:"), concurrency_);
+  cell(tr("Max seqs:"), maxSeqs_);
+  cell(tr("Max tokens:"), maxTokens_);
+  cell(tr("Max length:"), maxModelLen_);
+  cell(tr("KV block:"), blockSize_);
+  cell(tr("Router:"), router_);
 
   chunked_ = new QCheckBox(tr("chunked"), this);
   chunked_->setObjectName(QStringLiteral("servingChunked"));
@@ -253,11 +258,11 @@ void ServingForm::build() {
   sloTtft_->setSpecialValueText(tr("none"));
   sloTpot_ = dspin("servingSloTpot", 0, 1e6, 1, tr("Time-per-output-token SLO of goodput, in ms"));
   sloTpot_->setSpecialValueText(tr("none"));
-  add(4, 0, tr("Prefill:"), chunked_);
-  add(4, 1, tr("KV fraction:"), kvFraction_);
-  add(4, 2, tr("SLO TTFT (s):"), sloTtft_);
-  add(4, 3, tr("SLO TPOT (ms):"), sloTpot_);
-  add(4, 4, tr("KV policy:"), kvPolicy_);
+  cell(tr("Prefill:"), chunked_);
+  cell(tr("KV fraction:"), kvFraction_);
+  cell(tr("SLO TTFT (s):"), sloTtft_);
+  cell(tr("SLO TPOT (ms):"), sloTpot_);
+  cell(tr("KV policy:"), kvPolicy_);
   // ---- co-located instances of their own plans behind the router ----
   groups_ = new QLineEdit(this);
   groups_->setObjectName(QStringLiteral("servingInstanceGroups"));
@@ -269,10 +274,6 @@ void ServingForm::build() {
          "groups COUNT[:KEY=VALUE,...] joined by '+' with keys tp, pp, ep, cp, max-seqs, "
          "max-tokens (0 or absent = the design's or the scheduler's), e.g. "
          "2:tp=2+1:tp=4,max-seqs=128. Replaces the instance count; clear it to disaggregate"));
-  auto* groupsLabel = new QLabel(tr("Instance groups:"), this);
-  groupsLabel->setBuddy(groups_);
-  form->addWidget(groupsLabel, 7, 0, Qt::AlignRight);
-  form->addWidget(groups_, 7, 1, 1, 9);
   // ---- the pools' own plans and limits (DistServe sizes each pool's parallelism on its own) ----
   for (int p = 0; p < 2; ++p) {
     const QString pool = p == 0 ? tr("prefill") : tr("decode");
@@ -296,16 +297,14 @@ void ServingForm::build() {
         plan->addWidget(w, 1);
       }
     }
-    auto* label = new QLabel(p == 0 ? tr("Prefill pool:") : tr("Decode pool:"), this);
-    label->setBuddy(pool_[p][0]);
-    form->addWidget(label, 5 + p, 0, Qt::AlignRight);
-    form->addLayout(plan, 5 + p, 1, 1, 3);
-    add(5 + p, 2, tr("Max seqs:"), pool_[p][4]);
-    add(5 + p, 3, tr("Max tokens:"), pool_[p][5]);
+    cell(p == 0 ? tr("Prefill pool:") : tr("Decode pool:"), strip(plan), 2, true);
+    cells_.back().label->setBuddy(pool_[p][0]);
+    cell(tr("Max seqs:"), pool_[p][4]);
+    cell(tr("Max tokens:"), pool_[p][5]);
   }
+  cell(tr("Instance groups:"), groups_, kMaxPairs, true);
   setDesignPlan(1, 1, 1, 1);
 
-  for (int c = 1; c < 10; c += 2) form->setColumnStretch(c, 1);
   // Narrow minimums, so the form fits the view area of the default 1440 px window: a spin box
   // asks for the width of its largest value ("100,000,000"); the column stretch gives the fields
   // more wherever there is room. A combo box keeps room for its longest item.
@@ -320,6 +319,14 @@ void ServingForm::build() {
       longest = std::max(longest, fontMetrics().horizontalAdvance(c->itemText(i)));
     c->setMinimumWidth(longest + 32);
   }
+  // The width each count of pairs per row needs, measured on the grid laid out so.
+  for (int n = kMinPairs; n <= kMaxPairs; ++n) {
+    reflow(n);
+    minWidth_[n] = grid_->minimumSize().width();
+  }
+  // The form may be as narrow as its fewest pairs per row allow (the layout would otherwise
+  // hold it at the current count's width, and a wider count would never give way).
+  setMinimumWidth(minWidth_[kMinPairs]);
 
   const std::pair<const char*, QWidget*> paths[] = {
       {"source", source_},
@@ -360,6 +367,39 @@ void ServingForm::build() {
                        QString::fromLatin1(kPoolKeys[k]))] = pool_[p][k];
       pool_[p][k]->setProperty("baseTip", pool_[p][k]->toolTip());
     }
+}
+
+int ServingForm::pairsFor(int width) const {
+  int n = kMaxPairs;
+  while (n > kMinPairs && minWidth_[n] > width) --n;
+  return n;
+}
+
+void ServingForm::reflow(int pairs) {
+  if (pairs == pairs_) return;
+  pairs_ = pairs;
+  for (const Cell& c : cells_) {
+    grid_->removeWidget(c.label);
+    grid_->removeWidget(c.field);
+  }
+  int row = 0, col = 0;
+  for (const Cell& c : cells_) {
+    const int span = std::min(c.span, pairs);
+    if ((c.newRow && col > 0) || col + span > pairs) {
+      ++row;
+      col = 0;
+    }
+    grid_->addWidget(c.label, row, 2 * col, Qt::AlignRight);
+    grid_->addWidget(c.field, row, 2 * col + 1, 1, 2 * span - 1);
+    col += span;
+  }
+  for (int k = 0; k < 2 * kMaxPairs; ++k)
+    grid_->setColumnStretch(k, k % 2 == 1 && k < 2 * pairs ? 1 : 0);
+}
+
+void ServingForm::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  reflow(pairsFor(e->size().width()));
 }
 
 void ServingForm::connectFields() {

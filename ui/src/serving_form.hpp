@@ -17,6 +17,9 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGridLayout;
+class QLabel;
+class QResizeEvent;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -96,7 +99,20 @@ class ServingForm : public QWidget {
   // After every change of a field (recorded or not) and every refresh from the document.
   void edited();
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
+  // Label/field pairs per row: as many as the width holds, 3 to 5.
+  static constexpr int kMinPairs = 3, kMaxPairs = 5;
+  struct Cell {
+    QLabel* label;
+    QWidget* field;
+    int span;     // pairs of room it takes (capped at the row's pairs)
+    bool newRow;  // starts a row
+  };
+  int pairsFor(int width) const;
+  void reflow(int pairs);
   void build();
   void connectFields();
   void refresh();
@@ -108,6 +124,10 @@ class ServingForm : public QWidget {
   void lengthEdited(Field field, QLineEdit* edit, const QString& name);
   void groupsEdited();
 
+  QGridLayout* grid_ = nullptr;
+  std::vector<Cell> cells_;  // in reading order
+  int minWidth_[kMaxPairs + 1] = {};  // the grid's minimum width at n pairs per row (px)
+  int pairs_ = 0;            // pairs per row as laid out
   ConfigDocument* doc_ = nullptr;
   bool committing_ = false;     // the document's change is this form's own edit
   serving::ServingSpec shown_;  // what the widgets show (the spec as last refreshed or edited)

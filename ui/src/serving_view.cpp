@@ -12,6 +12,9 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QFrame>
+#include <QSplitter>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
@@ -58,7 +61,7 @@ QColor sloColour() {
 QCustomPlot* makePlot(QWidget* parent, const QString& title, const QString& name) {
   auto* plot = new QCustomPlot(parent);
   plot->setObjectName(name);
-  plot->setMinimumSize(280, 320);
+  plot->setMinimumSize(240, 200);
   plot->plotLayout()->insertRow(0);
   auto* t = new QCPTextElement(
       plot, title, QFont(parent->font().family(), parent->font().pointSize(), QFont::Bold));
@@ -142,7 +145,31 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   head->addWidget(timelineLabel);
   head->addWidget(timelineOf_);
   box->addLayout(head);
-  box->addWidget(form_);
+  // Settings above, results below, in a splitter: on a small screen both keep a share of the
+  // height (each scrolls within it) and the user moves the split.
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->setObjectName(QStringLiteral("servingSplitter"));
+  split->setChildrenCollapsible(false);
+  auto* formScroll = new QScrollArea(split);
+  formScroll->setObjectName(QStringLiteral("servingFormScroll"));
+  formScroll->setWidgetResizable(true);
+  formScroll->setFrameShape(QFrame::NoFrame);
+  formScroll->setWidget(form_);
+  formScroll->setMinimumHeight(80);
+  auto* resultsScroll = new QScrollArea(split);
+  resultsScroll->setObjectName(QStringLiteral("servingResultsScroll"));
+  resultsScroll->setWidgetResizable(true);
+  resultsScroll->setFrameShape(QFrame::NoFrame);
+  resultsScroll->setMinimumHeight(120);
+  auto* results = new QWidget();
+  auto* rbox = new QVBoxLayout(results);
+  rbox->setContentsMargins(0, 0, 0, 0);
+  resultsScroll->setWidget(results);
+  split->addWidget(formScroll);
+  split->addWidget(resultsScroll);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  box->addWidget(split, 1);
 
   // ---- results ----
   auto* plots = new QHBoxLayout();
@@ -153,7 +180,7 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   plots->addWidget(ttft_, 1);
   plots->addWidget(tpot_, 1);
   plots->addWidget(timeline_, 1);
-  box->addLayout(plots, 1);
+  rbox->addLayout(plots, 1);
 
   auto* bottom = new QHBoxLayout();
   table_ = new QTableWidget(5, 5, this);
@@ -179,7 +206,9 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   summary_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   bottom->addWidget(summary_, 1);
-  box->addLayout(bottom);
+  rbox->addLayout(bottom);
+  // The settings' natural height, up to 45 % of the view; the results the rest.
+  split->setSizes({form_->sizeHint().height(), 600});
 
   debounce_.setSingleShot(true);
   debounce_.setInterval(kDebounceMs);

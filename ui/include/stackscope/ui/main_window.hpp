@@ -20,6 +20,7 @@
 class QDragEnterEvent;
 class QDropEvent;
 class QLabel;
+class QSplitter;
 class QTabWidget;
 
 namespace stackscope::ui {
@@ -87,6 +88,9 @@ class MainWindow : public QMainWindow {
   // Renders the window and each view to DIR/<view>.png. Returns the files written; on
   // failure an empty list and the reason.
   QStringList saveScreenshots(const QString& dir, QString* error);
+  // The whole window at `size` (logical pixels) once per result tab, to
+  // DIR/window-<W>x<H>-<tab>.png: how the layout fits a screen of that size.
+  QStringList saveWindowShots(const QString& dir, QSize size, QString* error);
   // One-file design review (HTML): key metrics, power per die and layer, every view as an
   // embedded PNG and the project JSON. Saved atomically.
   bool exportReport(const QString& file, QString* error);
@@ -125,6 +129,9 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  // Until the user moves the editor/results split (or a session restores one), the editor
+  // column is 27 % of the window's width within 340-480 px (main_window_views.cpp).
+  void resizeEvent(QResizeEvent* e) override;
   // A project file dropped on the window opens as File > Open does (asking first).
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
@@ -169,6 +176,8 @@ class MainWindow : public QMainWindow {
   BreakdownChart* chart_ = nullptr;
   ThroughputPlot* plot_ = nullptr;
   QTabWidget* views_ = nullptr;
+  QSplitter* mainSplit_ = nullptr;
+  bool splitChosen_ = false;  // the user (or a restored session) set the editor column's width
   ThermalView* thermal_ = nullptr;
   SearchPanel* search_ = nullptr;
   ServingView* serving_ = nullptr;

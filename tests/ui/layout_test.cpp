@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The main window on a small (1280 x 800) and a full-HD (1920 x 1080) screen: the window takes
+// the screen's size (no view's minimum pushes it wider or taller), every result tab fits its
+// width (no horizontal scroll bar), the tabbed views get at least half of the window's height,
+// and the editor pages need no horizontal scrolling. Writes the window per tab at both sizes to
+// <build>/screenshots/window-<W>x<H>-<tab>.png.
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QDir>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QThread>
+#include <QtTest>
+
+#include "stackscope/ui/design_editor.hpp"
+#include "stackscope/ui/main_window.hpp"
+
+using namespace stackscope;
+
+class LayoutTest : public QObject {
+  Q_OBJECT
+
+  static void settle() {
+    for (int i = 0; i < 12; ++i) {
+      QApplication::processEvents();
+      QThread::msleep(5);
+    }
+  }
+
+  static void checkAt(QSize size) {
+    ui::MainWindow w;
+    w.show();
+    w.resize(size);
+    settle();
+    QCOMPARE(w.size(), size);
+    auto* views = w.findChild<QTabWidget*>(QStringLiteral("views"));
+    QVERIFY(views != nullptr);
+    // The tabbed views: at least half of the window's height.
+    QVERIFY2(views->height() * 2 >= size.height(),
+             qPrintable(QStringLiteral("views %1 px of a %2 px window")
+                            .arg(views->height())
+                            .arg(size.height())));
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QDir().mkpath(dir);
+    QStringList overflowing;
+    for (int i = 0; i < views->count(); ++i) {
+      views->setCurrentIndex(i);
+      settle();
+      const QString tab = views->tabText(i).remove(QLatin1Char('&')).toLower();
+      auto* area = qobject_cast<QScrollArea*>(views->currentWidget());
+      QVERIFY(area != nullptr);
+      // The tab's own scroll area and any inside it (a view's settings, a form).
+      QList<QScrollArea*> areas = area->findChildren<QScrollArea*>();
+      areas.prepend(area);
+      for (QScrollArea* a : areas)
+        if (a->isVisible() && a->horizontalScrollBar()->isVisible())
+          overflowing << QStringLiteral("%1%2 (needs %3 px, has %4)")
+                             .arg(tab, a == area ? QString() : QLatin1Char('/') + a->objectName())
+                             .arg(a->horizontalScrollBar()->maximum() + a->viewport()->width())
+                             .arg(a->viewport()->width());
+      QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("window-%1x%2-%3.png")
+                                                   .arg(size.width())
+                                                   .arg(size.height())
+                                                   .arg(tab))));
+    }
+    // The editor's pages (each in a scroll area of the tool box) fit the column's width.
+    auto* editor = w.findChild<ui::DesignEditor*>();
+    QVERIFY(editor != nullptr);
+    for (int p = ui::DesignEditor::kModelPage; p <= ui::DesignEditor::kRuntimePage; ++p) {
+      const auto page = static_cast<ui::DesignEditor::Page>(p);
+      editor->showPage(page);
+      settle();
+      QWidget* contents = editor->pageContents(page);
+      QScrollArea* area = nullptr;
+      for (QWidget* up = contents->parentWidget(); up && !area; up = up->parentWidget())
+        area = qobject_cast<QScrollArea*>(up);
+      QVERIFY(area != nullptr);
+      if (area->horizontalScrollBar()->isVisible())
+        overflowing << QStringLiteral("editor page %1 (needs %2 px, has %3)")
+                           .arg(p)
+                           .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
+                           .arg(area->viewport()->width());
+    }
+    QVERIFY2(overflowing.isEmpty(),
+             qPrintable(QStringLiteral("tabs wider than their place at %1 x %2: %3")
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(overflowing.join(QStringLiteral(", ")))));
+  }
+
+ private slots:
+  void fitsA1280x800Screen() { checkAt(QSize(1280, 800)); }
+  void fitsA1920x1080Screen() { checkAt(QSize(1920, 1080)); }
+};
+
+QTEST_MAIN(LayoutTest)
+#include "layout_test.moc"
