@@ -163,6 +163,9 @@ DesignEditor::DesignEditor(const io::PresetRegistry& presets, QWidget* parent)
   for (QAbstractSpinBox* b : findChildren<QAbstractSpinBox*>()) b->setMinimumWidth(110);
   for (QFormLayout* f : findChildren<QFormLayout*>())
     f->setRowWrapPolicy(QFormLayout::WrapLongRows);
+  // Help ▸ What's This? on a field says what its tooltip says: meaning, unit, range and source.
+  for (QWidget* w : findChildren<QWidget*>())
+    if (w->whatsThis().isEmpty() && !w->toolTip().isEmpty()) w->setWhatsThis(w->toolTip());
 }
 
 bool DesignEditor::eventFilter(QObject* watched, QEvent* event) {

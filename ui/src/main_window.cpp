@@ -17,6 +17,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
+#include <QWhatsThis>
 #include <QMessageBox>
 #include <QPainter>
 #include <QScrollArea>
@@ -156,6 +157,19 @@ void MainWindow::buildMenus() {
     themes->addAction(a);
   }
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* guide =
+      help->addAction(tr("&User Guide"), this, [this] { showHelp(HelpWindow::kGuide); });
+  // (the guide opens at its workbench section)
+  guide->setShortcut(QKeySequence::HelpContents);
+  guide->setObjectName(QStringLiteral("helpGuide"));
+  help->addAction(tr("&Model Reference"), this, [this] { showHelp(HelpWindow::kModel); })
+      ->setObjectName(QStringLiteral("helpModel"));
+  help->addAction(tr("&Validation Report"), this, [this] {
+        showHelp(HelpWindow::kValidation);
+      })->setObjectName(QStringLiteral("helpValidation"));
+  // What's This? (Shift+F1), then a click on a field: its meaning, unit and source.
+  help->addAction(QWhatsThis::createAction(this));
+  help->addSeparator();
   help->addAction(tr("&About StackScope"), this, &MainWindow::about);
 }
 
@@ -447,6 +461,18 @@ void MainWindow::about() {
          "<p>Licensed under the GNU General Public License v3.0 or later. "
          "Built with Qt %2, Qt Charts and QCustomPlot.</p>")
           .arg(QStringLiteral(STACKSCOPE_VERSION), QString::fromLatin1(qVersion())));
+}
+
+HelpWindow* MainWindow::showHelp(HelpWindow::Doc doc) {
+  if (!help_) {
+    help_ = new HelpWindow(this);
+    help_->setWindowFlags(Qt::Window);
+  }
+  help_->showDoc(doc, doc == HelpWindow::kGuide ? QStringLiteral("The workbench") : QString());
+  help_->show();
+  help_->raise();
+  help_->activateWindow();
+  return help_;
 }
 
 QStringList MainWindow::saveScreenshots(const QString& dir, QString* error) {

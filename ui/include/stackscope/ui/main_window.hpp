@@ -5,6 +5,7 @@
 // re-evaluates the design (debounced 50 ms; one evaluation is sub-millisecond, so it runs on
 // the UI thread).
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 #include <QTimer>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "stackscope/io/project_file.hpp"
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
+#include "stackscope/ui/help_window.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -88,6 +90,8 @@ class MainWindow : public QMainWindow {
   // Renders the window and each view to DIR/<view>.png. Returns the files written; on
   // failure an empty list and the reason.
   QStringList saveScreenshots(const QString& dir, QString* error);
+  // Help ▸ User Guide (F1), Model Reference, Validation Report: the help window on `doc`.
+  HelpWindow* showHelp(HelpWindow::Doc doc);
   // The whole window at `size` (logical pixels) once per result tab, to
   // DIR/window-<W>x<H>-<tab>.png: how the layout fits a screen of that size.
   QStringList saveWindowShots(const QString& dir, QSize size, QString* error);
@@ -176,6 +180,7 @@ class MainWindow : public QMainWindow {
   BreakdownChart* chart_ = nullptr;
   ThroughputPlot* plot_ = nullptr;
   QTabWidget* views_ = nullptr;
+  QPointer<HelpWindow> help_;
   QSplitter* mainSplit_ = nullptr;
   bool splitChosen_ = false;  // the user (or a restored session) set the editor column's width
   ThermalView* thermal_ = nullptr;
