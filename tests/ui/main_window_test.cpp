@@ -35,6 +35,7 @@
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/search_panel.hpp"
+#include "stackscope/ui/serving_view.hpp"
 #include "stackscope/ui/thermal_view.hpp"
 
 using stackscope::ui::MainWindow;
@@ -363,9 +364,49 @@ class MainWindowTest : public QObject {
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());
-    QCOMPARE(html.count(QStringLiteral("data:image/png;base64,")), 5);
     QVERIFY(html.contains(QStringLiteral("TTFT")));
     QVERIFY(html.contains(QStringLiteral("Decode power per die and layer")));
+    // One section per result view, in tab order; the views with nothing computed say so.
+    const auto section = [&html](const QString& title) {
+      const qsizetype a = html.indexOf(QStringLiteral("<h2>%1</h2>").arg(title));
+      if (a < 0) return QString();
+      const qsizetype b = html.indexOf(QStringLiteral("<h2>"), a + 4);
+      return html.mid(a, b < 0 ? -1 : b - a);
+    };
+    qsizetype last = 0;
+    for (const char* t : {"Performance", "Thermal", "Links", "Compare", "Search", "Serving",
+                          "Expert placement", "Wafer"}) {
+      const qsizetype at = html.indexOf(QStringLiteral("<h2>%1</h2>").arg(QLatin1String(t)));
+      QVERIFY2(at > last, t);
+      last = at;
+    }
+    // The performance figures are the chart and the plot alone (no Scale combo, no buttons).
+    QCOMPARE(section(QStringLiteral("Performance")).count(QStringLiteral("<img")), 2);
+    QVERIFY(section(QStringLiteral("Links")).contains(QStringLiteral("<img")));
+    QVERIFY(section(QStringLiteral("Serving")).contains(QStringLiteral("No serving run")));
+    QVERIFY(section(QStringLiteral("Search")).contains(QStringLiteral("No search was run")));
+    QVERIFY(section(QStringLiteral("Wafer")).contains(QStringLiteral("No wafer run")));
+    QVERIFY(section(QStringLiteral("Compare")).contains(QStringLiteral("No designs")));
+    // After a serving run its section holds the three plots, the percentiles and the summary.
+    auto* serving = w.findChild<stackscope::ui::ServingView*>();
+    QVERIFY(serving != nullptr);
+    serving->setSource(stackscope::ui::ServingView::Source::benchmark);
+    serving->setRequests(100);
+    QVERIFY(serving->run());
+    serving->waitForIdle();
+    QVERIFY(serving->result() != nullptr);
+    const QString file2 = dir.filePath(QStringLiteral("review2.html"));
+    QVERIFY2(w.exportReport(file2, &error), qPrintable(error));
+    QFile f2(file2);
+    QVERIFY(f2.open(QIODevice::ReadOnly));
+    const QString html2 = QString::fromUtf8(f2.readAll());
+    const qsizetype s0 = html2.indexOf(QStringLiteral("<h2>Serving</h2>"));
+    const QString servingSection = html2.mid(s0, html2.indexOf(QStringLiteral("<h2>"), s0 + 4) - s0);
+    QCOMPARE(servingSection.count(QStringLiteral("<img")), 3);
+    QVERIFY(servingSection.contains(QStringLiteral("<th>TTFT (ms)</th>")));
+    QVERIFY(!servingSection.contains(QStringLiteral("No serving run")));
+    if (const QByteArray keep = qgetenv("STACKSCOPE_TEST_SHOTS"); !keep.isEmpty())
+      QFile::copy(file2, QString::fromLocal8Bit(keep) + QStringLiteral("/review.html"));
     const qsizetype a = html.indexOf(QStringLiteral("<pre id=\"project\">")) + 18;
     const qsizetype b = html.indexOf(QStringLiteral("</pre>"), a);
     QVERIFY(a > 18 && b > a);

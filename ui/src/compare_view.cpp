@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/compare_view.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include <qcustomplot.h>
 
 #include <QCheckBox>
@@ -294,6 +296,16 @@ void CompareView::rebuild() {
   }
   bars_->yAxis->setRange(0, top > 0 ? top * 1.15 : 1);
   bars_->replot();
+}
+
+ReviewSection CompareView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Compare");
+  s.missing = tr("No designs were added to Compare (Design ▸ Add to Compare).");
+  if (count() == 0) return s;
+  s.tables << table_;
+  s.figures << bars_;
+  return s;
 }
 
 }  // namespace stackscope::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/experts_view.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include "expert_mesh_canvas.hpp"
 #include "experts_view_detail.hpp"
 
@@ -581,6 +583,20 @@ void ExpertsView::onFinished() {
   shown_ = std::move(o);
   showOutcome();
   emit finished();
+}
+
+ReviewSection ExpertsView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Expert placement");
+  s.missing = tr("No expert placement was computed (an MoE model on a mesh system).");
+  if (outcome() == nullptr) return s;
+  for (const QLabel* l : {info_, status_})
+    if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
+  s.tables << table_;
+  for (QWidget* w : {static_cast<QWidget*>(mesh_), static_cast<QWidget*>(heat_),
+                     static_cast<QWidget*>(compute_)})
+    if (w != nullptr) s.figures << w;
+  return s;
 }
 
 }  // namespace stackscope::ui

@@ -3,6 +3,8 @@
 #include "stackscope/network/topology.hpp"
 // clang-format off
 #include "stackscope/ui/link_view.hpp"
+
+#include "stackscope/ui/review_section.hpp"
 // clang-format on
 
 #include <QComboBox>
@@ -646,6 +648,18 @@ void LinkView::redraw() {
   note_->setToolTip(tr("Loads come from the analytic network model of every collective the "
                        "evaluator costs (stackscope-cli evaluate --links)."));
   canvas_->update();
+}
+
+ReviewSection LinkView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Links");
+  s.missing = tr("No network to show for this design.");
+  const QString stats = plainText(stats_);
+  if (stats.isEmpty()) return s;
+  s.figures << canvas_;
+  s.paragraphs << stats;
+  if (const QString t = plainText(note_); !t.isEmpty()) s.paragraphs << t;
+  return s;
 }
 
 }  // namespace stackscope::ui

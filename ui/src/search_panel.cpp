@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/search_panel.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
@@ -749,6 +751,16 @@ void SearchPanel::choose(std::size_t i) {
   markChosen(pts[i]);
   plot_->replot();
   emit designChosen(space_->decode(pts[i].id));
+}
+
+ReviewSection SearchPanel::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Search");
+  s.missing = tr("No search was run.");
+  if (pointCount() == 0) return s;
+  if (const QString t = plainText(status_); !t.isEmpty()) s.paragraphs << t;
+  s.figures << plot_;
+  return s;
 }
 
 }  // namespace stackscope::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/serving_view.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include <qcustomplot.h>
 
 #include <QApplication>
@@ -764,6 +766,17 @@ void ServingView::drawTimeline() {
   p->legend->setVisible(true);
   theme::stylePlot(p);
   p->replot();
+}
+
+ReviewSection ServingView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Serving");
+  s.missing = tr("No serving run (the Serving tab's Run replays the project's requests).");
+  if (result() == nullptr) return s;
+  if (const QString t = plainText(summary_); !t.isEmpty()) s.paragraphs << t;
+  s.figures << ttft_ << tpot_ << timeline_;
+  s.tables << table_;
+  return s;
 }
 
 }  // namespace stackscope::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/thermal_view.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
@@ -308,6 +310,17 @@ void ThermalView::showLayer(int layer) {
            "absent: the stack is the logic die and its TIM, and the 85/95 °C DRAM "
            "limits do not apply here."));
   }
+}
+
+ReviewSection ThermalView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Thermal");
+  s.missing = tr("No thermal solution for this design.");
+  if (!hasSolution()) return s;
+  s.figures << plot_;
+  for (const QLabel* l : {stats_, note_})
+    if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
+  return s;
 }
 
 }  // namespace stackscope::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "stackscope/ui/wafer_view.hpp"
 
+#include "stackscope/ui/review_section.hpp"
+
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -504,6 +506,21 @@ void WaferView::changeEvent(QEvent* e) {
     drawSweep();
     mapWidget_->update();
   }
+}
+
+ReviewSection WaferView::reviewSection() const {
+  ReviewSection s;
+  s.title = tr("Wafer");
+  s.missing = tr("No wafer run (a wafer project's Wafer tab partitions and replays it).");
+  if (mapRun() != nullptr) {
+    if (const QString t = plainText(mapSummary_); !t.isEmpty()) s.paragraphs << t;
+    s.figures << mapWidget_;
+  }
+  if (!sweep_.empty()) {
+    if (const QString t = plainText(sweepSummary_); !t.isEmpty()) s.paragraphs << t;
+    s.figures << plot_;
+  }
+  return s;
 }
 
 }  // namespace stackscope::ui

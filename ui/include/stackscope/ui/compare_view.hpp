@@ -10,6 +10,7 @@
 
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QCheckBox;
 class QCustomPlot;
@@ -23,6 +24,8 @@ class CompareView : public QWidget {
  public:
   static constexpr int kMaxDesigns = 4;
   explicit CompareView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
 
   // Adds a column (the oldest is dropped beyond kMaxDesigns).
   void add(const perf::Design& design, const perf::Result& result);

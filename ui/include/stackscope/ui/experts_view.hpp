@@ -31,6 +31,7 @@
 
 #include "stackscope/experts/compare.hpp"
 #include "stackscope/perf/design.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QCPColorMap;
@@ -82,6 +83,8 @@ class ExpertsView : public QWidget {
   };
 
   explicit ExpertsView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~ExpertsView() override;
 
   // The mesh of `design` (its first mesh2d level and its device), or nullopt and why not.

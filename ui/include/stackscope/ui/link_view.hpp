@@ -15,6 +15,7 @@
 
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QLabel;
@@ -28,6 +29,8 @@ class LinkView : public QWidget {
   Q_OBJECT
  public:
   explicit LinkView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~LinkView() override;
   // `result` is perf::evaluate(design) (the mesh view reads its traffic).
   void showDesign(const perf::Design& design, const perf::Result& result);

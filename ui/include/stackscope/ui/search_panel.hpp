@@ -25,6 +25,7 @@
 #include "stackscope/search/archive.hpp"
 #include "stackscope/search/engine.hpp"
 #include "stackscope/search/space.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QDialog;
@@ -44,6 +45,8 @@ class SearchPanel : public QWidget {
   Q_OBJECT
  public:
   explicit SearchPanel(const io::PresetRegistry& presets, QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~SearchPanel() override;
 
   // Starts a search of the space in the form. A non-empty `id` different from the current preset

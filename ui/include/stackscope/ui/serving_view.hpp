@@ -22,6 +22,7 @@
 #include "stackscope/serving/simulator.hpp"
 #include "stackscope/serving/spec.hpp"
 #include "stackscope/ui/config_document.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QCustomPlot;
@@ -41,6 +42,8 @@ class ServingView : public QWidget {
   // A view with a document of its own (tests, a view on its own); setDocument() binds it to the
   // project's.
   explicit ServingView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~ServingView() override;
 
   // Binds the view to `doc` (not owned; it must outlive the view): its serving settings are what

@@ -12,6 +12,7 @@
 #include "stackscope/perf/result.hpp"
 #include "stackscope/perf/thermal_map.hpp"
 #include "stackscope/thermal/solver.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QCustomPlot;
@@ -25,6 +26,8 @@ class ThermalView : public QWidget {
   Q_OBJECT
  public:
   explicit ThermalView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~ThermalView() override;
 
   // Starts the solve of this design (replacing any solve in flight); the view updates when it

@@ -26,6 +26,7 @@
 #include "stackscope/serving/spec.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/wafer/run.hpp"
+#include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
 class QCustomPlot;
@@ -43,6 +44,8 @@ class WaferView : public QWidget {
   Q_OBJECT
  public:
   explicit WaferView(QWidget* parent = nullptr);
+  // Its part of the design review (review_section.hpp).
+  ReviewSection reviewSection() const;
   ~WaferView() override;
 
   // The project's document (not owned): its serving settings drive both runs.
