@@ -224,6 +224,17 @@ class MainWindowTest : public QObject {
     const double peak = view->solution()->layers[2].max_C;
     QVERIFY(w.result() && w.result()->thermal.throttle < 1.0);
     QVERIFY2(peak > 90.0 && peak < 97.0, qPrintable(QString::number(peak)));
+    // The cross-section: one bar per layer at its hottest cell, one mean marker per layer, and
+    // the 85 / 95 C DRAM limits as two lines.
+    auto* profile = w.findChild<QCustomPlot*>(QStringLiteral("thermalProfile"));
+    QVERIFY(profile != nullptr);
+    QCOMPARE(profile->plottableCount(), 2);
+    auto* bars = qobject_cast<QCPBars*>(profile->plottable(0));
+    QVERIFY(bars != nullptr);
+    QCOMPARE(bars->data()->size(), 18);
+    for (int l = 0; l < 18; ++l)
+      QCOMPARE(bars->data()->at(l)->value, view->solution()->layers[static_cast<std::size_t>(l)].max_C);
+    QCOMPARE(profile->itemCount(), 2);
     layers->setCurrentIndex(0);
     QVERIFY(label(w, "thermalStats")->text().startsWith(QStringLiteral("logic: max")));
     // More batch -> more power -> a hotter stack, re-solved while the tab is shown.

@@ -224,6 +224,8 @@ QStringList MainWindow::saveWindowShots(const QString& dir, QSize size, QString*
   const int was = views_->currentIndex();
   for (int i = 0; i < views_->count(); ++i) {
     views_->setCurrentIndex(i);
+    thermal_->waitForIdle();  // a lazy view solves when shown: its picture waits for it
+    links_->waitForIdle();
     for (int k = 0; k < 10; ++k) {
       QApplication::processEvents();
       QThread::msleep(5);

@@ -9,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
+#include <QSplitter>
 #include <QtConcurrent/QtConcurrent>
 #include <algorithm>
 #include <cmath>
@@ -79,8 +80,32 @@ ThermalView::ThermalView(QWidget* parent) : QWidget(parent) {
   auto* group = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  box->addWidget(plot_, 1);
   attachExportMenu(plot_, QStringLiteral("thermal"));
+  // The cross-section beside the map: every layer's hottest and mean temperature, bottom of the
+  // stack at the bottom, against the DRAM limits (85 °C normal, 95 °C extended: JEDEC JESD79
+  // and JESD235 refresh ranges).
+  profile_ = new QCustomPlot(this);
+  profile_->setObjectName(QStringLiteral("thermalProfile"));
+  profile_->setMinimumWidth(220);
+  profile_->xAxis->setLabel(tr("Temperature (°C)"));
+  profile_->plotLayout()->insertRow(0);
+  profile_->plotLayout()->addElement(
+      0, 0,
+      new QCPTextElement(profile_, tr("By layer (cross-section)"),
+                         QFont(font().family(), font().pointSize(), QFont::Bold)));
+  // The legend under the axes, in one row (inside it would cover the bottom layers' bars).
+  profile_->plotLayout()->addElement(2, 0, profile_->legend);
+  profile_->plotLayout()->setRowStretchFactor(2, 0.001);
+  profile_->legend->setFillOrder(QCPLegend::foColumnsFirst);
+  profile_->legend->setBorderPen(Qt::NoPen);
+  attachExportMenu(profile_, QStringLiteral("thermal-layers"));
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setChildrenCollapsible(false);
+  split->addWidget(plot_);
+  split->addWidget(profile_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 1);
+  box->addWidget(split, 1);
 
   note_ = new QLabel(this);
   note_->setObjectName(QStringLiteral("hint"));
@@ -108,6 +133,9 @@ void ThermalView::clear() {
   setPlotHint(plot_, tr("The design is not valid: fix the fields marked in red on the left to "
                         "see the temperature of its die stack"));
   plot_->replot();
+  profile_->clearPlottables();
+  profile_->clearItems();
+  profile_->replot();
 }
 
 void ThermalView::showDesign(const perf::Design& design, const perf::Result& result) {
@@ -165,7 +193,60 @@ void ThermalView::onFinished() {
   if (previous >= 0 && previous < layer_->count()) show = previous;
   layer_->setCurrentIndex(show);
   showLayer(show);
+  drawProfile();
   emit solved();
+}
+
+void ThermalView::drawProfile() {
+  profile_->clearPlottables();
+  profile_->clearItems();
+  if (!solved_) return;
+  const auto& td = solved_->design;
+  const auto& layers = solved_->solution.layers;
+  const int n = static_cast<int>(layers.size());
+  QVector<double> pos, maxC, meanC;
+  QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+  double lo = 1e300, hi = -1e300;
+  bool dram = false;
+  for (int l = 0; l < n; ++l) {
+    pos << l;
+    maxC << layers[static_cast<std::size_t>(l)].max_C;
+    meanC << layers[static_cast<std::size_t>(l)].mean_C;
+    ticks->addTick(l, QString::fromStdString(layers[static_cast<std::size_t>(l)].name));
+    lo = std::min(lo, layers[static_cast<std::size_t>(l)].min_C);
+    hi = std::max(hi, layers[static_cast<std::size_t>(l)].max_C);
+    const auto k = static_cast<std::size_t>(l);
+    dram |= k < td.roles.size() && td.roles[k] == perf::LayerRole::dram;
+  }
+  auto* bars = new QCPBars(profile_->yAxis, profile_->xAxis);  // horizontal bars
+  bars->setName(tr("hottest"));
+  bars->setData(pos, maxC, true);
+  bars->setWidth(0.7);
+  bars->setBaseValue(0);
+  const QColor barColour(0x4c, 0x72, 0xb0), meanColour(0xdd, 0x84, 0x52);
+  bars->setPen(Qt::NoPen);
+  bars->setBrush(barColour);
+  auto* mean = new QCPGraph(profile_->yAxis, profile_->xAxis);
+  mean->setName(tr("mean"));
+  mean->setData(pos, meanC, true);
+  mean->setLineStyle(QCPGraph::lsNone);
+  mean->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, meanColour, meanColour, 8));
+  if (dram) {
+    for (const double limit : {85.0, 95.0}) {
+      auto* line = new QCPItemStraightLine(profile_);
+      line->point1->setCoords(limit, 0);
+      line->point2->setCoords(limit, 1);
+      line->setPen(QPen(limit < 90 ? QColor(0xd0, 0x8c, 0x00) : QColor(0xc0, 0x39, 0x2b), 1,
+                        Qt::DashLine));
+    }
+    hi = std::max(hi, 95.0);
+  }
+  profile_->yAxis->setTicker(ticks);
+  profile_->yAxis->setRange(-0.6, n - 0.4);
+  const double pad = std::max(1.0, 0.05 * (hi - std::min(lo, hi)));
+  profile_->xAxis->setRange(std::max(0.0, lo - 5 * pad), hi + pad);
+  profile_->legend->setVisible(true);
+  profile_->replot();
 }
 
 int ThermalView::currentLayer() const {
@@ -317,7 +398,7 @@ ReviewSection ThermalView::reviewSection() const {
   s.title = tr("Thermal");
   s.missing = tr("No thermal solution for this design.");
   if (!hasSolution()) return s;
-  s.figures << plot_;
+  s.figures << plot_ << profile_;
   for (const QLabel* l : {stats_, note_})
     if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
   return s;

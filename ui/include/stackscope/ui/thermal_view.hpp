@@ -54,12 +54,15 @@ class ThermalView : public QWidget {
   void onFinished();
   void showLayer(int layer);
   void fitDie();
+  // The cross-section: each layer's hottest and mean temperature (drawProfile, after a solve).
+  void drawProfile();
   void resizeEvent(QResizeEvent* e) override;
 
   QComboBox* layer_ = nullptr;
   QLabel* stats_ = nullptr;
   QLabel* note_ = nullptr;
   QCustomPlot* plot_ = nullptr;
+  QCustomPlot* profile_ = nullptr;
   QCPColorMap* map_ = nullptr;
   QCPColorScale* scale_ = nullptr;
   QFutureWatcher<std::shared_ptr<Solved>> watcher_;
