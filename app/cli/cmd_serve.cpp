@@ -277,13 +277,22 @@ serving::ServingSpec serving_spec(const ParsedArgs& a, std::optional<serving::Se
       throw CliError("--router: unknown router '" + *v + "' (allowed: rr, jsq, kv)");
   }
   if (auto v = a.get("--scheduler")) {
+    s.sizing = serving::SchedulerSizing::as_given;
     if (*v == "vllm")
       s.scheduler = serving::SchedulerConfig{};
     else if (*v == "tensorrt-llm")
       s.scheduler = serving::tensorrt_llm_defaults();
-    else if (*v != "trtllm-bench")  // sized in run_serve, once the requests are known
+    else if (*v == "trtllm-bench")  // sized by runs::serve, once the requests are known
+      s.sizing = serving::SchedulerSizing::trtllm_bench;
+    else
       throw CliError("--scheduler: unknown scheduler '" + *v +
                      "' (allowed: vllm, tensorrt-llm, trtllm-bench)");
+  }
+  if (auto v = a.get("--partition")) {
+    if (*v != "auto" && *v != "given")
+      throw CliError("--partition: expected auto or given, got '" + *v + "'");
+    s.partitioning =
+        *v == "auto" ? serving::Partitioning::automatic : serving::Partitioning::given;
   }
   scheduler_overrides(a).apply(s.scheduler);
   if (auto v = a.get("--prefill-pool"))
@@ -350,12 +359,6 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
 
   // How the run is set up (runs/serve.hpp owns the rest).
   runs::ServeOptions so;
-  if (auto v = a.get("--partition")) {
-    if (*v != "auto" && *v != "given")
-      throw CliError("--partition: expected auto or given, got '" + *v + "'");
-    so.partitioning = *v == "auto" ? runs::Partitioning::automatic : runs::Partitioning::given;
-  }
-  if (a.get("--scheduler") == "trtllm-bench") so.sizing = runs::SchedulerSizing::trtllm_bench;
   so.overrides = scheduler_overrides(a);
   if (auto v = a.get("--wafer-placement")) {
     if (*v == "interleaved")
@@ -405,7 +408,7 @@ int run_serve(std::span<const std::string> args, Context& ctx) {
   std::vector<serving::Request> reqs;
   runs::ServeRun served;
   try {
-    runs::check(design, spec, so);
+    runs::check(design, spec);
     reqs = io::serving_requests(spec, &trace);
     served = runs::serve(design, spec, reqs, so, progress, run.token());
   } catch (ConfigError& e) {

@@ -58,9 +58,10 @@ write('wafer', k3 | {'base'}, s3 | {'none', 'edge', 'stacked'},
       'Keys and strings of the wafer presets and wafer projects.')
 k4, s4 = collect(['presets/projects/*serving*.json', 'presets/projects/*splitwise*.json',
                   'presets/projects/*coexplore*.json'])
-write('serving', k4, s4 | {'benchmark', 'generated', 'trace', 'poisson', 'gamma', 'rr', 'jsq',
-                           'kv', 'max_utilization', 'guaranteed_no_evict', 'lognormal:1020:0.9',
-                           'uniform:64:512'},
+write('serving', k4 | {'partition', 'scheduler_sizing'},
+      s4 | {'benchmark', 'generated', 'trace', 'poisson', 'gamma', 'rr', 'jsq',
+            'kv', 'max_utilization', 'guaranteed_no_evict', 'lognormal:1020:0.9',
+            'uniform:64:512', 'design', 'given', 'auto', 'trtllm-bench'},
       'Keys and strings of the serving projects (io/serving.hpp).')
 k5, s5 = collect(['presets/projects/*coexplore*.json', 'presets/wafers/*.json'])
 write('coexplore', k5 | {'knob', 'values', 'min', 'max', 'step', 'factor', 'metric', 'direction'},

@@ -73,6 +73,8 @@ serving::ServingSpec full_spec() {
   s.scheduler.kv_cache_fraction = 0.9;
   s.scheduler.cuda_graph_batch_sizes = {1, 2, 4, 8, 16, 128};
   s.slo = {2, 0.1};
+  s.partitioning = serving::Partitioning::automatic;
+  s.sizing = serving::SchedulerSizing::trtllm_bench;
   return s;
 }
 
@@ -90,8 +92,11 @@ TEST(ServingJson, SectionRoundTripsExactly) {
   EXPECT_EQ(keys, (std::vector<std::string>{"source", "trace", "time_scale", "requests",
                                             "rate_per_s", "arrivals", "cv", "input_len",
                                             "output_len", "seed", "concurrency", "instances",
-                                            "disaggregate", "router", "scheduler", "slo"}));
+                                            "disaggregate", "router", "partition",
+                                            "scheduler_sizing", "scheduler", "slo"}));
   EXPECT_EQ(j["router"], "kv");
+  EXPECT_EQ(j["partition"], "auto");
+  EXPECT_EQ(j["scheduler_sizing"], "trtllm-bench");
   EXPECT_EQ(j["input_len"], "lognormal:1020:0.9");
   EXPECT_EQ(j["scheduler"]["kv_policy"], "guaranteed_no_evict");
   EXPECT_EQ(j["disaggregate"]["decode"], 3);
@@ -211,8 +216,11 @@ TEST(ServingJson, WrongTypesAndBadValuesNameTheirPath) {
       "instances": 2.5, "concurrency": -1e30, "seed": -1, "trace": 3,
       "scheduler": {"chunked_prefill": "yes", "kv_policy": "evict",
                     "cuda_graph_batch_sizes": [1, "two"]},
-      "slo": {"ttft_s": "2 s"}, "disaggregate": [1, 3]})");
+      "slo": {"ttft_s": "2 s"}, "disaggregate": [1, 3], "partition": "sometimes",
+      "scheduler_sizing": 1})");
   auto i = issue_at(issues, "/serving/source");
+  EXPECT_TRUE(contains(issue_at(issues, "/serving/partition").allowed, "design, given, auto"));
+  (void)issue_at(issues, "/serving/scheduler_sizing");
   EXPECT_TRUE(contains(i.allowed, "benchmark, generated, trace")) << i.allowed;
   EXPECT_TRUE(contains(issue_at(issues, "/serving/requests").message, "expected integer"));
   (void)issue_at(issues, "/serving/rate_per_s");

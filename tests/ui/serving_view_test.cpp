@@ -19,6 +19,7 @@
 
 #include "stackscope/io/project.hpp"
 #include "stackscope/io/serving.hpp"
+#include "stackscope/runs/serve.hpp"
 #include "stackscope/serving/cluster.hpp"
 #include "stackscope/serving/request.hpp"
 #include "stackscope/serving/simulator.hpp"
@@ -391,6 +392,50 @@ class ServingViewTest : public QObject {
              qPrintable(summary->text()));
     QVERIFY(summary->text().contains(QStringLiteral("KV moves")));
     QCOMPARE(view.timelinePlot()->graphCount(), 3);
+  }
+
+  // The CLI's --partition auto and --scheduler trtllm-bench, as fields: the run equals the
+  // serve operation on a spec saying the same, the summary names the chosen split, and under
+  // trtllm-bench sizing the scheduler's own limits are disabled.
+  void centralSchedulerAndTrtllmBenchSizingFromTheForm() {
+    const perf::Design design = io::builtin_presets().project(kServingPreset);
+    ServingView view;
+    view.setDesign(design);
+    view.setSource(ServingView::Source::benchmark);
+    field<QSpinBox>(view, "servingRequests")->setValue(120);
+    view.setLengths(QStringLiteral("1000"), QStringLiteral("200"));
+    field<QSpinBox>(view, "servingConcurrency")->setValue(32);
+    auto* split = field<QComboBox>(view, "servingSplit");
+    split->setCurrentIndex(split->findData(static_cast<int>(serving::Partitioning::automatic)));
+    auto* sizing = field<QComboBox>(view, "servingSizing");
+    sizing->setCurrentIndex(
+        sizing->findData(static_cast<int>(serving::SchedulerSizing::trtllm_bench)));
+    QVERIFY(!field<QSpinBox>(view, "servingMaxSeqs")->isEnabled());
+    QVERIFY(field<QSpinBox>(view, "servingConcurrency")->isEnabled());
+    QVERIFY2(view.settingsError().isEmpty(), qPrintable(view.settingsError()));
+    QVERIFY(view.run());
+    view.waitForIdle();
+    QVERIFY2(view.runError().isEmpty(), qPrintable(view.runError()));
+    const serving::SimResult* r = view.result();
+    QVERIFY(r != nullptr);
+
+    serving::ServingSpec spec = view.document()->serving();
+    QCOMPARE(spec.partitioning, serving::Partitioning::automatic);
+    QCOMPARE(spec.sizing, serving::SchedulerSizing::trtllm_bench);
+    runs::ServeOptions o;
+    o.central.threads = 1;
+    const runs::ServeRun want =
+        runs::serve(servingDesign(design), spec, io::serving_requests(spec), o);
+    QVERIFY(want.partition_chosen);
+    QCOMPARE(r->completed, want.result.completed);
+    QCOMPARE(r->iterations, want.result.iterations);
+    QVERIFY(close(r->ttft.mean, want.result.ttft.mean));
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
+    QVERIFY2(summary->text().contains(QStringLiteral("chosen by the central scheduler")),
+             qPrintable(summary->text()));
+    // Back to the given scheduler: its fields are editable again.
+    sizing->setCurrentIndex(sizing->findData(static_cast<int>(serving::SchedulerSizing::as_given)));
+    QVERIFY(field<QSpinBox>(view, "servingMaxSeqs")->isEnabled());
   }
 
   // A wafer project: without a given split the view runs the central scheduler and

@@ -235,6 +235,29 @@ void ServingForm::build() {
   cell(tr("Max length:"), maxModelLen_);
   cell(tr("KV block:"), blockSize_);
   cell(tr("Router:"), router_);
+  // Who splits prefill from decode, and how the scheduler is sized (runs/serve.hpp).
+  split_ = new QComboBox(this);
+  split_->setObjectName(QStringLiteral("servingSplit"));
+  split_->addItem(tr("by design"), static_cast<int>(serving::Partitioning::by_design));
+  split_->addItem(tr("as given"), static_cast<int>(serving::Partitioning::given));
+  split_->addItem(tr("central scheduler"), static_cast<int>(serving::Partitioning::automatic));
+  split_->setToolTip(
+      tr("Who splits the devices between prefill and decode instances: by design (the central "
+         "scheduler on a wafer without a given split, else the instances or disaggregation "
+         "above), as given, or the central scheduler on any system (it runs the candidate "
+         "splits on the requests and keeps the best goodput; stackscope-cli serve --partition "
+         "auto)"));
+  sizing_ = new QComboBox(this);
+  sizing_->setObjectName(QStringLiteral("servingSizing"));
+  sizing_->addItem(tr("as given"), static_cast<int>(serving::SchedulerSizing::as_given));
+  sizing_->addItem(tr("trtllm-bench"), static_cast<int>(serving::SchedulerSizing::trtllm_bench));
+  sizing_->setToolTip(
+      tr("The scheduler's limits as given here, or as TensorRT-LLM's trtllm-bench sizes them "
+         "from the requests' mean lengths for one replica (max_batch_size, max_num_tokens, "
+         "32-token KV blocks, 95 % of free memory for the KV cache; stackscope-cli serve "
+         "--scheduler trtllm-bench)"));
+  cell(tr("Split:"), split_);
+  cell(tr("Sizing:"), sizing_);
 
   chunked_ = new QCheckBox(tr("chunked"), this);
   chunked_->setObjectName(QStringLiteral("servingChunked"));
@@ -345,6 +368,8 @@ void ServingForm::build() {
       {"disaggregate/prefill", prefill_},
       {"disaggregate/decode", decode_},
       {"router", router_},
+      {"partition", split_},
+      {"scheduler_sizing", sizing_},
       {"concurrency", concurrency_},
       {"scheduler/max_num_seqs", maxSeqs_},
       {"scheduler/max_num_batched_tokens", maxTokens_},
@@ -415,6 +440,14 @@ void ServingForm::connectFields() {
   connect(router_, &QComboBox::currentIndexChanged, this, [this] {
     const auto v = static_cast<serving::Router>(router_->currentData().toInt());
     commit(kRouter, tr("Router"), [v](S& s) { s.router = v; });
+  });
+  connect(split_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto v = static_cast<serving::Partitioning>(split_->currentData().toInt());
+    commit(kPartitioning, tr("Split"), [v](S& s) { s.partitioning = v; });
+  });
+  connect(sizing_, &QComboBox::currentIndexChanged, this, [this] {
+    const auto v = static_cast<serving::SchedulerSizing>(sizing_->currentData().toInt());
+    commit(kSizing, tr("Scheduler sizing"), [v](S& s) { s.sizing = v; });
   });
   connect(kvPolicy_, &QComboBox::currentIndexChanged, this, [this] {
     const auto v = static_cast<serving::KvPolicy>(kvPolicy_->currentData().toInt());
@@ -623,6 +656,8 @@ void ServingForm::refresh() {
   setIfDifferent(prefill_, s.disaggregate.prefill);
   setIfDifferent(decode_, s.disaggregate.decode);
   setData(router_, static_cast<int>(s.router));
+  setData(split_, static_cast<int>(s.partitioning));
+  setData(sizing_, static_cast<int>(s.sizing));
   setIfDifferent(concurrency_, s.concurrency);
   setIfDifferent(maxSeqs_, s.scheduler.max_num_seqs);
   setIfDifferent(maxTokens_, s.scheduler.max_num_batched_tokens);
@@ -666,6 +701,12 @@ void ServingForm::updateEnabled() {
   instances_->setEnabled(!s.disaggregate.enabled() && s.instance_groups.empty());
   for (auto& pool : pool_)
     for (auto* w : pool) w->setEnabled(s.disaggregate.enabled());
+  // Under trtllm-bench's sizing rule the scheduler's own limits are not used.
+  const bool given = s.sizing == serving::SchedulerSizing::as_given;
+  for (QWidget* w : {static_cast<QWidget*>(maxSeqs_), static_cast<QWidget*>(maxTokens_),
+                     static_cast<QWidget*>(blockSize_), static_cast<QWidget*>(chunked_),
+                     static_cast<QWidget*>(kvPolicy_), static_cast<QWidget*>(kvFraction_)})
+    w->setEnabled(given);
 }
 
 void ServingForm::showIssues(const std::vector<Issue>& issues) {

@@ -72,6 +72,8 @@ class ServingForm : public QWidget {
     kDecodeMaxSeqs,
     kDecodeMaxTokens,
     kInstanceGroups,
+    kPartitioning,
+    kSizing,
   };
 
   explicit ServingForm(ConfigDocument* doc, QWidget* parent = nullptr);
@@ -150,6 +152,8 @@ class ServingForm : public QWidget {
   QSpinBox* prefill_ = nullptr;
   QSpinBox* decode_ = nullptr;
   QComboBox* router_ = nullptr;
+  QComboBox* split_ = nullptr;   // ServingSpec::partitioning
+  QComboBox* sizing_ = nullptr;  // ServingSpec::sizing
   QSpinBox* concurrency_ = nullptr;
   QSpinBox* maxSeqs_ = nullptr;
   QSpinBox* maxTokens_ = nullptr;

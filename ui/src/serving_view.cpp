@@ -410,6 +410,11 @@ ServingView::Outcome ServingView::execute(const Job& job) {
       o.pools = parts.join(QStringLiteral(" + "));
     }
     if (!wafer_layout.isEmpty()) o.pools = wafer_layout + QStringLiteral("<br>") + o.pools;
+    else if (run.partition_chosen)
+      o.pools = tr("%1, chosen by the central scheduler from %2 splits")
+                    .arg(qs(run.partition_text))
+                    .arg(run.partitions_screened) +
+                QStringLiteral("<br>") + o.pools;
     o.slo_ttft_s = run.slo_ttft_s;
     o.slo_tpot_s = run.slo_tpot_s;
     o.result = run.result;

@@ -299,12 +299,13 @@ Record evaluate(const CompiledSpace& space, std::uint64_t index,
                   : scale_load(requests, p.load);
   // The serve operation (runs/serve.hpp): the central scheduler's split on this wafer.
   runs::ServeOptions so;
-  so.partitioning = runs::Partitioning::automatic;
   so.central = space.space().scheduler;
   so.central.threads = threads;
+  serving::ServingSpec spec = p.spec;
+  spec.partitioning = serving::Partitioning::automatic;
   runs::ServeRun served;
   try {
-    served = runs::serve(d, p.spec, reqs, so, {}, stop);
+    served = runs::serve(d, spec, reqs, so, {}, stop);
   } catch (const ConfigError& e) {
     rec.reason = e.issues().empty() ? e.what() : format_issue(e.issues().front());
     return finish();

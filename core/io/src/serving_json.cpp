@@ -42,6 +42,27 @@ struct EnumTable<serving::Router> {
   }};
 };
 
+// The CLI's --partition names, and "design" for the default.
+template <>
+struct EnumTable<serving::Partitioning> {
+  static constexpr std::string_view what = "partitioning";
+  static constexpr std::array<std::pair<serving::Partitioning, std::string_view>, 3> entries{{
+      {serving::Partitioning::by_design, "design"},
+      {serving::Partitioning::given, "given"},
+      {serving::Partitioning::automatic, "auto"},
+  }};
+};
+
+// "given", or the CLI's --scheduler trtllm-bench.
+template <>
+struct EnumTable<serving::SchedulerSizing> {
+  static constexpr std::string_view what = "scheduler sizing";
+  static constexpr std::array<std::pair<serving::SchedulerSizing, std::string_view>, 2> entries{{
+      {serving::SchedulerSizing::as_given, "given"},
+      {serving::SchedulerSizing::trtllm_bench, "trtllm-bench"},
+  }};
+};
+
 // TensorRT-LLM's CapacitySchedulerPolicy names, lower case.
 template <>
 struct EnumTable<serving::KvPolicy> {
@@ -192,6 +213,8 @@ serving::ServingSpec read_serving(const Json& s, const std::filesystem::path& ba
   r("instance_groups", spec.instance_groups);
   r("disaggregate", spec.disaggregate);
   r("router", spec.router);
+  r("partition", spec.partitioning);
+  r("scheduler_sizing", spec.sizing);
   if (auto it = s.find("scheduler"); it != s.end())
     read_scheduler(*it, root + "/scheduler", spec.scheduler, issues);
   r("slo", spec.slo);
@@ -237,6 +260,8 @@ Json serving_json(const serving::ServingSpec& s, const std::filesystem::path& ba
   if (!s.instance_groups.empty()) j["instance_groups"] = write_value(s.instance_groups);
   j["disaggregate"] = write_value(s.disaggregate);
   j["router"] = write_value(s.router);
+  j["partition"] = write_value(s.partitioning);
+  j["scheduler_sizing"] = write_value(s.sizing);
   j["scheduler"] = write_value(s.scheduler);
   if (!s.scheduler.cuda_graph_batch_sizes.empty()) {
     Json sizes = Json::array();

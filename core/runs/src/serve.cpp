@@ -26,7 +26,7 @@ void SchedulerOverrides::apply(serving::SchedulerConfig& s) const {
 namespace {
 
 bool central_scheduler(const perf::Design& design, const serving::ServingSpec& spec,
-                       Partitioning p) {
+                       serving::Partitioning p) {
   switch (p) {
     case Partitioning::automatic:
       return true;
@@ -59,16 +59,17 @@ std::string choice_note(const wafer::PartitionChoice& choice, const wafer::Sched
 
 }  // namespace
 
-void check(const perf::Design& given_design, const serving::ServingSpec& spec,
-           const ServeOptions& options) {
+void check(const perf::Design& given_design, const serving::ServingSpec& spec) {
   perf::Design design = given_design;
   design.workload.batch_auto = false;
   design.workload.batch = 1;
-  const bool central = central_scheduler(design, spec, options.partitioning);
+  const bool central = central_scheduler(design, spec, spec.partitioning);
   if (design.wafer && !central && !spec.disaggregate.enabled())
-    throw std::invalid_argument(
-        "a wafer serves disaggregated: give the split (prefill:decode) or let the central "
-        "scheduler choose it");
+    throw ConfigError({{"/serving/partition",
+                        "a wafer serves disaggregated: the split is neither given nor chosen",
+                        "given",
+                        "disaggregate P:D with the split, or partition auto or design (the "
+                        "central scheduler chooses it)"}});
   // The design as the deployment will check it: on a wafer the central scheduler gives every
   // pool its own plan (wafer::design_to_validate).
   if (auto issues = perf::validate(wafer::design_to_validate(design, central)); !issues.empty())
@@ -81,19 +82,19 @@ void check(const perf::Design& given_design, const serving::ServingSpec& spec,
 ServeRun serve(const perf::Design& given_design, const serving::ServingSpec& given_spec,
                std::span<const serving::Request> requests, const ServeOptions& options,
                const ServeProgress& progress, std::stop_token stop) {
-  check(given_design, given_spec, options);
+  check(given_design, given_spec);
   ServeRun run;
   perf::Design design = given_design;
   design.workload.batch_auto = false;
   design.workload.batch = 1;  // the static batch is not used; memory is checked per iteration
   serving::ServingSpec spec = given_spec;
-  const bool central = central_scheduler(design, spec, options.partitioning);
+  const bool central = central_scheduler(design, spec, spec.partitioning);
   run.requests = requests.size();
 
   // The scheduler: trtllm-bench sizes its limits from the dataset's mean lengths, for one
   // replica (TensorRT-LLM bench/benchmark/utils/general.py get_settings); explicit settings
   // win over either rule.
-  if (options.sizing == SchedulerSizing::trtllm_bench && !requests.empty()) {
+  if (spec.sizing == SchedulerSizing::trtllm_bench && !requests.empty()) {
     double in = 0, out = 0;
     for (const auto& q : requests) {
       in += q.input_tokens;

@@ -73,8 +73,8 @@ TEST(RunsServe, TrtllmBenchSizingThenOverrides) {
   s.input = serving::ServingSpec::fixed_length(1000);
   s.output = serving::ServingSpec::fixed_length(300);
   s.concurrency = 16;
+  s.sizing = serving::SchedulerSizing::trtllm_bench;
   runs::ServeOptions o;
-  o.sizing = runs::SchedulerSizing::trtllm_bench;
   o.overrides.max_num_seqs = 24;
   const runs::ServeRun run = runs::serve(d, s, io::serving_requests(s), o);
   serving::SchedulerConfig want = serving::trtllm_bench_scheduler(serving::pool_design(d, {}),
@@ -112,7 +112,7 @@ TEST(RunsServe, WaferRunsTheCentralSchedulersChoice) {
   EXPECT_DOUBLE_EQ(run.wafer->power_W, want.power_W);
   EXPECT_EQ(run.wafer->used_dies, want.used_dies);
   // The given split, clustered: as asked.
-  o.partitioning = runs::Partitioning::given;
+  s.partitioning = serving::Partitioning::given;
   o.wafer_order = wafer::PlacementOrder::clustered;
   s.disaggregate.prefill = choice.best.partition.prefill;
   s.disaggregate.decode = choice.best.partition.decode;
@@ -155,12 +155,27 @@ TEST(RunsServe, StopsAndRefusals) {
     EXPECT_EQ(e.issues().front().path, "/serving/requests");
   }
   // A wafer told to keep a split it was not given.
-  runs::ServeOptions o;
-  o.partitioning = runs::Partitioning::given;
   const perf::Design w = project("llama-3-70b-wafer-serving");
   serving::ServingSpec ws = spec_of("llama-3-70b-wafer-serving", 50);
   ws.disaggregate = {};
-  EXPECT_THROW((void)runs::serve(w, ws, io::serving_requests(ws), o), std::invalid_argument);
+  ws.partitioning = serving::Partitioning::given;
+  try {
+    runs::check(w, ws);
+    ADD_FAILURE() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    ASSERT_FALSE(e.issues().empty());
+    EXPECT_EQ(e.issues().front().path, "/serving/partition");
+  }
+  // The central scheduler on a GPU system: a split of the system's devices, chosen.
+  serving::ServingSpec gs = spec_of("llama-3-70b-h100-serving", 150);
+  gs.partitioning = serving::Partitioning::automatic;
+  runs::ServeOptions o;
+  o.central.threads = 1;
+  const runs::ServeRun chosen = runs::serve(d, gs, io::serving_requests(gs), o);
+  EXPECT_TRUE(chosen.partition_chosen);
+  EXPECT_FALSE(chosen.wafer.has_value());
+  EXPECT_GT(chosen.partitions_screened, 1);
+  EXPECT_EQ(chosen.pools.size(), 2u);  // a prefill pool and a decode pool
 }
 
 }  // namespace

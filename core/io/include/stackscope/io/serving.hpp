@@ -23,6 +23,12 @@
 //                                       "max_num_seqs": 0, "max_num_batched_tokens": 0},
 //                      "decode_pool": {...}},   // each optional; 0 = the scheduler's
 //     "router": "rr" | "jsq" | "kv",                // round-robin, shortest queue, least KV
+//     "partition": "design" | "given" | "auto",     // who splits prefill from decode: the
+//                                                   //  central scheduler on a wafer without a
+//                                                   //  split, the split above, or the central
+//                                                   //  scheduler anywhere (runs/serve.hpp)
+//     "scheduler_sizing": "given" | "trtllm-bench", // the scheduler below, or trtllm-bench's
+//                                                   //  rule from the requests' mean lengths
 //     "scheduler": {"max_num_seqs": 256, "max_num_batched_tokens": 8192,
 //                   "chunked_prefill": true, "block_size": 16, "max_model_len": 0,
 //                   "kv_policy": "max_utilization" | "guaranteed_no_evict",

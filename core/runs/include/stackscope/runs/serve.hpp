@@ -25,18 +25,10 @@
 
 namespace stackscope::runs {
 
-// Who decides the split between prefill and decode instances.
-enum class Partitioning {
-  by_design,  // the central scheduler on a wafer whose settings give no split, else as given
-  given,      // the settings' instances, groups or disaggregation (a wafer needs a split)
-  automatic,  // the central scheduler chooses the split, on a wafer or a GPU system
-};
-
-// How the scheduler's limits are set.
-enum class SchedulerSizing {
-  as_given,       // the settings' scheduler
-  trtllm_bench,   // trtllm-bench's rule from the requests' mean lengths (serving/trtllm_bench.hpp)
-};
+// The split and the sizing rule are the settings' (serving::ServingSpec::partitioning and
+// ::sizing).
+using serving::Partitioning;
+using serving::SchedulerSizing;
 
 // Scheduler fields the user set explicitly; they win over the sizing rule.
 struct SchedulerOverrides {
@@ -48,9 +40,7 @@ struct SchedulerOverrides {
 };
 
 struct ServeOptions {
-  Partitioning partitioning = Partitioning::by_design;
-  SchedulerSizing sizing = SchedulerSizing::as_given;
-  SchedulerOverrides overrides;  // applied after `sizing`
+  SchedulerOverrides overrides;  // applied after the settings' sizing rule
   // Wafer placement: the order of the instances on the die mesh and whether idle dies lend
   // their memory to decode instances; unset = the chosen partition's (interleaved, on).
   std::optional<wafer::PlacementOrder> wafer_order;
@@ -100,10 +90,9 @@ struct ServeRun {
 
 // The refusals serve() makes before anything runs, for a caller to make before it reads or
 // generates the requests: ConfigError for a design (as its deployment will check it) or
-// settings that do not validate, or a benchmark or generator whose requests exceed the model's
-// context; std::invalid_argument for a wafer told to keep a split it was not given.
-void check(const perf::Design& design, const serving::ServingSpec& spec,
-           const ServeOptions& options = {});
+// settings that do not validate, a benchmark or generator whose requests exceed the model's
+// context, or a wafer told to keep a split it was not given.
+void check(const perf::Design& design, const serving::ServingSpec& spec);
 
 // Replays `requests` under `spec` on `design` (its static batch is not used). Throws
 // ConfigError (issues at their paths) for a design or settings that do not validate or a

@@ -86,6 +86,19 @@ struct Slo {
   bool operator==(const Slo&) const = default;
 };
 
+// Who decides the split between prefill and decode instances (runs/serve.hpp).
+enum class Partitioning {
+  by_design,  // the central scheduler on a wafer whose settings give no split, else as given
+  given,      // the instances, groups or disaggregation below (a wafer needs a split)
+  automatic,  // the central scheduler (wafer/partition.hpp) chooses it, on a wafer or GPUs
+};
+// How the scheduler's limits are set.
+enum class SchedulerSizing {
+  as_given,      // the scheduler below
+  trtllm_bench,  // trtllm-bench's rule from the requests' mean lengths (trtllm_bench.hpp); the
+                 // scheduler below is not used (the CLI's scheduler flags still apply)
+};
+
 struct ServingSpec {
   SourceKind source = SourceKind::generated;
   std::size_t requests = 1000;  // benchmark and generated sources (CLI --requests default)
@@ -110,6 +123,8 @@ struct ServingSpec {
   std::vector<InstanceGroup> instance_groups;
   Disaggregation disaggregate;
   Router router = Router::join_shortest_queue;
+  Partitioning partitioning = Partitioning::by_design;
+  SchedulerSizing sizing = SchedulerSizing::as_given;
   SchedulerConfig scheduler;  // vLLM / TensorRT-LLM names and defaults: simulator.hpp
   Slo slo;
 
