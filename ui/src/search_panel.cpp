@@ -204,6 +204,9 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   colourBy_ = new QComboBox(this);
   colourBy_->setObjectName(QStringLiteral("paretoColour"));
   colourBy_->setToolTip(tr("Colour the faint points by a third parameter"));
+  // Knob descriptions can be long: the combo keeps a modest width (its popup shows them whole).
+  colourBy_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  colourBy_->setMinimumContentsLength(18);
   axes->addWidget(colourBy_);
   auto* reset = new QPushButton(tr("Reset view"), this);
   axes->addWidget(reset);
@@ -475,14 +478,26 @@ void SearchPanel::setAxesChoices() {
   colourBy_->clear();
   colourBy_->addItem(tr("devices"), -1);
   colourBy_->addItem(tr("batch"), -2);
+  int variant = -1;
   for (std::size_t a = 0; a < space_->space().hardware.size(); ++a) {
     const auto& knob = space_->space().hardware[a].knob;
     if (knob == "devices") continue;
-    colourBy_->addItem(QString::fromStdString(knob), static_cast<int>(a));
+    // The knob's description and unit, its name (the space file's key) in the tooltip.
+    const search::Knob* k = search::find_knob(knob);
+    const QString label =
+        knob == "variant" ? tr("hardware / system variant")
+        : k == nullptr    ? QString::fromStdString(knob)
+        : k->unit.empty()
+            ? QString::fromUtf8(k->description.data(), static_cast<int>(k->description.size()))
+            : tr("%1 (%2)").arg(
+                  QString::fromUtf8(k->description.data(), static_cast<int>(k->description.size())),
+                  QString::fromUtf8(k->unit.data(), static_cast<int>(k->unit.size())));
+    colourBy_->addItem(label, static_cast<int>(a));
+    colourBy_->setItemData(colourBy_->count() - 1, QString::fromStdString(knob), Qt::ToolTipRole);
+    if (knob == "variant") variant = colourBy_->count() - 1;
   }
   // A variant axis (e.g. GPUs vs stacked chips) is the most telling colour when present.
-  if (const int v = colourBy_->findText(QStringLiteral("variant")); v >= 0)
-    colourBy_->setCurrentIndex(v);
+  if (variant >= 0) colourBy_->setCurrentIndex(variant);
   xAxis_->clear();
   yAxis_->clear();
   const auto& objs = space_->space().objectives;
