@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
 
 namespace stackscope::perf {
@@ -55,6 +56,29 @@ Issue only_issue(const Design& d, const std::string& path) {
 TEST(Validate, DefaultsAndTheMoeExampleAreValid) {
   EXPECT_TRUE(validate(baseline()).empty()) << format_issues(validate(baseline()));
   EXPECT_TRUE(validate(moe_design()).empty()) << format_issues(validate(moe_design()));
+}
+
+// field_ranges() reports the ranges validate() checks: the memory clock's limits, a network
+// level's link rate, a degree as an integer; a value at a reported bound passes and one just
+// past it fails at that path.
+TEST(Validate, FieldRangesAreTheCheckedRanges) {
+  Design d = moe_design();
+  const auto ranges = field_ranges(d);
+  const auto& clock = ranges.at("/hardware/memory/clock_MHz");
+  EXPECT_EQ(clock.min, limits::kMinMemoryClockMHz);
+  EXPECT_EQ(clock.max, limits::kMaxMemoryClockMHz);
+  EXPECT_FALSE(clock.integer);
+  const auto& link = ranges.at("/system/levels/0/link_GBps");
+  EXPECT_EQ(link.max, limits::kMaxLinkGBps);
+  EXPECT_TRUE(ranges.at("/hardware/memory/layers_total").integer);
+  EXPECT_GT(ranges.size(), 60u);
+  d.hardware.memory.clock_MHz = clock.max;
+  EXPECT_TRUE(validate(d).empty()) << format_issues(validate(d));
+  d.hardware.memory.clock_MHz = clock.max * 1.001;
+  EXPECT_EQ(only_issue(d, "/hardware/memory/clock_MHz").path, "/hardware/memory/clock_MHz");
+  d = moe_design();
+  d.system.levels[0].link_GBps = link.max * 1.001;
+  EXPECT_EQ(only_issue(d, "/system/levels/0/link_GBps").path, "/system/levels/0/link_GBps");
 }
 
 TEST(Validate, SizesMustBeAtLeastOne) {

@@ -21,6 +21,8 @@
 #include <QtTest>
 
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/limits.hpp"
+#include "stackscope/perf/validate.hpp"
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/theme.hpp"
@@ -436,6 +438,46 @@ class EditorsTest : public QObject {
     QCOMPARE(field<QSpinBox>(w, "overlapTilesSpin")->maximum(), 1024);
     QCOMPARE(field<QDoubleSpinBox>(w, "matmulEffSpin")->maximum(), 1.0);
     QVERIFY(field<QDoubleSpinBox>(w, "clockSpin")->suffix().contains(QStringLiteral("GHz")));
+  }
+
+  // Every number field offers the range validate() holds its path to (perf::field_ranges):
+  // the same maximum, and a minimum no lower than validate()'s (rounded up to the field's
+  // decimals), so the form never offers a value the validator refuses or refuses one it takes.
+  void numberFieldsOfferTheValidatorsRanges() {
+    MainWindow w;
+    auto* editor = w.findChild<DesignEditor*>(QStringLiteral("designEditor"));
+    QVERIFY(editor);
+    const auto ranges = stackscope::perf::field_ranges(w.design());
+    int checked = 0;
+    for (QWidget* f : editor->findChildren<QWidget*>()) {
+      const QVariant path = f->property("jsonPath");
+      if (!path.isValid()) continue;
+      const QString p = path.toString().replace(QStringLiteral("{L}"), QStringLiteral("0"));
+      const auto it = ranges.find(p.toStdString());
+      if (it == ranges.end()) continue;
+      const auto& r = it->second;
+      if (auto* d = qobject_cast<QDoubleSpinBox*>(f); d && d->specialValueText().isEmpty()) {
+        QVERIFY2(d->maximum() >= r.max && d->maximum() <= std::max(r.max, d->value()),
+                 qPrintable(p));
+        QVERIFY2(d->minimum() >= r.min || d->minimum() == d->value(), qPrintable(p));
+        if (!r.min_exclusive)
+          QVERIFY2(d->minimum() - std::pow(10.0, -d->decimals()) < r.min ||
+                       d->minimum() == d->value(),
+                   qPrintable(p));
+        ++checked;
+      } else if (auto* i = qobject_cast<QSpinBox*>(f); i && i->specialValueText().isEmpty()) {
+        const double hi = std::min(r.max, 2147483647.0);
+        QVERIFY2(i->maximum() == std::max(static_cast<double>(i->value()), hi) ||
+                     i->maximum() == static_cast<int>(hi),
+                 qPrintable(p));
+        QVERIFY2(i->minimum() >= r.min || i->minimum() == i->value(), qPrintable(p));
+        ++checked;
+      }
+    }
+    QVERIFY2(checked >= 40, qPrintable(QString::number(checked)));
+    // A few by name, against perf/limits.hpp.
+    QCOMPARE(field<QDoubleSpinBox>(w, "dramClockSpin")->maximum(),
+             stackscope::perf::limits::kMaxMemoryClockMHz);
   }
 
   // View > Theme > Dark: a dark palette, dark plot backgrounds with light labels, and the

@@ -21,6 +21,7 @@
 #include <QToolBox>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <climits>
 #include <map>
 #include <string_view>
@@ -217,8 +218,26 @@ void DesignEditor::addInt(QFormLayout* form, const QString& label, const IntSpec
   if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(s.min).arg(s.special);
   spin->setToolTip(fieldTip(s.tip, s.suffix.trimmed(), range, path));
   form->addRow(label, spin);
-  const int index = bind(path, spin, [this, spin, ref] {
-    if (int* v = ref(cur_)) spin->setValue(*v);
+  const int index = bind(path, spin, [this, spin, ref, s, path] {
+    int* v = ref(cur_);
+    // The range validate() holds the field to (perf::field_ranges), never narrower than the
+    // value shown: a value out of range stays visible, and is marked, rather than clamped.
+    if (const perf::FieldRange* r = rangeFor(path); r && v) {
+      const bool keepMin = !s.special.isEmpty();  // the minimum means "unset" here
+      const double lo = keepMin ? s.min : std::ceil(r->min_exclusive ? r->min + 1 : r->min);
+      const double hi = std::min(r->max, 2147483647.0);
+      const int min = std::min(*v, static_cast<int>(lo));
+      const int max = std::max(*v, static_cast<int>(hi));
+      if (spin->minimum() != min || spin->maximum() != max) {
+        spin->setRange(min, max);
+        QString range = QStringLiteral("%1 – %2").arg(min).arg(max);
+        if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(min).arg(s.special);
+        spin->setProperty("baseTip", fieldTip(s.tip, s.suffix.trimmed(), range, path));
+        spin->setToolTip(spin->property("baseTip").toString());
+        spin->setWhatsThis(spin->toolTip());
+      }
+    }
+    if (v) spin->setValue(*v);
   });
   const bool perLevel = path.contains(QStringLiteral("{L}"));
   connect(spin, &QSpinBox::valueChanged, this,
@@ -247,8 +266,28 @@ void DesignEditor::addDouble(QFormLayout* form, const QString& label, const Doub
   if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(readable(s.min), s.special);
   spin->setToolTip(fieldTip(s.tip, s.suffix.trimmed(), range, path));
   form->addRow(label, spin);
-  const int index = bind(path, spin, [this, spin, ref] {
-    if (double* v = ref(cur_)) spin->setValue(*v);
+  const int index = bind(path, spin, [this, spin, ref, s, path] {
+    double* v = ref(cur_);
+    // As addInt(): validate()'s range, widened to the value shown; a lower bound the spin box
+    // cannot show at its decimals rounds up to one it can.
+    if (const perf::FieldRange* r = rangeFor(path); r && v && std::isfinite(*v)) {
+      const double step = std::pow(10.0, -s.decimals);
+      double lo = s.special.isEmpty() ? r->min : s.min;
+      if (s.special.isEmpty()) {
+        if (r->min_exclusive) lo = std::max(lo, step);
+        lo = std::ceil(lo / step - 1e-9) * step;
+      }
+      const double min = std::min(*v, lo), max = std::max(*v, r->max);
+      if (spin->minimum() != min || spin->maximum() != max) {
+        spin->setRange(min, max);
+        QString range = QStringLiteral("%1 – %2").arg(readable(min), readable(max));
+        if (!s.special.isEmpty()) range += tr(" (%1 = %2)").arg(readable(min), s.special);
+        spin->setProperty("baseTip", fieldTip(s.tip, s.suffix.trimmed(), range, path));
+        spin->setToolTip(spin->property("baseTip").toString());
+        spin->setWhatsThis(spin->toolTip());
+      }
+    }
+    if (v) spin->setValue(*v);
   });
   const bool perLevel = path.contains(QStringLiteral("{L}"));
   connect(spin, &QDoubleSpinBox::valueChanged, this,
@@ -387,8 +426,15 @@ void DesignEditor::setBase(const perf::Design& base) {
   refreshAll();
 }
 
+const perf::FieldRange* DesignEditor::rangeFor(const QString& path) const {
+  const QString p = levelPath(path);
+  const auto it = ranges_.find(p.toStdString());
+  return it == ranges_.end() ? nullptr : &it->second;
+}
+
 void DesignEditor::refreshAll() {
   refreshing_ = true;
+  ranges_ = perf::field_ranges(cur_);
   refreshLevels();
   for (const auto& b : bindings_) {
     const QSignalBlocker block(b.widget);

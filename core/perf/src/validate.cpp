@@ -4,6 +4,8 @@
 // its field and the CLI can print it.
 #include "stackscope/perf/validate.hpp"
 
+#include <map>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -52,6 +54,12 @@ std::string gib(double bytes) {
 class Checker {
  public:
   std::vector<Issue> issues;
+  // When set, every range check records its field's allowed range here (field_ranges()).
+  std::map<std::string, FieldRange>* ranges = nullptr;
+
+  void record(const std::string& path, FieldRange r) {
+    if (ranges) (*ranges)[path] = r;
+  }
 
   void add(std::string path, std::string message, std::string value, std::string allowed) {
     issues.push_back({std::move(path), std::move(message), std::move(value), std::move(allowed)});
@@ -59,6 +67,7 @@ class Checker {
 
   // Sizes and counts: integer >= min, and at most `max` (limits.hpp).
   bool at_least(const std::string& path, int v, int min = 1, std::int64_t max = kMaxInt) {
+    record(path, {static_cast<double>(min), static_cast<double>(max), true, false});
     if (v >= min) return at_most(path, v, min, max);
     add(path, min == 1 ? "must be at least 1" : "must be at least " + num(min), num(v),
         "integer >= " + num(min));
@@ -74,6 +83,7 @@ class Checker {
 
   // Rates and sizes: finite and > 0, within [min, max] when a physical bound is given.
   bool positive(const std::string& path, double v, double min = 0, double max = kMaxQuantity) {
+    record(path, {min, max, false, !(min > 0)});
     if (!(std::isfinite(v) && v > 0)) {
       add(path, std::isfinite(v) ? "must be positive" : "must be a finite number", num(v),
           "finite number > 0");
@@ -94,6 +104,7 @@ class Checker {
   }
 
   bool non_negative(const std::string& path, double v, double max = kMaxQuantity) {
+    record(path, {0, max, false, false});
     if (!(std::isfinite(v) && v >= 0)) {
       add(path, std::isfinite(v) ? "must not be negative" : "must be a finite number", num(v),
           "finite number >= 0");
@@ -109,6 +120,7 @@ class Checker {
 
   // Achieved fractions of a peak: 0 would make times infinite, > 1 would beat the peak.
   bool fraction(const std::string& path, double v) {
+    record(path, {kMinFraction, 1, false, false});
     if (!(std::isfinite(v) && v > 0 && v <= 1)) {
       add(path, "must be a fraction in (0, 1]", num(v), "number in (0, 1]");
       return false;
@@ -789,8 +801,9 @@ std::vector<Issue> validate_base(const Design& d) {
   return std::move(c.issues);
 }
 
-std::vector<Issue> validate(const Design& d) {
-  Checker c;
+namespace {
+
+void check_all(Checker& c, const Design& d) {
   check_hardware(c, d.hardware);
   check_runtime(c, d.runtime);
   check_system(c, d.system);
@@ -804,7 +817,22 @@ std::vector<Issue> validate(const Design& d) {
   }
   // The footprint model assumes everything above holds (e.g. no division by tp = 0).
   if (c.issues.empty()) check_memory_fit(c, d);
+}
+
+}  // namespace
+
+std::vector<Issue> validate(const Design& d) {
+  Checker c;
+  check_all(c, d);
   return std::move(c.issues);
+}
+
+std::map<std::string, FieldRange> field_ranges(const Design& d) {
+  std::map<std::string, FieldRange> ranges;
+  Checker c;
+  c.ranges = &ranges;
+  check_all(c, d);
+  return ranges;
 }
 
 }  // namespace stackscope::perf

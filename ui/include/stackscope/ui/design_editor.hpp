@@ -11,11 +11,13 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "stackscope/common/issue.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/perf/design.hpp"
+#include "stackscope/perf/validate.hpp"
 
 class QComboBox;
 class QFormLayout;
@@ -115,6 +117,9 @@ class DesignEditor : public QWidget {
     int decimals;
     QString suffix, tip, special = {};  // special: text shown at the minimum
   };
+  // The range validate() checks `path` against for the current design (with "{L}" the
+  // selected level), or null; refreshAll() recomputes them (perf::field_ranges).
+  const perf::FieldRange* rangeFor(const QString& path) const;
   void addInt(QFormLayout* form, const QString& label, const IntSpec& spec, IntRef ref);
   void addDouble(QFormLayout* form, const QString& label, const DoubleSpec& spec, DoubleRef ref);
   // A choice among `items`; get returns the index shown (-1: none), set applies one.
@@ -146,6 +151,7 @@ class DesignEditor : public QWidget {
   hw::Hardware custom_;  // what the hardware combo's non-preset entry stands for
   std::string projectHardware_;  // the open project's device as JSON (setProject)
   std::vector<Binding> bindings_;
+  std::map<std::string, perf::FieldRange> ranges_;  // validate()'s ranges for cur_
   int page_ = 0;       // page being built
   int level_ = 0;      // selected network level
   int batchEdit_ = 0;  // the batch spin's value: 0 = auto

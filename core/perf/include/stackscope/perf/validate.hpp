@@ -3,6 +3,7 @@
 // Semantic validation of a design (ranges and combinations). The JSON layer (core/io) adds
 // structural issues (unknown keys, wrong types) before this runs. Every issue carries the JSON
 // pointer of the offending field, its value and the allowed range.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,18 @@ namespace stackscope::perf {
 // Ranges beyond "positive" (device counts, mesh sides, clocks, bandwidths, ...) are the ones of
 // stackscope/perf/limits.hpp; products of counts are formed with checked arithmetic.
 std::vector<Issue> validate(const Design& design);
+
+// A field's allowed range as validate() checks it (the limits of stackscope/perf/limits.hpp).
+struct FieldRange {
+  double min = 0, max = 0;
+  bool integer = false;
+  bool min_exclusive = false;  // "positive": > min rather than >= min
+};
+// Every range validate() checks on `design`, by JSON pointer ("/hardware/memory/clock_MHz",
+// "/system/levels/0/link_GBps"): what a form offers for each field, so the form and the
+// validator never disagree. Fields whose bound depends on another field (layers_connected <=
+// layers_total) carry the bound for `design`'s values.
+std::map<std::string, FieldRange> field_ranges(const Design& design);
 
 // The checks of validate() that hold whatever hardware, system and parallel plan the design
 // runs on: the model's own fields (its splits by tp are the plan's checks), the workload and the
