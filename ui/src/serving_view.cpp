@@ -169,8 +169,8 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   resultsScroll->setWidget(results);
   split->addWidget(formScroll);
   split->addWidget(resultsScroll);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   box->addWidget(split, 1);
 
   // ---- results ----
@@ -209,8 +209,8 @@ ServingView::ServingView(QWidget* parent) : QWidget(parent) {
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   bottom->addWidget(summary_, 1);
   rbox->addLayout(bottom);
-  // The settings' natural height, up to 45 % of the view; the results the rest.
-  split->setSizes({form_->sizeHint().height(), 600});
+  // Half and half to begin with (each scrolls within its share); the user moves the split.
+  split->setSizes({500, 500});
 
   debounce_.setSingleShot(true);
   debounce_.setInterval(kDebounceMs);
