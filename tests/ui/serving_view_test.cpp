@@ -433,6 +433,17 @@ class ServingViewTest : public QObject {
     const auto* summary = view.findChild<QLabel*>(QStringLiteral("servingSummary"));
     QVERIFY2(summary->text().contains(QStringLiteral("chosen by the central scheduler")),
              qPrintable(summary->text()));
+    // Its part of the design review: the run's plots and percentiles; while a change of the
+    // design is being re-run, not the earlier run passed off as this design's.
+    QVERIFY(view.reviewSection().shown());
+    QCOMPARE(view.reviewSection().figures.size(), 3);
+    perf::Design other = design;
+    other.hardware.memory.clock_MHz *= 0.9;
+    view.setDesign(other);
+    QVERIFY(!view.reviewSection().shown());
+    QVERIFY(view.reviewSection().missing.contains(QStringLiteral("in progress")));
+    view.waitForIdle();
+    QVERIFY(view.reviewSection().shown());
     // Back to the given scheduler: its fields are editable again.
     sizing->setCurrentIndex(sizing->findData(static_cast<int>(serving::SchedulerSizing::as_given)));
     QVERIFY(field<QSpinBox>(view, "servingMaxSeqs")->isEnabled());

@@ -590,6 +590,12 @@ ReviewSection ExpertsView::reviewSection() const {
   s.title = tr("Expert placement");
   s.missing = tr("No expert placement was computed (an MoE model on a mesh system).");
   if (outcome() == nullptr) return s;
+  // A placement of an earlier design is not this design's (the tab recomputes when shown).
+  if (stale_ || running_ || debounce_.isActive()) {
+    s.missing = tr("Not computed for this design yet: the Experts tab recomputes its placement "
+                   "when it is shown.");
+    return s;
+  }
   for (const QLabel* l : {info_, status_})
     if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
   s.tables << table_;

@@ -778,6 +778,12 @@ ReviewSection ServingView::reviewSection() const {
   s.title = tr("Serving");
   s.missing = tr("No serving run (the Serving tab's Run replays the project's requests).");
   if (result() == nullptr) return s;
+  // A run of an earlier design or setting is being replaced: its figures are not this one's.
+  if (running_ || debounce_.isActive()) {
+    s.missing = tr("A run of the current design is in progress; export again when it has "
+                   "finished.");
+    return s;
+  }
   if (const QString t = plainText(summary_); !t.isEmpty()) s.paragraphs << t;
   s.figures << ttft_ << tpot_ << timeline_;
   s.tables << table_;
