@@ -42,6 +42,27 @@ std::string CommandRegistry::known_names() const {
   return s;
 }
 
+namespace {
+
+// The headless build's `report`: the review's figures are drawn with Qt, which only the GUI
+// build links (app/report replaces this command there).
+Command report_unavailable() {
+  return {"report",
+          "report PROJECT --out DIR [options]",
+          "write a project's design review (HTML and 16:9 PDF; needs the GUI build)",
+          "Not in this build: the design review is drawn with Qt. Build with "
+          "-DSTACKSCOPE_BUILD_GUI=ON (the default preset) for stackscope-cli report.",
+          {},
+          [](std::span<const std::string>, Context& ctx) {
+            ctx.err << "error: report: this stackscope-cli was built without the GUI "
+                       "(STACKSCOPE_BUILD_GUI=OFF), and the review is drawn with Qt; use a "
+                       "build with the GUI\n";
+            return kExitBadInput;
+          }};
+}
+
+}  // namespace
+
 void register_builtins(CommandRegistry& registry) {
   registry.add(make_evaluate_command());
   registry.add(make_collective_command());
@@ -56,6 +77,7 @@ void register_builtins(CommandRegistry& registry) {
   registry.add(make_serve_command());
   registry.add(make_moe_command());
   registry.add(make_kernels_command());
+  registry.add(report_unavailable());
 }
 
 void print_command_help(const Command& command, std::ostream& out) {

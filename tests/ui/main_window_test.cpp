@@ -371,7 +371,28 @@ class MainWindowTest : public QObject {
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("review.html"));
     QString error;
-    QVERIFY2(w.exportReport(file, &error), qPrintable(error));
+    QStringList pages;
+    QVERIFY2(w.exportReport(file, &error, &pages), qPrintable(error));
+    // The slides beside the page: a title page, the key metrics, each figure on a page of its
+    // own and the views with nothing computed listed on the last one.
+    QFile pdf(dir.filePath(QStringLiteral("review.pdf")));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    const QByteArray pdfBytes = pdf.readAll();
+    QVERIFY(pdfBytes.startsWith("%PDF-"));
+    QCOMPARE(pdfBytes.count("/Type /Page\n"), pages.size());
+    QCOMPARE(pdfBytes.count("/MediaBox [0 0 720.000000 405.000000]"), pages.size());  // 16:9
+    QVERIFY2(pages.value(1) == QStringLiteral("Key metrics"), qPrintable(pages.join(", ")));
+    QVERIFY(pages.contains(QStringLiteral("Performance (figure 1 of 2)")));
+    QVERIFY(pages.contains(QStringLiteral("Performance (figure 2 of 2)")));
+    QCOMPARE(pages.last(), QStringLiteral("Not in this review"));
+    // The same design gives the same bytes: no date, no random identifier.
+    QStringList pagesAgain;
+    QVERIFY2(w.exportReport(dir.filePath(QStringLiteral("again.html")), &error, &pagesAgain),
+             qPrintable(error));
+    QCOMPARE(pagesAgain, pages);
+    QFile pdfAgain(dir.filePath(QStringLiteral("again.pdf")));
+    QVERIFY(pdfAgain.open(QIODevice::ReadOnly));
+    QVERIFY(pdfAgain.readAll() == pdfBytes);
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString html = QString::fromUtf8(f.readAll());

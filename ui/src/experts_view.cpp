@@ -596,8 +596,15 @@ ReviewSection ExpertsView::reviewSection() const {
                    "when it is shown.");
     return s;
   }
-  for (const QLabel* l : {info_, status_})
-    if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
+  if (const QString t = plainText(info_); !t.isEmpty()) s.paragraphs << t;
+  // The status line less its wall time (the same design gives the same review).
+  const Outcome& o = *outcome();
+  s.paragraphs << (o.stopped ? tr("Stopped after %1 of %2 layers: partial")
+                                   .arg(o.result.layers.size())
+                                   .arg(o.layers_planned)
+                             : tr("Compared %1 strategies on %2 layers")
+                                   .arg(o.result.strategies.size())
+                                   .arg(o.result.layers.size()));
   s.tables << table_;
   for (QWidget* w : {static_cast<QWidget*>(mesh_), static_cast<QWidget*>(heat_),
                      static_cast<QWidget*>(compute_)})

@@ -37,7 +37,12 @@ QString tableHtml(const QTableWidget* table) {
   const auto header = [](const QTableWidgetItem* item) {
     return item ? item->text().toHtmlEscaped() : QString();
   };
-  const bool rowHeads = table->verticalHeader()->isVisible();
+  // Row labels when the table has its own (a hidden tab's header is not "visible", so the
+  // header's own hidden state decides).
+  bool rowHeads = false;
+  if (!table->verticalHeader()->isHidden())
+    for (int r = 0; r < table->rowCount() && !rowHeads; ++r)
+      rowHeads = table->verticalHeaderItem(r) != nullptr;
   QString html = QStringLiteral("<table>\n<tr>");
   if (rowHeads) html += QStringLiteral("<th></th>");
   for (int c = 0; c < table->columnCount(); ++c)

@@ -773,7 +773,18 @@ ReviewSection SearchPanel::reviewSection() const {
   s.title = tr("Search");
   s.missing = tr("No search was run.");
   if (pointCount() == 0) return s;
-  if (const QString t = plainText(status_); !t.isEmpty()) s.paragraphs << t;
+  // What the run covered, without its rate (the same run gives the same review).
+  const double total = search::to_double(progress_.total);
+  const double done =
+      static_cast<double>(progress_.evaluated + progress_.pruned + progress_.resumed);
+  s.paragraphs << tr("%1 of %2 points · evaluated %3 · pruned %4 · frontier %5%6")
+                      .arg(QString::number(total > 0 ? 100.0 * done / total : 0.0, 'f', 1) +
+                           QStringLiteral(" %"))
+                      .arg(QString::fromStdString(search::to_string(progress_.total)))
+                      .arg(readable(static_cast<double>(progress_.evaluated)))
+                      .arg(readable(static_cast<double>(progress_.pruned)))
+                      .arg(frontier_.size())
+                      .arg(running_ ? tr(" · still running") : QString());
   s.figures << plot_;
   return s;
 }

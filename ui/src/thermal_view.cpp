@@ -129,6 +129,7 @@ void ThermalView::clear() {
   layer_->clear();
   map_->data()->clear();
   stats_->setText(tr("No result: the design is not valid"));
+  statsWithoutTime_.clear();
   note_->clear();
   setPlotHint(plot_, tr("The design is not valid: fix the fields marked in red on the left to "
                         "see the temperature of its die stack"));
@@ -142,6 +143,7 @@ void ThermalView::showDesign(const perf::Design& design, const perf::Result& res
   const int gen = ++generation_;
   pending_generation_ = gen;
   stats_->setText(tr("Solving the thermal grid…"));
+  statsWithoutTime_.clear();
   setPlotHint(plot_, tr("Solving the thermal grid… the temperature map of each layer appears "
                         "here"));
   // Value copies cross to the worker; nothing of the UI does.
@@ -171,6 +173,7 @@ void ThermalView::onFinished() {
     s = watcher_.result();
   } catch (const std::exception& e) {
     stats_->setText(tr("Thermal solve failed: %1").arg(QString::fromLocal8Bit(e.what())));
+    statsWithoutTime_.clear();
     return;
   }
   if (pending_generation_ != generation_) return;  // a newer design is being solved
@@ -370,14 +373,14 @@ void ThermalView::showLayer(int layer) {
   fitDie();
 
   const auto& st = sol.layers[static_cast<std::size_t>(layer)];
-  QString text = tr("%1: max %2 °C · mean %3 °C · min %4 °C · %5 W in the stack · solved in %6 ms")
-                     .arg(QString::fromStdString(st.name))
-                     .arg(st.max_C, 0, 'f', 1)
-                     .arg(st.mean_C, 0, 'f', 1)
-                     .arg(st.min_C, 0, 'f', 1)
-                     .arg(sol.total_power_W, 0, 'f', 1)
-                     .arg(sol.solve_seconds * 1e3, 0, 'f', 0);
-  stats_->setText(text);
+  statsWithoutTime_ = tr("%1: max %2 °C · mean %3 °C · min %4 °C · %5 W in the stack")
+                          .arg(QString::fromStdString(st.name))
+                          .arg(st.max_C, 0, 'f', 1)
+                          .arg(st.mean_C, 0, 'f', 1)
+                          .arg(st.min_C, 0, 'f', 1)
+                          .arg(sol.total_power_W, 0, 'f', 1);
+  stats_->setText(statsWithoutTime_ +
+                  tr(" · solved in %1 ms").arg(sol.solve_seconds * 1e3, 0, 'f', 0));
   if (dram) {
     note_->setText(tr("DRAM limits: above 85 °C the DRAM refreshes twice as often; at 95 °C the "
                       "design is throttled (or infeasible). Grid %1 × %2; the compact model of "
@@ -399,8 +402,9 @@ ReviewSection ThermalView::reviewSection() const {
   s.missing = tr("No thermal solution for this design.");
   if (!hasSolution()) return s;
   s.figures << plot_ << profile_;
-  for (const QLabel* l : {stats_, note_})
-    if (const QString t = plainText(l); !t.isEmpty()) s.paragraphs << t;
+  // The stats line without its solve time, so that the same design gives the same review.
+  if (!statsWithoutTime_.isEmpty()) s.paragraphs << statsWithoutTime_;
+  if (const QString t = plainText(note_); !t.isEmpty()) s.paragraphs << t;
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QStringList>
 #include <QTimer>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include "stackscope/perf/design.hpp"
 #include "stackscope/perf/result.hpp"
 #include "stackscope/ui/help_window.hpp"
+#include "stackscope/ui/review_report.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/theme.hpp"
 
@@ -95,9 +97,19 @@ class MainWindow : public QMainWindow {
   // The whole window at `size` (logical pixels) once per result tab, to
   // DIR/window-<W>x<H>-<tab>.png: how the layout fits a screen of that size.
   QStringList saveWindowShots(const QString& dir, QSize size, QString* error);
-  // One-file design review (HTML): key metrics, power per die and layer, every view as an
-  // embedded PNG and the project JSON. Saved atomically.
-  bool exportReport(const QString& file, QString* error);
+  // The design review (review_report.hpp): provenance, key metrics, power per die and layer,
+  // every result view's section in tab order and the project JSON. Empty (no sections) when
+  // the design is not valid. Shows each view in turn so its figures are laid out.
+  ReviewDocument reviewDocument();
+  // Writes the review as `file` (HTML, figures embedded) and, beside it with the suffix .pdf,
+  // as 16:9 slides; both atomically. `pages` gets the PDF's page titles.
+  bool exportReport(const QString& file, QString* error, QStringList* pages = nullptr);
+  // Runs what the review shows beyond the static evaluation, on the project's own settings,
+  // and waits for it: the serving run, the expert placement of an MoE mesh, a wafer's map and
+  // sweep; with `searchSpace` (a search preset id or file), that search capped at `searchEvals`
+  // evaluations (0: the space's own cap) on one thread. False with `error` for a design that
+  // does not evaluate or a search space that does not load.
+  bool runForReview(const QString& searchSpace, std::uint64_t searchEvals, QString* error);
 
  private:
   void buildUi();

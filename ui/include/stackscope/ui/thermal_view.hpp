@@ -60,6 +60,7 @@ class ThermalView : public QWidget {
 
   QComboBox* layer_ = nullptr;
   QLabel* stats_ = nullptr;
+  QString statsWithoutTime_;  // the stats line less its solve time, for the review
   QLabel* note_ = nullptr;
   QCustomPlot* plot_ = nullptr;
   QCustomPlot* profile_ = nullptr;
