@@ -21,8 +21,9 @@ EtaEstimator::EtaEstimator() : EtaEstimator(Options{}) {}
 
 EtaEstimator::EtaEstimator(const Options& options) : options_(options) {
   if (!(options.window_s > 0) || !std::isfinite(options.window_s))
-    throw std::invalid_argument("EtaEstimator: window_s must be a positive number of seconds (got " +
-                                num(options.window_s) + ")");
+    throw std::invalid_argument(
+        "EtaEstimator: window_s must be a positive number of seconds (got " +
+        num(options.window_s) + ")");
   if (!(options.min_work > 0) || !std::isfinite(options.min_work))
     throw std::invalid_argument("EtaEstimator: min_work must be positive (got " +
                                 num(options.min_work) + ")");
@@ -41,11 +42,10 @@ void EtaEstimator::reset() {
 void EtaEstimator::update(double t_s, double done, double total) {
   if (!std::isfinite(t_s) || !std::isfinite(done) || !std::isfinite(total))
     throw std::invalid_argument("EtaEstimator: time, done and total must be finite (got t " +
-                                num(t_s) + " s, done " + num(done) + ", total " + num(total) +
-                                ")");
+                                num(t_s) + " s, done " + num(done) + ", total " + num(total) + ")");
   if (done < 0 || done > total)
-    throw std::invalid_argument("EtaEstimator: done must lie in [0, total] (got done " +
-                                num(done) + ", total " + num(total) + ")");
+    throw std::invalid_argument("EtaEstimator: done must lie in [0, total] (got done " + num(done) +
+                                ", total " + num(total) + ")");
   if (updates_ > 0) {
     if (t_s < now_.t_s)
       throw std::invalid_argument("EtaEstimator: time went backwards (" + num(now_.t_s) +

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "stackscope/search/eta.hpp"
@@ -157,7 +157,7 @@ TEST(EtaEstimator, JitteredCompletionsStayClose) {
   std::vector<double> finish(static_cast<std::size_t>(total));
   std::uint64_t x = 12345;
   for (std::size_t i = 0; i < finish.size(); ++i) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;  // Knuth's MMIX LCG
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;                   // Knuth's MMIX LCG
     const double u = static_cast<double>(x >> 11) / 9007199254740992.0 - 0.5;  // [-0.5, 0.5)
     finish[i] = (static_cast<double>(i) + 1 + 0.8 * u) / rate;
   }
