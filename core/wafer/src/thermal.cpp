@@ -17,7 +17,8 @@ std::vector<double> die_power_W(const WaferRun& run, const perf::Design& design)
   const auto& instances = run.result.instances;
   std::vector<int> dies_of(instances.size(), 0);
   for (const int o : owner)
-    if (o >= 0 && static_cast<std::size_t>(o) < dies_of.size()) ++dies_of[static_cast<std::size_t>(o)];
+    if (o >= 0 && static_cast<std::size_t>(o) < dies_of.size())
+      ++dies_of[static_cast<std::size_t>(o)];
   const double span = run.result.makespan_s;
   const double idle_W = design.hardware.energy.static_power_W;
   std::vector<double> p(owner.size(), idle_W);
@@ -40,8 +41,8 @@ WaferThermalMap wafer_thermal_map(const perf::Design& design, const std::vector<
   if (o.max_cells < 8 || o.max_cells > 1024)
     throw std::invalid_argument("wafer thermal map: max_cells must be in [8, 1024] (got " +
                                 std::to_string(o.max_cells) + ")");
-  if (!(o.plate_side_m > 0) || !std::isfinite(o.plate_side_m) ||
-      !(o.heat_transfer_W_per_m2K > 0) || !std::isfinite(o.heat_transfer_W_per_m2K))
+  if (!(o.plate_side_m > 0) || !std::isfinite(o.plate_side_m) || !(o.heat_transfer_W_per_m2K > 0) ||
+      !std::isfinite(o.heat_transfer_W_per_m2K))
     throw std::invalid_argument(
         "wafer thermal map: the plate side and heat-transfer coefficient must be positive");
   const hw::Wafer& w = *design.wafer;
@@ -96,9 +97,8 @@ WaferThermalMap wafer_thermal_map(const perf::Design& design, const std::vector<
   thermal::Floorplan dies;
   for (int d = 0; d < l.dies; ++d) {
     const int x = d % l.dies_x, y = d / l.dies_x;
-    dies.blocks.push_back({"die" + std::to_string(d), w.die_width_mm * 1e-3,
-                           w.die_height_mm * 1e-3, x * l.tile_width_mm * 1e-3,
-                           y * l.tile_height_mm * 1e-3});
+    dies.blocks.push_back({"die" + std::to_string(d), w.die_width_mm * 1e-3, w.die_height_mm * 1e-3,
+                           x * l.tile_width_mm * 1e-3, y * l.tile_height_mm * 1e-3});
   }
   stack.floorplans[0] = dies;
   thermal::PowerMap pm(stack.layers.size());

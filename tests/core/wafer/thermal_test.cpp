@@ -72,9 +72,8 @@ TEST(WaferThermal, UniformPowerIsSymmetricAndHottestAtTheCentre) {
   const double coolest = *std::min_element(m.die_peak_C.begin(), m.die_peak_C.end());
   EXPECT_NEAR(m.die_peak_C[0], coolest, 1e-9);
   EXPECT_GT(m.peak_C - coolest, 0.01 * rise) << "the edge must be noticeably cooler";
-  EXPECT_EQ(die_name(m, m.hottest_die),
-            "die " + std::to_string(m.hottest_die) + " at (" +
-                std::to_string(m.hottest_die % 12) + ", 3)");
+  EXPECT_EQ(die_name(m, m.hottest_die), "die " + std::to_string(m.hottest_die) + " at (" +
+                                            std::to_string(m.hottest_die % 12) + ", 3)");
 }
 
 // Conduction is linear: twice the power is twice the rise over ambient in every cell; the heat

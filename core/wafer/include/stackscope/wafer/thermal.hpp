@@ -70,14 +70,15 @@ struct WaferThermalMap {
 // layout). Throws std::invalid_argument when the design has no wafer, its layout has issues,
 // the power vector has the wrong size or a value that is negative or not finite, or the options
 // are out of range (cell_mm, plate side and h must be positive, max_cells >= 8).
-WaferThermalMap wafer_thermal_map(const perf::Design& design, const std::vector<double>& die_power_W,
+WaferThermalMap wafer_thermal_map(const perf::Design& design,
+                                  const std::vector<double>& die_power_W,
                                   const WaferThermalOptions& options = {});
 // The map of a finished run: die_power_W(run, design) on the run's layout.
 WaferThermalMap wafer_thermal_map(const perf::Design& design, const WaferRun& run,
                                   const WaferThermalOptions& options = {});
 
-// "die <d> at (x, y)" (the Wafer view's name) with x the column from the left and y the row from the
-// bottom, both from 0.
+// "die <d> at (x, y)" (the Wafer view's name) with x the column from the left and y the row from
+// the bottom, both from 0.
 std::string die_name(const WaferThermalMap& map, int die);
 
 }  // namespace stackscope::wafer
