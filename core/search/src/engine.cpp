@@ -114,6 +114,10 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     if (opt.strategy == Strategy::nsga2) {
       eta.update(p.elapsed_s, std::min(done, to_double(p.total)),
                  std::max(done, to_double(p.total)));
+    } else if (s.next_first.load() < s.first.size()) {
+      // The promising hardware points come first and are evaluated in full to fill the archive
+      // that prunes the rest: their pace (minutes per unit where the pruned rest takes
+      // milliseconds) says nothing about the time left, so there is no ETA until they are done.
     } else {
       const auto units = static_cast<double>(s.units_done.load());
       const auto skipped = std::min(units_total, resumed_units + s.units_skipped.load());

@@ -122,7 +122,8 @@ struct Progress {
   double evaluator_s = 0;
   // Seconds left at the recent rate of finished work units (hardware points, sample chunks;
   // points for NSGA-II) over a 30 s window (search/eta.hpp); 0 while unknown (too few samples
-  // yet) and once the run is done.
+  // yet, or an exhaustive run still visiting its promising hardware points first, whose full
+  // evaluation is no guide to the pruned rest) and once the run is done.
   double eta_s = 0;
   double elapsed_s = 0;
   std::size_t frontier = 0;  // current frontier size (merged archive, may lag)
