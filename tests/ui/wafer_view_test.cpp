@@ -2,8 +2,12 @@
 // The Wafer view against the core: its map is the central
 // scheduler's partition run by wafer::run_on_wafer on the project's requests, its dies carry
 // their roles and its tooltips name them; its sweep is coexplore::run over the knob, plotted
-// (one point per feasible value) and exported as the CLI's CSV. Screenshots of both.
+// (one point per feasible value) and exported as the CLI's CSV; its temperature map is
+// wafer::wafer_thermal_map of the run. Screenshots of all three.
 #include <qcustomplot.h>
+#include <algorithm>
+#include <cmath>
+#include <QApplication>
 #include <QDir>
 #include <QLabel>
 #include <QTest>
@@ -14,8 +18,10 @@
 #include "stackscope/io/serving.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/ui/wafer_view.hpp"
+#include "wafer_heat_map.hpp"
 #include "wafer_map.hpp"
 #include "stackscope/wafer/run.hpp"
+#include "stackscope/wafer/thermal.hpp"
 
 using namespace stackscope;
 
@@ -164,6 +170,85 @@ class WaferViewTest : public QObject {
     view.setDesign(other);
     QVERIFY(view.mapRun() == nullptr);
     QVERIFY(map->emptyText().contains(QStringLiteral("A wafer of")));
+  }
+
+  // The temperature map follows each run: before one it says how to get it; after one it shows
+  // the dies' mean powers solved on the die grid (a heat map in °C, every die outlined, the
+  // hottest named in the title and on the plot), and the design review carries it.
+  void temperatureMapFollowsTheRun() {
+    ui::ConfigDocument doc;
+    doc.reset(project(), spec(300));
+    ui::WaferView view;
+    view.setDocument(&doc);
+    view.resize(1280, 800);
+    view.show();
+    auto* heat = view.findChild<ui::WaferHeatMap*>(QStringLiteral("waferHeatMap"));
+    QVERIFY(heat);
+    view.setDesign(io::builtin_presets().project("default"));
+    QVERIFY2(heat->emptyText().contains(QStringLiteral("no wafer")), qPrintable(heat->emptyText()));
+    view.setDesign(project());
+    QVERIFY(view.thermalMap() == nullptr);
+    QVERIFY2(heat->emptyText().contains(QStringLiteral("Run wafer")), qPrintable(heat->emptyText()));
+    QVERIFY(view.runMap());
+    view.waitForIdle();
+    QVERIFY2(view.error().isEmpty(), qPrintable(view.error()));
+    const wafer::WaferThermalMap* m = view.thermalMap();
+    QVERIFY(m != nullptr);
+    const wafer::WaferRun* run = view.mapRun();
+    QVERIFY(run != nullptr);
+    QCOMPARE(m->die_peak_C.size(), std::size_t{20});
+    QCOMPARE(m->temperature_C.size(), static_cast<std::size_t>(m->rows * m->cols));
+    QVERIFY(m->rows >= 4 * 8 && m->cols >= 5 * 8);
+    QVERIFY2(m->peak_C > m->ambient_C + 1, qPrintable(QString::number(m->peak_C)));
+    QVERIFY(std::abs(m->total_power_W - run->power_W) <= 1e-6 * run->power_W);
+    QVERIFY(std::abs(m->heat_to_ambient_W - m->total_power_W) <= 1e-4 * m->total_power_W);
+    QVERIFY(m->hottest_die >= 0 && m->hottest_die < 20);
+    QVERIFY(run->wafer.placement.die_owner[static_cast<std::size_t>(m->hottest_die)] >= 0);
+    // What the widget shows: the plot, not the message; a colour map over the whole grid with a
+    // scale in °C; 20 die outlines; the hottest die named in the title and labelled on the plot.
+    QVERIFY(heat->emptyText().isEmpty());
+    QCustomPlot* plot = heat->plot();
+    QVERIFY(plot->isVisible());
+    auto* colours = qobject_cast<QCPColorMap*>(plot->plottable(0));
+    QVERIFY(colours);
+    QCOMPARE(colours->data()->keySize(), m->cols);
+    QCOMPARE(colours->data()->valueSize(), m->rows);
+    QVERIFY(colours->colorScale() != nullptr);
+    QVERIFY(colours->colorScale()->axis()->label().contains(QStringLiteral("°C")));
+    QVERIFY(colours->dataRange().upper >= m->peak_C);
+    QVERIFY(plot->xAxis->label().contains(QStringLiteral("mm")));
+    QVERIFY(plot->yAxis->label().contains(QStringLiteral("mm")));
+    int outlines = 0;
+    bool hottestLabel = false;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      outlines += qobject_cast<QCPItemRect*>(plot->item(i)) != nullptr;
+      if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)))
+        hottestLabel |= t->text().contains(QStringLiteral("hottest")) &&
+                        t->text().contains(QString::number(m->peak_C, 'f', 1));
+    }
+    QCOMPARE(outlines, 20);
+    QVERIFY(hottestLabel);
+    const QString name = QString::fromStdString(wafer::die_name(*m, m->hottest_die));
+    QVERIFY2(heat->title().contains(name), qPrintable(heat->title()));
+    QVERIFY2(view.thermalSummary().contains(QStringLiteral("Hottest die: ") + name),
+             qPrintable(view.thermalSummary()));
+    // The design review carries the map and its text.
+    const ui::ReviewSection review = view.reviewSection();
+    QVERIFY(review.figures.contains(plot));
+    QVERIFY(std::any_of(review.paragraphs.begin(), review.paragraphs.end(),
+                        [&](const QString& p) { return p.contains(name); }));
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+      view.resize(size);
+      QApplication::processEvents();
+      QVERIFY(view.grab().save(QDir(shots()).filePath(
+          QStringLiteral("wafer-thermal-%1x%2.png").arg(size.width()).arg(size.height()))));
+    }
+    // Another design: the map of the old run is gone and the widget says how to get one.
+    perf::Design other = project();
+    other.workload.input_len /= 2;
+    view.setDesign(other);
+    QVERIFY(view.thermalMap() == nullptr);
+    QVERIFY(heat->emptyText().contains(QStringLiteral("Run wafer")));
   }
 
   void aDesignWithoutAWaferSaysSo() {

@@ -226,6 +226,11 @@ QStringList MainWindow::saveWindowShots(const QString& dir, QSize size, QString*
     views_->setCurrentIndex(i);
     thermal_->waitForIdle();  // a lazy view solves when shown: its picture waits for it
     links_->waitForIdle();
+    // A wafer project's Wafer tab with its run (dies by role, links, temperature map), not the
+    // line asking for one.
+    if (views_->currentWidget() == detail::tabPage(wafer_) && design_.wafer &&
+        wafer_->mapRun() == nullptr && wafer_->runMap())
+      wafer_->waitForIdle();
     for (int k = 0; k < 10; ++k) {
       QApplication::processEvents();
       QThread::msleep(5);

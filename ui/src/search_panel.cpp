@@ -440,7 +440,11 @@ void SearchPanel::drain() {
                      .arg(readable(static_cast<double>(progress_.evaluated)))
                      .arg(readable(static_cast<double>(progress_.pruned)))
                      .arg(readable(progress_.rate_per_s));
-  if (!done && progress_.eta_s > 0) text += tr(" · ETA %1 s").arg(readable(progress_.eta_s));
+  // The engine's ETA comes from the recent rate of finished work units (search/eta.hpp); 0
+  // while it has too few samples, shown as a dash rather than a guess.
+  if (!done)
+    text += progress_.eta_s > 0 ? tr(" · ETA %1 s").arg(readable(progress_.eta_s))
+                                : tr(" · ETA —");
   text += tr(" · frontier %1").arg(frontier_.size());
   if (points_.size() >= kMaxShown) text += tr(" · showing the first %1 points").arg(kMaxShown);
   if (done) {

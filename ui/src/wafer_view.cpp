@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "stackscope/runs/serve.hpp"
 #include "stackscope/ui/format.hpp"
 #include "stackscope/ui/theme.hpp"
+#include "wafer_heat_map.hpp"
 #include "wafer_map.hpp"
 
 namespace stackscope::ui {
@@ -88,8 +90,25 @@ WaferView::WaferView(QWidget* parent) : QWidget(parent) {
   mapSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   top->addWidget(mapSummary_, 1);
   mb->addLayout(top);
-  mapWidget_ = new WaferMap(mapBox);
-  mb->addWidget(mapWidget_, 1);
+  // The dies by role on the left, their temperatures on the right: the same grid twice.
+  auto* split = new QSplitter(Qt::Horizontal, mapBox);
+  split->setChildrenCollapsible(false);
+  mapWidget_ = new WaferMap(split);
+  split->addWidget(mapWidget_);
+  auto* heat = new QWidget(split);
+  auto* hb = new QVBoxLayout(heat);
+  hb->setContentsMargins(0, 0, 0, 0);
+  heatMap_ = new WaferHeatMap(heat);
+  hb->addWidget(heatMap_, 1);
+  thermalSummary_ = new QLabel(heat);
+  thermalSummary_->setObjectName(QStringLiteral("waferThermalSummary"));
+  thermalSummary_->setWordWrap(true);
+  thermalSummary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  hb->addWidget(thermalSummary_);
+  split->addWidget(heat);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  mb->addWidget(split, 1);
   box->addWidget(mapBox, 3);
 
   // The sweep.
@@ -192,13 +211,20 @@ void WaferView::setDesign(const perf::Design& design) {
   if (map_ && !mapDesign_.empty() && io::project_to_json(design) == mapDesign_) return;
   design_ = design;
   map_.reset();
+  thermalSummary_->clear();
   if (!design.wafer) {
     mapWidget_->show(nullptr, 0,
                      tr("This design has no wafer. Load a wafer project (e.g. "
                         "llama-3-70b-wafer-serving) to see its dies and D2D links."));
+    heatMap_->show(nullptr, tr("This design has no wafer: the temperature map is for wafer "
+                               "projects (the Thermal tab solves one device's stack)."));
     mapSummary_->clear();
     return;
   }
+  heatMap_->show(nullptr,
+                 tr("Run wafer: the temperature map of its %1 dies follows, each die at its "
+                    "mean power over the run.")
+                     .arg(design.system.devices));
   mapWidget_->show(nullptr, 0,
                    tr("A wafer of %1 dies. Run wafer partitions them into prefill and decode "
                       "instances and replays the Serving tab's requests on them: the dies by "
@@ -257,6 +283,13 @@ bool WaferView::runMap() {
       o->partition = served.partition;
       o->run = std::move(*served.wafer);
       o->text = qs(served.partition_text);
+      // The temperature map of the dies' mean powers: a fraction of a second beside the run.
+      try {
+        o->thermal = std::make_shared<const wafer::WaferThermalMap>(
+            wafer::wafer_thermal_map(d, o->run));
+      } catch (const std::exception& e) {
+        o->thermalError = qs(e.what());
+      }
     } catch (const std::exception& e) {
       o->error = qs(e.what());
     }
@@ -273,6 +306,8 @@ void WaferView::showMap() {
     mapSummary_->setText(tr("No run: %1").arg(o->error));
     map_.reset();
     mapWidget_->show(nullptr, 0, o->error);
+    heatMap_->show(nullptr, tr("No temperature map: the wafer run failed (%1).").arg(o->error));
+    thermalSummary_->clear();
     emit mapFinished();
     return;
   }
@@ -299,7 +334,46 @@ void WaferView::showMap() {
           .arg(100 * busiest, 0, 'f', 2));
   // The map holds the run alive through an aliasing pointer into the outcome.
   mapWidget_->show(std::shared_ptr<const wafer::WaferRun>(o, &o->run), o->partition.prefill);
+  showThermal();
   emit mapFinished();
+}
+
+void WaferView::showThermal() {
+  const wafer::WaferThermalMap* m = thermalMap();
+  if (m == nullptr) {
+    const QString why = map_ && !map_->thermalError.isEmpty() ? map_->thermalError
+                                                              : tr("no wafer run");
+    heatMap_->show(nullptr, tr("No temperature map: %1").arg(why));
+    thermalSummary_->setText(tr("No temperature map: %1").arg(why));
+    return;
+  }
+  heatMap_->show(map_->thermal);
+  double coolest = m->peak_C;
+  for (const double t : m->die_peak_C) coolest = std::min(coolest, t);
+  const auto hot = static_cast<std::size_t>(m->hottest_die);
+  thermalSummary_->setText(
+      tr("Hottest die: %1 at %2 °C (%3 W); coolest die peak %4 °C; ambient %5 °C. %6 kW from "
+         "the dies' mean powers over the run, solved on a %7 × %8 grid. Cooling: a %9 mm "
+         "copper cold plate at HotSpot's default heat-sink coefficient (%10 W/m²K, air): a "
+         "liquid-cooled wafer runs cooler.")
+          .arg(qs(wafer::die_name(*m, m->hottest_die)))
+          .arg(m->peak_C, 0, 'f', 1)
+          .arg(m->die_power_W[hot], 0, 'f', 0)
+          .arg(coolest, 0, 'f', 1)
+          .arg(m->ambient_C, 0, 'f', 0)
+          .arg(m->total_power_W / 1e3, 0, 'f', 2)
+          .arg(m->cols)
+          .arg(m->rows)
+          .arg(m->plate_side_m * 1e3, 0, 'f', 0)
+          .arg(1.0 / (m->r_convec_K_per_W * m->plate_side_m * m->plate_side_m), 0, 'f', 0));
+}
+
+QWidget* WaferView::heatMap() const {
+  return heatMap_;
+}
+
+QString WaferView::thermalSummary() const {
+  return thermalSummary_->text();
 }
 
 bool WaferView::runSweep() {
@@ -349,7 +423,11 @@ bool WaferView::runSweep() {
           struct Progress final : coexplore::Sink {
             QPointer<QLabel> label;
             void on_progress(const coexplore::Progress& p) override {
-              const QString t = WaferView::tr("Swept %1 of %2 points…").arg(p.done).arg(p.total);
+              // eta_s is 0 until two points have given a rate (search/eta.hpp).
+              QString t = WaferView::tr("Swept %1 of %2 points…").arg(p.done).arg(p.total);
+              if (p.done < p.total)
+                t += p.eta_s > 0 ? WaferView::tr(" ETA %1 s").arg(readable(p.eta_s))
+                                 : WaferView::tr(" ETA —");
               QMetaObject::invokeMethod(
                   label,
                   [l = label, t] {
@@ -515,6 +593,8 @@ ReviewSection WaferView::reviewSection() const {
   if (mapRun() != nullptr) {
     if (const QString t = plainText(mapSummary_); !t.isEmpty()) s.paragraphs << t;
     s.figures << mapWidget_;
+    if (const QString t = plainText(thermalSummary_); !t.isEmpty()) s.paragraphs << t;
+    if (thermalMap() != nullptr) s.figures << heatMap_->plot();
   }
   if (!sweep_.empty()) {
     if (const QString t = plainText(sweepSummary_); !t.isEmpty()) s.paragraphs << t;

@@ -13,6 +13,7 @@
 #include "stackscope/hw/wafer.hpp"
 #include "stackscope/perf/validate.hpp"
 #include "stackscope/runs/serve.hpp"
+#include "stackscope/search/eta.hpp"
 #include "stackscope/wafer/run.hpp"
 
 namespace stackscope::coexplore {
@@ -378,6 +379,12 @@ Summary run(const CompiledSpace& space, std::span<const serving::Request> reques
   }
   pr.done = pr.resumed;
   pr.frontier = s.archive.size();
+  // Points cost seconds to minutes and differ (a larger wafer has more partitions to screen):
+  // the ETA follows the rate of the last two minutes or two points, whichever is longer
+  // (search/eta.hpp), not the mean since the start. Resumed points are in the first sample, so
+  // they do not count as progress.
+  search::EtaEstimator eta({.window_s = 120, .min_work = 2, .min_samples = 3});
+  eta.update(0.0, static_cast<double>(pr.done), static_cast<double>(std::max(pr.total, pr.done)));
   sink.on_progress(pr);
   std::uint64_t fresh = 0;
   s.complete = true;
@@ -400,8 +407,9 @@ Summary run(const CompiledSpace& space, std::span<const serving::Request> reques
     ++pr.done;
     pr.frontier = s.archive.size();
     pr.elapsed_s = seconds_since(t0);
-    const double per = pr.elapsed_s / static_cast<double>(fresh);
-    pr.eta_s = per * static_cast<double>(pr.total - pr.done);
+    eta.update(pr.elapsed_s, static_cast<double>(pr.done),
+               static_cast<double>(std::max(pr.total, pr.done)));
+    pr.eta_s = eta.eta_s().value_or(0.0);
     sink.on_point(r);
     sink.on_progress(pr);
     by_index[i] = std::move(r);

@@ -6,6 +6,7 @@
 #include "stackscope/search/engine.hpp"
 
 #include "engine_detail.hpp"
+#include "stackscope/search/eta.hpp"
 
 namespace stackscope::search {
 
@@ -87,6 +88,17 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     sum.progress.total = space.size() == 0 ? 0 : samples;
   }
 
+  // Work units of this shard (hardware points, sample chunks); NSGA-II has none and counts points.
+  std::uint64_t units_total = 0;
+  if (opt.strategy == Strategy::exhaustive)
+    units_total = count_below(space.hardware_points(), k, n);
+  else if (opt.strategy == Strategy::random)
+    units_total = (samples + kSampleChunk - 1) / kSampleChunk;
+  // The ETA is measured over finished work units, not points: an exhaustive run prunes whole
+  // hardware points for free (their points count at once), so points per second overstate the
+  // pace of what remains; a 30 s window forgets the cheap start (search/eta.hpp).
+  EtaEstimator eta({.window_s = 30, .min_work = 1, .min_samples = 3});
+  std::uint64_t resumed_units = 0;  // below the resume watermark
   auto progress = [&] {
     Progress p;
     p.evaluated = s.evaluated.load();
@@ -99,8 +111,20 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     p.evaluator_s = static_cast<double>(s.evaluator_ns.load()) * 1e-9;
     const double done = static_cast<double>(p.evaluated + p.pruned);
     p.rate_per_s = p.elapsed_s > 0 ? done / p.elapsed_s : 0.0;
-    const double left = to_double(p.total) - done - static_cast<double>(p.resumed);
-    p.eta_s = p.rate_per_s > 0 && left > 0 ? left / p.rate_per_s : 0.0;
+    if (opt.strategy == Strategy::nsga2) {
+      eta.update(p.elapsed_s, std::min(done, to_double(p.total)),
+                 std::max(done, to_double(p.total)));
+    } else if (s.next_first.load() < s.first.size()) {
+      // The promising hardware points come first and are evaluated in full to fill the archive
+      // that prunes the rest: their pace (minutes per unit where the pruned rest takes
+      // milliseconds) says nothing about the time left, so there is no ETA until they are done.
+    } else {
+      const auto units = static_cast<double>(s.units_done.load());
+      const auto skipped = std::min(units_total, resumed_units + s.units_skipped.load());
+      const double left = std::max(0.0, static_cast<double>(units_total - skipped) - units);
+      eta.update(p.elapsed_s, units, units + left);
+    }
+    p.eta_s = eta.eta_s().value_or(0.0);
     p.frontier = s.frontier.load();
     return p;
   };
@@ -108,6 +132,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   // Units below the resume watermark are skipped outright: the work counter starts there.
   if (opt.resume_below > 0 && opt.strategy != Strategy::nsga2) {
     s.next = opt.resume_below;
+    resumed_units = std::min(opt.resume_below, units_total);
     std::uint64_t skipped = 0;
     if (opt.strategy == Strategy::exhaustive) {
       for (std::uint64_t j = 0; j < opt.resume_below && j * n + k < space.hardware_points(); ++j)

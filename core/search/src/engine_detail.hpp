@@ -277,6 +277,9 @@ struct Shared {
   std::atomic<std::uint64_t> evaluated{0}, reserved{0}, pruned{0}, pruned_bound{0}, infeasible{0},
       resumed{0};
   std::atomic<std::uint64_t> evaluator_ns{0};  // thread time inside the evaluator
+  // Work units (hardware points, sample chunks) this run finished, and those it skipped as
+  // finished by an earlier run: the ETA's measure of progress (search/eta.hpp).
+  std::atomic<std::uint64_t> units_done{0}, units_skipped{0};
   std::atomic<bool> halt{false};
   std::atomic<bool> eval_limited{false};
   std::mutex archive_mutex;

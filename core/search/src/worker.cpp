@@ -21,6 +21,7 @@ class Worker {
       if ((hw - k) / n < s_.opt.resume_below) continue;  // counted as resumed by run()
       if (resumed(hw)) {
         s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
+        s_.units_skipped.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
       sync();
@@ -39,6 +40,7 @@ class Worker {
         if (std::binary_search(s_.first_sorted.begin(), s_.first_sorted.end(), hw)) continue;
         if (resumed(hw)) {
           s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
+          s_.units_skipped.fetch_add(1, std::memory_order_relaxed);
           continue;
         }
         begin_unit(hw);
@@ -87,6 +89,7 @@ class Worker {
       const std::uint64_t end = std::min(samples, (c + 1) * kChunk);
       if (resumed(c)) {
         s_.resumed.fetch_add(end - c * kChunk, std::memory_order_relaxed);
+        s_.units_skipped.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
       sync();
@@ -163,6 +166,7 @@ class Worker {
   // A unit cut short by a stop or budget is not reported: a resumed run redoes it.
   void end_unit() {
     if (s_.halted()) return;
+    s_.units_done.fetch_add(1, std::memory_order_relaxed);
     flush();
     std::lock_guard lock(s_.sink_mutex);
     s_.sink.on_unit_done(unit_, unit_stats_);

@@ -6,6 +6,11 @@
 // and per link; and a co-exploration sweep of one wafer knob (DRAM capacity per die by default)
 // plotting goodput and goodput per kW against it, exported as CSV.
 //
+// Beside the die map, the wafer's temperature map (wafer::wafer_thermal_map: each die's mean
+// power over the run on the die grid, solved by core/thermal's grid solver), computed with every
+// map run on the same worker: the Wafer view rather than the Thermal view, because the dies'
+// powers come from this view's run and the Thermal view solves one device's 3D stack.
+//
 // Both runs use the project's serving settings (the document's "serving" section, as the
 // Serving tab does) and the same core code as `stackscope-cli`: the map is the central
 // scheduler's partition (or the project's given split) run by wafer::run_on_wafer, the sweep is
@@ -26,6 +31,7 @@
 #include "stackscope/serving/spec.hpp"
 #include "stackscope/ui/config_document.hpp"
 #include "stackscope/wafer/run.hpp"
+#include "stackscope/wafer/thermal.hpp"
 #include "stackscope/ui/review_section.hpp"
 
 class QComboBox;
@@ -39,6 +45,7 @@ class QSpinBox;
 namespace stackscope::ui {
 
 class WaferMap;
+class WaferHeatMap;
 
 class WaferView : public QWidget {
   Q_OBJECT
@@ -63,6 +70,11 @@ class WaferView : public QWidget {
   // For tests and screenshots.
   void setSweep(const QString& knob, const QString& values, double load, int requests);
   const wafer::WaferRun* mapRun() const { return map_ ? &map_->run : nullptr; }
+  // The temperature map of the run on show (null before a run, or when it could not be solved).
+  const wafer::WaferThermalMap* thermalMap() const { return map_ ? map_->thermal.get() : nullptr; }
+  // The heat map widget (its title names the hottest die) and the text under it.
+  QWidget* heatMap() const;
+  QString thermalSummary() const;
   const std::vector<coexplore::Record>& sweepRecords() const { return sweep_; }
   QString error() const;
   QCustomPlot* sweepPlot() const { return plot_; }
@@ -74,6 +86,8 @@ class WaferView : public QWidget {
     perf::Design design;
     wafer::Partition partition;
     QString text, error;
+    std::shared_ptr<const wafer::WaferThermalMap> thermal;
+    QString thermalError;
   };
 
  public slots:
@@ -86,6 +100,7 @@ class WaferView : public QWidget {
 
  private:
   void showMap();
+  void showThermal();
   void showSweep();
   void drawSweep();
   void changeEvent(QEvent* e) override;
@@ -94,6 +109,8 @@ class WaferView : public QWidget {
   ConfigDocument own_;
   ConfigDocument* doc_ = &own_;
   WaferMap* mapWidget_ = nullptr;
+  WaferHeatMap* heatMap_ = nullptr;
+  QLabel* thermalSummary_ = nullptr;
   QLabel* mapSummary_ = nullptr;
   QLabel* error_ = nullptr;
   QPushButton* runMap_ = nullptr;

@@ -174,7 +174,10 @@ struct Progress {
   std::uint64_t done = 0;     // finished, resumed ones included
   std::uint64_t resumed = 0;  // from RunOptions::done
   std::uint64_t feasible = 0;
-  double elapsed_s = 0, eta_s = 0;
+  double elapsed_s = 0;
+  // Seconds left at the rate of the last two minutes or two points (search/eta.hpp); 0 while
+  // unknown (fewer than two points this run) and once the run is done.
+  double eta_s = 0;
   std::size_t frontier = 0;
 };
 

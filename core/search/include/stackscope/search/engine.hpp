@@ -116,11 +116,15 @@ struct Progress {
   std::uint64_t infeasible = 0;    // evaluated, infeasible or violating a constraint
   Count total = 0;                 // points of this run (shard of the space, or samples)
   std::uint64_t resumed = 0;       // points of units an earlier run finished (skipped)
-  double rate_per_s = 0;           // (evaluated + pruned) per second
+  double rate_per_s = 0;           // (evaluated + pruned) per second since the start
   // Thread-seconds spent inside the evaluator (perf::Evaluator::evaluate), summed over
   // threads: evaluated / evaluator_s is the evaluator's rate per core during the run.
   double evaluator_s = 0;
-  double eta_s = 0;                // at the current rate; 0 when unknown
+  // Seconds left at the recent rate of finished work units (hardware points, sample chunks;
+  // points for NSGA-II) over a 30 s window (search/eta.hpp); 0 while unknown (too few samples
+  // yet, or an exhaustive run still visiting its promising hardware points first, whose full
+  // evaluation is no guide to the pruned rest) and once the run is done.
+  double eta_s = 0;
   double elapsed_s = 0;
   std::size_t frontier = 0;  // current frontier size (merged archive, may lag)
 };
