@@ -371,7 +371,11 @@ QWidget* DesignEditor::buildStackPage() {
   layerTable_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layerTable_->verticalHeader()->setVisible(false);
   layerTable_->verticalHeader()->setDefaultSectionSize(22);
+  // The die's name and the link column take their contents' width, the numbers share the rest.
   layerTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  layerTable_->horizontalHeader()->setSectionResizeMode(kDieColumn, QHeaderView::ResizeToContents);
+  layerTable_->horizontalHeader()->setSectionResizeMode(kConnectedColumn,
+                                                        QHeaderView::ResizeToContents);
   layerTable_->horizontalHeader()->setMinimumSectionSize(24);
   layerTable_->setToolTip(
       tr("<p>Each DRAM die of the stack, the top first. Double-click a value to edit it; a value "
@@ -386,6 +390,8 @@ QWidget* DesignEditor::buildStackPage() {
   const auto button = [&](const char* object, const QString& text, const QString& tip) {
     auto* b = new QPushButton(text, stackFields_);
     b->setObjectName(QString::fromLatin1(object));
+    // Narrower than a push button's usual 80 px: four share the editor column.
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(text) + 16);
     b->setToolTip(tip);
     buttons->addWidget(b);
     return b;
