@@ -65,7 +65,7 @@ class EditorsTest : public QObject {
     auto* memory = field<QLabel>(w, "metric_memory");
     QVERIFY(layers->isEnabled());
     QCOMPARE(table->rowCount(), 8);
-    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("DRAM 8"));  // the top of the stack first
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("DRAM 8"));     // the top of the stack first
     QCOMPARE(table->item(0, 3)->data(Qt::EditRole).toDouble(), 12.0);  // GiB per stack
     QVERIFY(field<QLabel>(w, "stackTotals")->text().contains(QStringLiteral(" GB/s per link")));
     const QString memory0 = memory->text();
@@ -180,8 +180,8 @@ class EditorsTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.dram_peak_C > temp3 + 0.05, 5000);
     // An out-of-range value is marked on its cell with the allowed range.
     table->item(8, 2)->setData(Qt::EditRole, 5000.0);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        table->item(8, 2)->toolTip().contains(QStringLiteral("[0, 1000]")), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(table->item(8, 2)->toolTip().contains(QStringLiteral("[0, 1000]")),
+                             5000);
     QCOMPARE(doc.undoStack()->count(), 5);
 
     // One Ctrl+Z: the last edit only.
@@ -210,6 +210,15 @@ class EditorsTest : public QObject {
     field<QPushButton>(w, "removeLayerButton")->click();
     QCOMPARE(doc.design().hardware.memory.layers_total, 7);
     QCOMPARE(doc.undoStack()->count(), 2);
+    // Another memory kind drops the list (it describes a 3D stack only); undo brings it back.
+    field<QComboBox>(w, "memoryKindCombo")->setCurrentIndex(0);  // HBM
+    QCOMPARE(doc.design().hardware.memory.kind, MemoryKind::hbm);
+    QVERIFY(doc.design().hardware.memory.layers.empty());
+    for (const auto& i : stackscope::perf::validate(doc.design()))
+      QVERIFY2(i.path != "/hardware/memory/layers", i.message.c_str());
+    doc.undoStack()->undo();
+    QCOMPARE(doc.design().hardware.memory.layers.size(), std::size_t{7});
+    QCOMPARE(table->rowCount(), 7);
   }
 
   // The vertical-link pitch sets link density and the bond field's die area.

@@ -95,7 +95,7 @@ class LayoutTest : public QObject {
                             .arg(overflowing.join(QStringLiteral(", ")))));
   }
 
- static void layerTableAt(QSize size) {
+  static void layerTableAt(QSize size) {
     ui::MainWindow w;
     w.show();
     w.resize(size);
@@ -123,8 +123,8 @@ class LayoutTest : public QObject {
       sum += header->sectionSize(c);
       for (const QString& line : table->horizontalHeaderItem(c)->text().split(QLatin1Char('\n')))
         QVERIFY2(header->fontMetrics().horizontalAdvance(line) + 4 <= header->sectionSize(c),
-                 qPrintable(QStringLiteral("header '%1' in %2 px").arg(line).arg(
-                     header->sectionSize(c))));
+                 qPrintable(
+                     QStringLiteral("header '%1' in %2 px").arg(line).arg(header->sectionSize(c))));
     }
     QVERIFY(sum <= table->viewport()->width() + 1);
     QVERIFY2(!area->horizontalScrollBar()->isVisible(),

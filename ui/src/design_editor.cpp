@@ -31,13 +31,13 @@
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/hw/stack_layers.hpp"
-#include "stackscope/perf/limits.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
-#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/perf/expert_placement.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -504,6 +504,14 @@ void DesignEditor::commit(int index, const QString& name, bool mergeable) {
       cur_.system.devices = parallel::devices(cur_.parallel);
     // An edited device is no longer its preset: the combo says so (and keeps the edits).
     if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("(edited) "));
+    // A per-layer list describes a 3D stack only: another memory kind drops it (one undo step
+    // with the kind brings it back).
+    if (path == QStringLiteral("/hardware/memory/kind") &&
+        cur_.hardware.memory.kind != hw::MemoryKind::stacked_3d &&
+        !cur_.hardware.memory.layers.empty()) {
+      cur_.hardware.memory.layers.clear();
+      refreshAll();
+    }
     if (path == QStringLiteral("/workload/routing/seed"))
       cur_.workload.routing.seed = static_cast<std::uint64_t>(seedEdit_);
     if (path == QStringLiteral("/workload/batch")) {

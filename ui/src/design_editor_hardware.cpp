@@ -16,10 +16,10 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QStyledItemDelegate>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QToolBox>
 #include <QVBoxLayout>
@@ -33,12 +33,12 @@
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
 #include "stackscope/hw/stack_layers.hpp"
-#include "stackscope/perf/limits.hpp"
 #include "stackscope/io/kernel_table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/thermal/compact.hpp"
@@ -58,7 +58,8 @@ namespace {
 class LayerDelegate : public QStyledItemDelegate {
  public:
   using Range = std::function<std::pair<double, double>(int column)>;
-  LayerDelegate(Range range, QObject* parent) : QStyledItemDelegate(parent), range_(std::move(range)) {}
+  LayerDelegate(Range range, QObject* parent)
+      : QStyledItemDelegate(parent), range_(std::move(range)) {}
 
   QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
                         const QModelIndex& index) const override {
@@ -71,7 +72,8 @@ class LayerDelegate : public QStyledItemDelegate {
     spin->setSpecialValueText(tr("stack"));
     spin->setFrame(false);
     spin->setButtonSymbols(QAbstractSpinBox::NoButtons);
-    spin->setToolTip(tr("Allowed: %1 – %2 (0 = the stack's value)").arg(readable(lo), readable(hi)));
+    spin->setToolTip(
+        tr("Allowed: %1 – %2 (0 = the stack's value)").arg(readable(lo), readable(hi)));
     return spin;
   }
   void setEditorData(QWidget* editor, const QModelIndex& index) const override {
@@ -407,12 +409,11 @@ QWidget* DesignEditor::buildStackPage() {
   col->addLayout(buttons);
   connect(addLayer_, &QPushButton::clicked, this, [this] {
     const int k = selectedDie();
-    editLayers(tr("add DRAM layer"), k < 0 ? INT_MAX : k + 1,
-               [k](std::vector<hw::DramLayer>& l) {
-                 const std::size_t at = k < 0 ? l.size() : static_cast<std::size_t>(k) + 1;
-                 const hw::DramLayer copy = l.empty() ? hw::DramLayer{} : l[at - 1];
-                 l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), copy);
-               });
+    editLayers(tr("add DRAM layer"), k < 0 ? INT_MAX : k + 1, [k](std::vector<hw::DramLayer>& l) {
+      const std::size_t at = k < 0 ? l.size() : static_cast<std::size_t>(k) + 1;
+      const hw::DramLayer copy = l.empty() ? hw::DramLayer{} : l[at - 1];
+      l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), copy);
+    });
   });
   connect(removeLayer_, &QPushButton::clicked, this, [this] {
     const int k = selectedDie();

@@ -223,8 +223,8 @@ void ThermalView::drawProfile() {
     QString tick = QString::fromStdString(layers[static_cast<std::size_t>(l)].name);
     if (showThickness && static_cast<std::size_t>(l) < td.roles.size() &&
         td.roles[static_cast<std::size_t>(l)] == perf::LayerRole::dram)
-      tick += tr(" · %1 µm").arg(td.stack.layers[static_cast<std::size_t>(l)].thickness_m * 1e6,
-                                 0, 'g', 4);
+      tick += tr(" · %1 µm")
+                  .arg(td.stack.layers[static_cast<std::size_t>(l)].thickness_m * 1e6, 0, 'g', 4);
     ticks->addTick(l, tick);
     lo = std::min(lo, layers[static_cast<std::size_t>(l)].min_C);
     hi = std::max(hi, layers[static_cast<std::size_t>(l)].max_C);

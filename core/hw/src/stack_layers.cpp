@@ -21,8 +21,8 @@ int stack_layer_count(const Memory& m) noexcept {
 
 int stack_connected_count(const Memory& m) noexcept {
   if (m.layers.empty()) return m.layers_connected;
-  return static_cast<int>(
-      std::count_if(m.layers.begin(), m.layers.end(), [](const DramLayer& l) { return l.connected; }));
+  return static_cast<int>(std::count_if(m.layers.begin(), m.layers.end(),
+                                        [](const DramLayer& l) { return l.connected; }));
 }
 
 bool layer_connected(const Memory& m, int k) noexcept {
@@ -81,8 +81,7 @@ bool connected_at_bottom(const Memory& m) noexcept {
 }
 
 double stack_raw_bytes(const Memory& m, double uniform_layer_bytes) noexcept {
-  if (m.layers.empty() || uniform_capacity(m))
-    return stack_layer_count(m) * uniform_layer_bytes;
+  if (m.layers.empty() || uniform_capacity(m)) return stack_layer_count(m) * uniform_layer_bytes;
   double sum = 0;
   for (const DramLayer& l : m.layers)
     sum += l.capacity_GiB > 0 ? l.capacity_GiB * units::kGiB : uniform_layer_bytes;

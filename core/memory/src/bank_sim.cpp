@@ -415,6 +415,7 @@ std::vector<std::pair<std::string, hw::Memory>> agreement_memories(const std::st
     for (const int connected : {total / 2, total}) {
       if (total == mem.layers_total && connected == mem.layers_connected) continue;
       hw::Memory v = mem;
+      v.layers.clear();  // the variants are uniform stacks of these counts
       v.layers_total = total;
       v.layers_connected = connected;
       out.emplace_back(id + " L" + std::to_string(total) + "/C" + std::to_string(connected), v);

@@ -65,6 +65,9 @@ PowerSummary power_summary(const Design& d, const Result& r, const power_area::E
     p.vertical_W = bytes_per_s * kBits * mem.vertical.energy_pJ_per_bit * units::kPico;
     p.dram_layers = std::max(0, hw::stack_layer_count(mem));
     p.connected_layers = std::clamp(hw::stack_connected_count(mem), 0, p.dram_layers);
+    if (!hw::connected_at_bottom(mem))
+      for (int k = 0; k < p.dram_layers; ++k)
+        p.die_connected.push_back(hw::layer_connected(mem, k));
   }
   const double static_W = std::min(e.static_W, p.total_W);
   p.dram_background_W = stacked && p.dram_layers > 0 ? kDramBackgroundShare * static_W : 0.0;

@@ -96,41 +96,22 @@ ThermalDesign thermal_model(const Design& d, const Result& r) {
   for (std::size_t i = 1; i < lp.size(); ++i)
     lp[i] = ps.logic_dynamic_W / cores + ps.logic_static_W * core_area / logic_area;
 
-  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j. The uniform stack's
-  // connected dies are the ones nearest the logic die (PowerSummary::dram_die_W / bond_W); a
-  // per-layer stack (docs/model.md §4.8) puts access power on its connected dies wherever they
-  // sit, and its dies take their own thickness.
+  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j; access power on
+  // the connected dies (PowerSummary::dram_die_W / bond_W: the ones nearest the logic die, or
+  // a per-layer stack's wherever they sit), and a per-layer stack's dies take their own
+  // thickness (docs/model.md §4.8).
   const int L = td.dram_layers;
   const auto& mem = hw.memory;
-  const bool as_uniform = hw::connected_at_bottom(mem);
-  // Traffic to die j crosses bonds 1..j: bond k carries the connected dies at or above it, each
-  // an equal share of the vertical power, so its weight is their count over the sum of the
-  // connected dies' positions (bond_W's c(c+1)/2 when they are the bottom c).
-  double position_sum = 0;
-  int connected = 0;
-  for (int j = 1; j <= L; ++j)
-    if (hw::layer_connected(mem, j - 1)) {
-      position_sum += j;
-      ++connected;
-    }
-  int above = connected;  // connected dies at or above die j
   for (int j = 1; j <= L; ++j) {
     const auto die = static_cast<std::size_t>(2 * j), bond = die - 1;
-    const bool own = hw::layer_connected(mem, j - 1);
-    double die_W = ps.dram_die_W(j), bond_W = ps.bond_W(j);
-    if (!as_uniform) {
-      die_W = ps.dram_background_W / L + (own ? ps.dram_access_W / connected : 0.0);
-      bond_W = above > 0 ? ps.vertical_W * above / position_sum : 0.0;
-    }
-    if (own) --above;
     td.roles[die] = LayerRole::dram;
-    td.power[die].assign(static_cast<std::size_t>(channels), die_W / channels);
+    td.power[die].assign(static_cast<std::size_t>(channels), ps.dram_die_W(j) / channels);
     if (hw::layer_thickness_um(mem, j - 1) != hw::kDramDieThicknessUm)
       td.stack.layers[die].thickness_m = hw::layer_thickness_um(mem, j - 1) * 1e-6;
     auto& bl = td.stack.layers[bond];
     bl.floorplan = 2;
     bl.dissipates_power = true;
-    td.power[bond] = {bond_W};
+    td.power[bond] = {ps.bond_W(j)};
   }
   return td;
 }

@@ -53,7 +53,8 @@ AreaBreakdown area(const hw::Hardware& h) noexcept {
       const double supply = a.supply_links / std::max(1, layers);
       double um2 = 0;
       for (int k = 0; k < layers; ++k)
-        um2 += ((hw::layer_connected(m, k) ? own : 0.0) + supply) * cell_um2(hw::layer_pitch_um(m, k));
+        um2 +=
+            ((hw::layer_connected(m, k) ? own : 0.0) + supply) * cell_um2(hw::layer_pitch_um(m, k));
       a.vertical_mm2 = um2 * 1e-6;
     }
     if (m.bit_density_Gb_per_mm2 > 0) {

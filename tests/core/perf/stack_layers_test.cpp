@@ -121,6 +121,15 @@ TEST(StackLayers, ADisconnectedDieCostsExactlyOneConnectedLayer) {
   EXPECT_NEAR(die_W(1), td.split.dram_background_W / 8, 1e-9);
   EXPECT_NEAR(die_W(2), td.split.dram_background_W / 8 + td.split.dram_access_W / 3, 1e-9);
   EXPECT_NEAR(die_W(4), td.split.dram_background_W / 8, 1e-9);
+  // The bonds carry the whole vertical-link power: bond k the connected dies at or above it
+  // (dies 1, 3, 4 in 1-based positions: bond 1 all three, bond 2 two, bonds 5.. none).
+  double bonds = 0;
+  for (int k = 1; k <= 8; ++k) bonds += td.split.bond_W(k);
+  EXPECT_NEAR(bonds, td.split.vertical_W, 1e-12 * td.split.vertical_W);
+  EXPECT_NEAR(td.split.bond_W(2), td.split.vertical_W * 2 / 8, 1e-12 * td.split.vertical_W);
+  EXPECT_EQ(td.split.bond_W(5), 0.0);
+  // The result's per-die breakdown (CLI, result JSON) is the same map.
+  EXPECT_EQ(r.power.dram_die_W(2), 0.0 + td.split.dram_die_W(2));
 }
 
 TEST(StackLayers, AThickerDieRaisesThePeakTemperature) {
@@ -145,7 +154,8 @@ TEST(StackLayers, AThickerDieRaisesThePeakTemperature) {
   EXPECT_DOUBLE_EQ(t1.stack.layers[2].thickness_m, 400e-6);
   const auto s0 = thermal::solve_steady(t0.stack, t0.power, o);
   const auto s1 = thermal::solve_steady(t1.stack, t1.power, o);
-  const int h0 = hottest_layer(t0, s0, LayerRole::dram), h1 = hottest_layer(t1, s1, LayerRole::dram);
+  const int h0 = hottest_layer(t0, s0, LayerRole::dram),
+            h1 = hottest_layer(t1, s1, LayerRole::dram);
   ASSERT_GE(h0, 0);
   ASSERT_GE(h1, 0);
   EXPECT_GT(s1.layers[static_cast<std::size_t>(h1)].max_C,
