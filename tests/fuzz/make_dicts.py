@@ -43,11 +43,13 @@ def write(name, keys, strings, comment):
 knobs = set(re.findall(r'\{"([a-z_]+\.[a-z_A-Z]+)",', open('core/search/src/space.cpp').read()))
 presets = ['presets/projects/*.json', 'presets/hardware/*.json', 'presets/systems/*.json',
            'presets/models/*.json', 'presets/runtimes/*.json']
+# Keys no shipped preset uses: a 3D stack described layer by layer (hw::DramLayer).
+layer_keys = {'layers', 'connected', 'thickness_um', 'capacity_GiB', 'pitch_um'}
 k, s = collect(presets)
-write('project', k | {'runtime'}, s,
+write('project', k | {'runtime'} | layer_keys, s,
       'Keys and enum strings of project, hardware, system, model and runtime presets.')
 k2, s2 = collect(presets + ['presets/search/*.json', 'tests/data/search/*.json'])
-write('search_space', k2 | {'knob', 'values', 'min', 'max', 'step', 'factor', 'metric',
+write('search_space', k2 | layer_keys | {'knob', 'values', 'min', 'max', 'step', 'factor', 'metric',
                             'direction'}, s2 | knobs | {'exhaustive', 'random', 'nsga2',
                                                         'minimize', 'maximize'},
       'Project keys plus the search section: knob names of core/search/src/space.cpp.')

@@ -500,6 +500,57 @@ TEST(Serialise, ProjectToJsonRoundTripsExactly) {
   EXPECT_EQ(j["parallel"]["moe"], ordered_json::parse(R"({"tp": 1, "ep": 12})"));
 }
 
+// A stack described layer by layer (hw::Memory::layers): written, read back bit-identical;
+// a die's unknown key or wrong type is refused with its path, and its ranges by validate().
+TEST(Serialise, PerLayerStackRoundTrips) {
+  const auto r = test_registry();
+  perf::Design d;
+  auto& m = d.hardware.memory;
+  m.kind = hw::MemoryKind::stacked_3d;
+  m.layers = {{true, 45.5, 0, 0}, {false, 0, 3.25, 12.5}, {true, 0, 0, 0}};
+  m.layers_total = 3;
+  m.layers_connected = 2;
+  const auto text = project_to_json(d);
+  const auto back = parse_project(text, r);
+  EXPECT_EQ(project_to_json(back), text);
+  ASSERT_EQ(back.hardware.memory.layers.size(), 3u);
+  EXPECT_FALSE(back.hardware.memory.layers[1].connected);
+  EXPECT_EQ(back.hardware.memory.layers[0].thickness_um, 45.5);
+  EXPECT_EQ(back.hardware.memory.layers[1].capacity_GiB, 3.25);
+  EXPECT_EQ(back.hardware.memory.layers[1].pitch_um, 12.5);
+  EXPECT_TRUE(perf::validate(back).empty()) << format_issues(perf::validate(back));
+  const auto j = ordered_json::parse(text);
+  EXPECT_EQ(j["hardware"]["memory"]["layers"][1]["connected"], false);
+}
+
+TEST(Project, PerLayerKeysAndValuesAreCheckedByPath) {
+  const auto r = test_registry();
+  auto doc = minimal_project();
+  doc["hardware"] = ordered_json::parse(R"({"base": "test-gpu", "memory": {
+      "kind": "stacked_3d", "layers_total": 2, "layers_connected": 1,
+      "layers": [{"connected": true, "thicknes_um": 80}, {"connected": "no", "pitch_um": "9"}]}})");
+  const auto issues = parse_issues(doc, r);
+  EXPECT_EQ(issues.size(), 3u) << format_issues(issues);
+  const auto typo = issue_at(issues, "/hardware/memory/layers/0/thicknes_um");
+  EXPECT_TRUE(contains(typo.message, "did you mean 'thickness_um'?")) << typo.message;
+  EXPECT_TRUE(contains(typo.allowed, "connected, thickness_um, capacity_GiB, pitch_um"))
+      << typo.allowed;
+  EXPECT_EQ(issue_at(issues, "/hardware/memory/layers/1/connected").allowed, "true or false");
+  EXPECT_EQ(issue_at(issues, "/hardware/memory/layers/1/pitch_um").message,
+            "expected number, got string");
+  doc["hardware"]["memory"]["layers"] = ordered_json::parse(
+      R"([{"connected": true, "thickness_um": 1500}, {"connected": false, "pitch_um": -1}])");
+  const auto d = parse_project(doc.dump(), r);
+  const auto v = perf::validate(d);
+  EXPECT_EQ(issue_at(v, "/hardware/memory/layers/0/thickness_um").allowed, "number in [0, 1000]");
+  EXPECT_EQ(issue_at(v, "/hardware/memory/layers/1/pitch_um").allowed, "finite number >= 0");
+  // A list that disagrees with the counts names the count.
+  doc["hardware"]["memory"]["layers_total"] = 4;
+  const auto v4 = perf::validate(parse_project(doc.dump(), r));
+  EXPECT_TRUE(contains(issue_at(v4, "/hardware/memory/layers_total").message,
+                       "number of entries in layers"));
+}
+
 TEST(Project, ParallelPlanKeys) {
   const auto r = test_registry();
   auto doc = minimal_project();
@@ -622,7 +673,14 @@ TEST(Serialise, EveryStructMemberHasAJsonKey) {
   EXPECT_EQ(h.size() + 1, member_count<hw::Hardware>());
   EXPECT_TRUE(h.contains("kernel_table"));
   EXPECT_EQ(h["compute"].size(), member_count<hw::ComputeDie>());
-  EXPECT_EQ(h["memory"].size(), member_count<hw::Memory>());
+  // A uniform stack writes no "layers" (its files stay as they were); a per-layer one does.
+  EXPECT_EQ(h["memory"].size() + 1, member_count<hw::Memory>());
+  EXPECT_FALSE(h["memory"].contains("layers"));
+  perf::Design ld = d;
+  ld.hardware.memory.layers.resize(1);
+  const auto jl = ordered_json::parse(project_to_json(ld));
+  EXPECT_EQ(jl["hardware"]["memory"].size(), member_count<hw::Memory>());
+  EXPECT_EQ(jl["hardware"]["memory"]["layers"][0].size(), member_count<hw::DramLayer>());
   EXPECT_EQ(h["memory"]["timing"].size(), member_count<hw::DramTiming>());
   EXPECT_EQ(h["memory"]["vertical"].size(), member_count<hw::VerticalLink>());
   EXPECT_EQ(h["noc"].size(), member_count<hw::Noc>());

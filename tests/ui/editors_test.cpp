@@ -20,6 +20,7 @@
 #include <QToolBox>
 #include <QtTest>
 
+#include "stackscope/memory/dram.hpp"
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/limits.hpp"
 #include "stackscope/perf/validate.hpp"
@@ -64,8 +65,9 @@ class EditorsTest : public QObject {
     auto* memory = field<QLabel>(w, "metric_memory");
     QVERIFY(layers->isEnabled());
     QCOMPARE(table->rowCount(), 8);
-    QVERIFY(table->item(0, 1)->text().endsWith(QStringLiteral(" GiB")));
-    QVERIFY(table->item(0, 3)->text().endsWith(QStringLiteral(" GB/s")));
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("DRAM 8"));     // the top of the stack first
+    QCOMPARE(table->item(0, 3)->data(Qt::EditRole).toDouble(), 12.0);  // GiB per stack
+    QVERIFY(field<QLabel>(w, "stackTotals")->text().contains(QStringLiteral(" GB/s per link")));
     const QString memory0 = memory->text();
     const double capacity0 = w.result()->memory.capacity;
     const double temp0 = w.result()->thermal.dram_peak_C;
@@ -98,6 +100,125 @@ class EditorsTest : public QObject {
     const double stps0 = w.result()->metrics.stps;
     field<QSpinBox>(w, "connectedSpin")->setValue(6);
     QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->metrics.stps != stps0, 2000);
+  }
+
+  // The per-layer table edits the stack through the document: adding a connected die raises
+  // capacity, peak bandwidth and the peak temperature; disconnecting one lowers the peak
+  // bandwidth by one link; a die's wider pitch grows the vertical field; a thicker die runs
+  // hotter. Each edit is one undo step, and one Ctrl+Z takes back exactly the last one.
+  void layerTableEditsTheStack() {
+    using stackscope::hw::MemoryKind;
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    field<QToolBox>(w, "editorPages")->setCurrentIndex(DesignEditor::kStackPage);
+    auto* table = field<QTableWidget>(w, "layerTable");
+    auto& doc = w.document();
+    const auto peak = [&] {
+      const auto& h = doc.design().hardware;
+      return stackscope::memory::effective_bandwidth(h.memory, h.compute, {}).peak_Bps;
+    };
+    QCOMPARE(doc.design().hardware.memory.kind, MemoryKind::stacked_3d);
+    QCOMPARE(table->rowCount(), 8);
+    QVERIFY(doc.design().hardware.memory.layers.empty());
+    // The preset is throttled at 95 °C (its temperature held at the limit); unthrottled, the
+    // compact model's peak temperature shows each edit.
+    field<QCheckBox>(w, "throttleCheck")->setChecked(false);
+    QVERIFY(!doc.design().hardware.thermal.throttle);
+    doc.undoStack()->clear();
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.throttle == 1.0, 5000);
+    const double capacity0 = w.result()->memory.capacity;
+    const double temp0 = w.result()->thermal.dram_peak_C;
+    const double vertical0 = w.result()->area.vertical;
+    const double peak0 = peak();
+
+    // Add: a copy of the selected connected DRAM 4 above it (rows list the top die first).
+    table->setCurrentCell(8 - 4, 0);
+    QCOMPARE(table->item(8 - 4, 0)->text(), QStringLiteral("DRAM 4"));
+    QVERIFY(table->item(8 - 4, 1)->checkState() == Qt::Checked);
+    field<QPushButton>(w, "addLayerButton")->click();
+    QCOMPARE(table->rowCount(), 9);
+    QCOMPARE(doc.design().hardware.memory.layers.size(), std::size_t{9});
+    QCOMPARE(doc.design().hardware.memory.layers_total, 9);
+    QCOMPARE(doc.design().hardware.memory.layers_connected, 5);
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->memory.capacity > capacity0, 5000);
+    QCOMPARE(w.result()->memory.capacity, capacity0 * 9 / 8);
+    QVERIFY(w.result()->thermal.dram_peak_C > temp0);
+    QCOMPARE(peak(), peak0 * 5 / 4);
+    const double capacity1 = w.result()->memory.capacity;
+
+    // Disconnect DRAM 1 (the bottom row): one link fewer, the same capacity.
+    const double peak1 = peak();
+    table->item(8, 1)->setCheckState(Qt::Unchecked);
+    QCOMPARE(doc.undoStack()->count(), 2);
+    QCOMPARE(doc.design().hardware.memory.layers_connected, 4);
+    QVERIFY(!doc.design().hardware.memory.layers[0].connected);
+    QCOMPARE(peak(), peak1 * 4 / 5);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->memory.capacity == capacity1, 5000);
+    QVERIFY(table->item(8, 1)->text().startsWith(QStringLiteral("→")));
+
+    // DRAM 2's links at twice the pitch: a larger vertical-link field.
+    QTRY_VERIFY_WITH_TIMEOUT(w.result().has_value(), 5000);
+    const double vertical2 = w.result()->area.vertical;
+    const double pitch = table->item(7, 4)->data(Qt::EditRole).toDouble();
+    QCOMPARE(pitch, doc.design().hardware.memory.vertical.pitch_um);
+    table->item(7, 4)->setData(Qt::EditRole, 2 * pitch);
+    QCOMPARE(doc.undoStack()->count(), 3);
+    QCOMPARE(doc.design().hardware.memory.layers[1].pitch_um, 2 * pitch);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->area.vertical > vertical2, 5000);
+    QVERIFY(w.result()->area.vertical > vertical0);
+
+    // DRAM 1 eight times as thick: hotter.
+    QTRY_VERIFY_WITH_TIMEOUT(w.result().has_value(), 5000);
+    const double temp3 = w.result()->thermal.dram_peak_C;
+    const auto before = doc.design();
+    table->item(8, 2)->setData(Qt::EditRole, 400.0);
+    QCOMPARE(doc.undoStack()->count(), 4);
+    QCOMPARE(doc.design().hardware.memory.layers[0].thickness_um, 400.0);
+    QTRY_VERIFY_WITH_TIMEOUT(w.result() && w.result()->thermal.dram_peak_C > temp3 + 0.05, 5000);
+    // An out-of-range value is marked on its cell with the allowed range.
+    table->item(8, 2)->setData(Qt::EditRole, 5000.0);
+    QTRY_VERIFY_WITH_TIMEOUT(table->item(8, 2)->toolTip().contains(QStringLiteral("[0, 1000]")),
+                             5000);
+    QCOMPARE(doc.undoStack()->count(), 5);
+
+    // One Ctrl+Z: the last edit only.
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(doc.undoStack()->index(), 4);
+    QCOMPARE(doc.design().hardware.memory.layers[0].thickness_um, 400.0);
+    QTest::keyClick(table, Qt::Key_Z, Qt::ControlModifier);
+    QCOMPARE(doc.undoStack()->index(), 3);
+    QCOMPARE(doc.design().hardware.memory.layers[0].thickness_um,
+             before.hardware.memory.layers[0].thickness_um);
+    QCOMPARE(doc.design().hardware.memory.layers[1].pitch_um, 2 * pitch);
+    QCOMPARE(table->rowCount(), 9);
+    QTRY_COMPARE_WITH_TIMEOUT(w.result()->thermal.dram_peak_C, temp3, 5000);
+    // Undo back to the start: the uniform stack again.
+    while (doc.undoStack()->canUndo()) doc.undoStack()->undo();
+    QVERIFY(doc.design().hardware.memory.layers.empty());
+    QCOMPARE(table->rowCount(), 8);
+    QTRY_COMPARE_WITH_TIMEOUT(w.result()->thermal.dram_peak_C, temp0, 5000);
+
+    // Move: DRAM 1 up swaps it with DRAM 2 (one undo step); Remove drops a die.
+    table->setCurrentCell(7, 0);  // DRAM 1
+    field<QPushButton>(w, "layerUpButton")->click();
+    QCOMPARE(doc.undoStack()->count(), 1);
+    QCOMPARE(table->currentRow(), 6);  // the moved die stays selected
+    field<QPushButton>(w, "removeLayerButton")->click();
+    QCOMPARE(doc.design().hardware.memory.layers_total, 7);
+    QCOMPARE(doc.undoStack()->count(), 2);
+    // Another memory kind drops the list (it describes a 3D stack only); undo brings it back.
+    field<QComboBox>(w, "memoryKindCombo")->setCurrentIndex(0);  // HBM
+    QCOMPARE(doc.design().hardware.memory.kind, MemoryKind::hbm);
+    QVERIFY(doc.design().hardware.memory.layers.empty());
+    for (const auto& i : stackscope::perf::validate(doc.design()))
+      QVERIFY2(i.path != "/hardware/memory/layers", i.message.c_str());
+    doc.undoStack()->undo();
+    QCOMPARE(doc.design().hardware.memory.layers.size(), std::size_t{7});
+    QCOMPARE(table->rowCount(), 7);
   }
 
   // The vertical-link pitch sets link density and the bond field's die area.

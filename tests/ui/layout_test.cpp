@@ -3,19 +3,24 @@
 // the screen's size (no view's minimum pushes it wider or taller), every result tab fits its
 // width (no horizontal scroll bar), the tabbed views get at least half of the window's height,
 // and the editor pages need no horizontal scrolling. Writes the window per tab at both sizes to
-// <build>/screenshots/window-<W>x<H>-<tab>.png.
+// <build>/screenshots/window-<W>x<H>-<tab>.png. The 3D stack's per-layer table fits the editor
+// column with every header readable (stack-page-<W>x<H>.png), and the Thermal profile of an
+// edited stack (thermal-layers-<W>x<H>.png).
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QDir>
+#include <QHeaderView>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QThread>
 #include <QtTest>
 
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/main_window.hpp"
+#include "stackscope/ui/thermal_view.hpp"
 
 using namespace stackscope;
 
@@ -90,9 +95,60 @@ class LayoutTest : public QObject {
                             .arg(overflowing.join(QStringLiteral(", ")))));
   }
 
+  static void layerTableAt(QSize size) {
+    ui::MainWindow w;
+    w.show();
+    w.resize(size);
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    auto* editor = w.findChild<ui::DesignEditor*>();
+    QVERIFY(editor != nullptr);
+    editor->showPage(ui::DesignEditor::kStackPage);
+    settle();
+    auto* table = w.findChild<QTableWidget*>(QStringLiteral("layerTable"));
+    QVERIFY(table != nullptr && table->isVisible());
+    QScrollArea* area = nullptr;
+    for (QWidget* up = table->parentWidget(); up && !area; up = up->parentWidget())
+      area = qobject_cast<QScrollArea*>(up);
+    QVERIFY(area != nullptr);
+    area->ensureWidgetVisible(table, 0, 60);
+    settle();
+    const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
+    QDir().mkpath(dir);
+    const QString wh = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+    QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("stack-page-%1.png").arg(wh))));
+    // Inside the table: the columns share its width, and every header line fits its column.
+    const QHeaderView* header = table->horizontalHeader();
+    int sum = 0;
+    for (int c = 0; c < table->columnCount(); ++c) {
+      sum += header->sectionSize(c);
+      for (const QString& line : table->horizontalHeaderItem(c)->text().split(QLatin1Char('\n')))
+        QVERIFY2(header->fontMetrics().horizontalAdvance(line) + 4 <= header->sectionSize(c),
+                 qPrintable(
+                     QStringLiteral("header '%1' in %2 px").arg(line).arg(header->sectionSize(c))));
+    }
+    QVERIFY(sum <= table->viewport()->width() + 1);
+    QVERIFY2(!area->horizontalScrollBar()->isVisible(),
+             qPrintable(QStringLiteral("the stack page needs %1 px, has %2")
+                            .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
+                            .arg(area->viewport()->width())));
+    // An edited stack in the Thermal view: DRAM 1 (the bottom row) six times as thick.
+    table->item(table->rowCount() - 1, 2)->setData(Qt::EditRole, 300.0);
+    auto* views = w.findChild<QTabWidget*>(QStringLiteral("views"));
+    auto* thermal = w.findChild<ui::ThermalView*>();
+    QVERIFY(views != nullptr && thermal != nullptr);
+    for (int i = 0; i < views->count(); ++i)
+      if (views->widget(i)->isAncestorOf(thermal)) views->setCurrentIndex(i);
+    settle();
+    thermal->waitForIdle();
+    settle();
+    QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("thermal-layers-%1.png").arg(wh))));
+  }
+
  private slots:
   void fitsA1280x800Screen() { checkAt(QSize(1280, 800)); }
   void fitsA1920x1080Screen() { checkAt(QSize(1920, 1080)); }
+  void layerTableFitsAt1280x800() { layerTableAt(QSize(1280, 800)); }
+  void layerTableFitsAt1920x1080() { layerTableAt(QSize(1920, 1080)); }
 };
 
 QTEST_MAIN(LayoutTest)

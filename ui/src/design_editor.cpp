@@ -30,12 +30,14 @@
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
-#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/parallel/sharding.hpp"
 #include "stackscope/perf/expert_placement.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/runtime/profile.hpp"
@@ -502,6 +504,14 @@ void DesignEditor::commit(int index, const QString& name, bool mergeable) {
       cur_.system.devices = parallel::devices(cur_.parallel);
     // An edited device is no longer its preset: the combo says so (and keeps the edits).
     if (path.startsWith(QStringLiteral("/hardware/"))) showCustomHardware(tr("(edited) "));
+    // A per-layer list describes a 3D stack only: another memory kind drops it (one undo step
+    // with the kind brings it back).
+    if (path == QStringLiteral("/hardware/memory/kind") &&
+        cur_.hardware.memory.kind != hw::MemoryKind::stacked_3d &&
+        !cur_.hardware.memory.layers.empty()) {
+      cur_.hardware.memory.layers.clear();
+      refreshAll();
+    }
     if (path == QStringLiteral("/workload/routing/seed"))
       cur_.workload.routing.seed = static_cast<std::uint64_t>(seedEdit_);
     if (path == QStringLiteral("/workload/batch")) {
@@ -649,38 +659,25 @@ void DesignEditor::refreshDerived() {
       tr("Derived (core/power_area, docs/model.md §13.3): a hybrid bond occupies pitch², a TSV the "
          "larger of pitch² and its keep-out. Links = connected channels × channel rate / link "
          "rate / signal share."));
-  const int layers = stacked ? std::clamp(mem.layers_total, 0, 64) : 0;
-  const int connected = std::max(1, mem.layers_connected);
-  const double layerGiB = area.dram_layer_capacity_bytes * std::max(1, mem.stacks) / kGiB;
+  refreshLayerTable();
   const double channelBps = mem.bytes_per_transfer * mem.transfers_per_clock * mem.clock_MHz * 1e6;
   const double linkPeakGBps =
       std::max(1, mem.stacks) * mem.channels_per_layer * channelBps / units::kGiga;
-  layerTable_->setRowCount(layers);
-  for (int k = 0; k < layers; ++k) {
-    const int link = k % connected + 1;
-    const bool own = k < connected;
-    const QString cells[] = {tr("DRAM %1").arg(k + 1), tr("%1 GiB").arg(readable(layerGiB)),
-                             own ? tr("#%1 (own)").arg(link) : tr("#%1 (shared)").arg(link),
-                             tr("%1 GB/s").arg(readable(linkPeakGBps))};
-    for (int c = 0; c < 4; ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      item->setTextAlignment(c == 0 ? Qt::AlignLeft | Qt::AlignVCenter
-                                    : Qt::AlignRight | Qt::AlignVCenter);
-      layerTable_->setItem(k, c, item);
-    }
-  }
-  // Every layer visible up to 16; a taller stack scrolls inside the table.
-  layerTable_->setFixedHeight(layerTable_->horizontalHeader()->sizeHint().height() +
-                              20 * std::clamp(layers, 1, 16) + 2 * layerTable_->frameWidth());
+  // A per-layer stack sets the layer counts from its rows.
+  for (const char* path : {"/hardware/memory/layers_total", "/hardware/memory/layers_connected"})
+    if (QWidget* w = fieldFor(QString::fromLatin1(path))) w->setEnabled(mem.layers.empty());
   if (stacked) {
     const auto bw = memory::effective_bandwidth(mem, h.compute, memory::AccessPattern{});
+    const double totalGiB =
+        std::max(1, mem.stacks) * hw::stack_raw_bytes(mem, area.dram_layer_capacity_bytes) / kGiB;
     stackTotals_->setText(
-        tr("Stack total: %1 GiB; peak %2 GB/s over %3 connected of %4 layers, streaming %5 "
-           "GB/s (row-cycle efficiency %6 %)")
-            .arg(readable(layerGiB * mem.layers_total), readable(bw.peak_Bps / units::kGiga))
-            .arg(mem.layers_connected)
-            .arg(mem.layers_total)
-            .arg(readable(bw.effective_Bps / units::kGiga), readable(100.0 * bw.eta)));
+        tr("Device total: %1 GiB; peak %2 GB/s over %3 connected of %4 layers (%5 GB/s per "
+           "link), streaming %6 GB/s (row-cycle efficiency %7 %)")
+            .arg(readable(totalGiB), readable(bw.peak_Bps / units::kGiga))
+            .arg(hw::stack_connected_count(mem))
+            .arg(hw::stack_layer_count(mem))
+            .arg(readable(linkPeakGBps), readable(bw.effective_Bps / units::kGiga),
+                 readable(100.0 * bw.eta)));
   } else {
     stackTotals_->clear();
   }
@@ -878,6 +875,8 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
     if (page >= 0) perPage[page] << message;
     ++placed;
   }
+  refreshLayerTable();  // clears the cells' marks
+  markLayerCells(issues);
   // Only widgets whose state changes are restyled (a style sheet change re-polishes).
   const auto mark = [&marks](QWidget* w) {
     const auto it = marks.find(w);
@@ -917,6 +916,172 @@ int DesignEditor::showIssues(const std::vector<Issue>& issues) {
     }
   }
   return placed;
+}
+
+// Rows list the dies top first: row r is die n - 1 - r (die 0 is bonded on the logic die).
+void DesignEditor::refreshLayerTable() {
+  const QSignalBlocker block(layerTable_);
+  const auto& mem = cur_.hardware.memory;
+  const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
+  const int n = stacked ? std::clamp(hw::stack_layer_count(mem), 0, 256) : 0;
+  const int keep = selectedDie();
+  const double uniformGiB = power_area::area(cur_.hardware).dram_layer_capacity_bytes / kGiB;
+  layerTable_->setRowCount(n);
+  const QColor inherited = palette().color(QPalette::Disabled, QPalette::Text);
+  for (int r = 0; r < n; ++r) {
+    const int k = n - 1 - r;
+    const hw::DramLayer* own =
+        mem.layers.empty() ? nullptr : &mem.layers[static_cast<std::size_t>(k)];
+    const bool connected = hw::layer_connected(mem, k);
+    const int link = hw::layer_link(mem, k);
+    const auto cell = [&](int c) {
+      QTableWidgetItem* item = layerTable_->item(r, c);
+      if (!item) {
+        item = new QTableWidgetItem;
+        layerTable_->setItem(r, c, item);
+      }
+      return item;
+    };
+    QTableWidgetItem* die = cell(kDieColumn);
+    die->setText(tr("DRAM %1").arg(k + 1));
+    die->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    die->setToolTip(k == 0 ? tr("DRAM 1, bonded on the logic die") : tr("DRAM %1").arg(k + 1));
+    QTableWidgetItem* conn = cell(kConnectedColumn);
+    conn->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsUserCheckable);
+    conn->setCheckState(connected ? Qt::Checked : Qt::Unchecked);
+    conn->setText(connected ? tr("#%1").arg(link) : tr("→#%1").arg(link));
+    conn->setToolTip(connected ? tr("Owns vertical link #%1").arg(link)
+                               : tr("Shares vertical link #%1 (round-robin)").arg(link));
+    const struct {
+      int column;
+      double set, value;
+      QString what;
+    } values[] = {
+        {kThicknessColumn, own ? own->thickness_um : 0.0, hw::layer_thickness_um(mem, k),
+         tr("thickness %1 µm")},
+        {kCapacityColumn, own ? own->capacity_GiB : 0.0, hw::layer_capacity_GiB(mem, k, uniformGiB),
+         tr("capacity %1 GiB per stack")},
+        {kPitchColumn, own ? own->pitch_um : 0.0, hw::layer_pitch_um(mem, k),
+         tr("link pitch %1 µm")},
+    };
+    for (const auto& v : values) {
+      QTableWidgetItem* item = cell(v.column);
+      item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable);
+      item->setData(Qt::EditRole, v.value);
+      item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      const bool set = v.set > 0;
+      QFont f = item->font();
+      f.setItalic(!set);
+      item->setFont(f);
+      item->setData(Qt::ForegroundRole, set ? QVariant() : QVariant(inherited));
+      const QString what = v.what.arg(readable(v.value));
+      item->setToolTip(set ? tr("DRAM %1: %2").arg(k + 1).arg(what)
+                           : tr("DRAM %1: %2, the stack's value (edit to set this die's own)")
+                                 .arg(k + 1)
+                                 .arg(what));
+      item->setData(Qt::BackgroundRole, QVariant());
+    }
+  }
+  if (keep >= 0 && keep < n) layerTable_->setCurrentCell(n - 1 - keep, 0);
+  const int k = selectedDie();
+  addLayer_->setEnabled(stacked && n < perf::limits::kMaxMemoryLayers);
+  removeLayer_->setEnabled(k >= 0 && n > 1);
+  layerUp_->setEnabled(k >= 0 && k + 1 < n);
+  layerDown_->setEnabled(k > 0);
+  for (QPushButton* b : {addLayer_, removeLayer_, layerUp_, layerDown_}) b->setVisible(stacked);
+  // Every layer visible up to 16; a taller stack scrolls inside the table.
+  layerTable_->setFixedHeight(layerTable_->horizontalHeader()->sizeHint().height() +
+                              22 * std::clamp(n, 1, 16) + 2 * layerTable_->frameWidth());
+}
+
+int DesignEditor::selectedDie() const {
+  const int r = layerTable_->currentRow();
+  const int n = layerTable_->rowCount();
+  return r >= 0 && r < n ? n - 1 - r : -1;
+}
+
+void DesignEditor::editLayers(const QString& name, int selectDie,
+                              const std::function<void(std::vector<hw::DramLayer>&)>& change) {
+  auto& mem = cur_.hardware.memory;
+  if (mem.kind != hw::MemoryKind::stacked_3d) return;
+  // The first edit writes the uniform stack out as layers; the counts follow the rows.
+  std::vector<hw::DramLayer> layers = hw::explicit_layers(mem);
+  change(layers);
+  if (layers.empty()) return;
+  mem.layers = std::move(layers);
+  hw::sync_layer_counts(mem);
+  showCustomHardware(tr("(edited) "));
+  refreshAll();
+  const int n = layerTable_->rowCount();
+  const int k = std::clamp(selectDie, 0, std::max(0, n - 1));
+  if (n > 0) {
+    const QSignalBlocker block(layerTable_);
+    layerTable_->setCurrentCell(n - 1 - k, 0);
+  }
+  refreshLayerTable();
+  commit(-1, name, false);
+}
+
+void DesignEditor::layerCellEdited(int row, int column) {
+  const int n = layerTable_->rowCount();
+  QTableWidgetItem* item = layerTable_->item(row, column);
+  if (!item || row < 0 || row >= n) return;
+  const int k = n - 1 - row;
+  const auto idx = static_cast<std::size_t>(k);
+  if (column == kConnectedColumn) {
+    const bool on = item->checkState() == Qt::Checked;
+    if (on == hw::layer_connected(cur_.hardware.memory, k)) return;  // the text changed
+    editLayers(on ? tr("connect DRAM %1").arg(k + 1) : tr("disconnect DRAM %1").arg(k + 1), k,
+               [idx, on](std::vector<hw::DramLayer>& l) { l[idx].connected = on; });
+    return;
+  }
+  if (column < kThicknessColumn) return;
+  bool ok = false;
+  const double v = item->data(Qt::EditRole).toDouble(&ok);
+  if (!ok) return;
+  // Unchanged (the cell shows the effective value): no edit. Otherwise the typed value becomes
+  // the die's own; validate() marks a value out of its range on the cell.
+  const auto& mem = cur_.hardware.memory;
+  const double uniformGiB = power_area::area(cur_.hardware).dram_layer_capacity_bytes / kGiB;
+  const double shown = column == kThicknessColumn  ? hw::layer_thickness_um(mem, k)
+                       : column == kCapacityColumn ? hw::layer_capacity_GiB(mem, k, uniformGiB)
+                                                   : hw::layer_pitch_um(mem, k);
+  if (v == shown) return;
+  const QString what = column == kThicknessColumn  ? tr("thickness")
+                       : column == kCapacityColumn ? tr("capacity")
+                                                   : tr("link pitch");
+  editLayers(tr("DRAM %1 %2").arg(k + 1).arg(what), k,
+             [idx, column, v](std::vector<hw::DramLayer>& l) {
+               hw::DramLayer& d = l[idx];
+               (column == kThicknessColumn  ? d.thickness_um
+                : column == kCapacityColumn ? d.capacity_GiB
+                                            : d.pitch_um) = v;
+             });
+}
+
+// Issues of one die's value (/hardware/memory/layers/<k>/<key>) mark its cell; showIssues()
+// frames the table itself.
+void DesignEditor::markLayerCells(const std::vector<Issue>& issues) {
+  static const QRegularExpression re(
+      QStringLiteral("^/hardware/memory/layers/(\\d+)/(connected|thickness_um|capacity_GiB|"
+                     "pitch_um)$"));
+  const QSignalBlocker block(layerTable_);
+  const int n = layerTable_->rowCount();
+  for (const auto& i : issues) {
+    const auto m = re.match(QString::fromStdString(i.path));
+    if (!m.hasMatch()) continue;
+    const int k = m.captured(1).toInt();
+    const QString key = m.captured(2);
+    const int column = key == QLatin1String("connected")      ? kConnectedColumn
+                       : key == QLatin1String("thickness_um") ? kThicknessColumn
+                       : key == QLatin1String("capacity_GiB") ? kCapacityColumn
+                                                              : kPitchColumn;
+    if (k < 0 || k >= n) continue;
+    if (QTableWidgetItem* item = layerTable_->item(n - 1 - k, column)) {
+      item->setData(Qt::BackgroundRole, QColor(0xc6, 0x28, 0x28, 0x50));
+      item->setToolTip(QString::fromStdString(format_issue(i)));
+    }
+  }
 }
 
 }  // namespace stackscope::ui

@@ -31,6 +31,13 @@ inline constexpr int kMaxDegree = 65536;        // parallel degrees: far past an
 inline constexpr int kMaxTokens = 10'000'000;   // sequence lengths
 inline constexpr int kMaxLevels = 3;            // perf::validate(): at most 3 network levels
 inline constexpr int kLevelFieldStride = 1000;  // undo ids of level fields: per level, never merged
+// The 3D stack's per-layer table (hw::Memory::layers): its columns.
+inline constexpr int kLayerColumns = 5;
+inline constexpr int kDieColumn = 0;
+inline constexpr int kConnectedColumn = 1;
+inline constexpr int kThicknessColumn = 2;
+inline constexpr int kCapacityColumn = 3;
+inline constexpr int kPitchColumn = 4;
 
 // Precisions in the order of the combos (index = position).
 inline constexpr Precision kPrecisions[] = {Precision::fp32, Precision::fp16, Precision::bf16,

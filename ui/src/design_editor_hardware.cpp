@@ -19,6 +19,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyledItemDelegate>
 #include <QTableWidget>
 #include <QToolBox>
 #include <QVBoxLayout>
@@ -31,11 +32,13 @@
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/noc.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/io/kernel_table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
 #include "stackscope/parallel/placement.hpp"
 #include "stackscope/parallel/plan.hpp"
+#include "stackscope/perf/limits.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/thermal/compact.hpp"
@@ -47,6 +50,53 @@
 namespace stackscope::ui {
 
 using namespace design_editor_detail;
+
+namespace {
+
+// Edits a per-layer value in a spin box held to validate()'s range for its column (0 = the
+// stack's value), so a typed value is in range before it reaches the design.
+class LayerDelegate : public QStyledItemDelegate {
+ public:
+  using Range = std::function<std::pair<double, double>(int column)>;
+  LayerDelegate(Range range, QObject* parent)
+      : QStyledItemDelegate(parent), range_(std::move(range)) {}
+
+  QWidget* createEditor(QWidget* parent, const QStyleOptionViewItem& option,
+                        const QModelIndex& index) const override {
+    if (index.column() < kThicknessColumn)
+      return QStyledItemDelegate::createEditor(parent, option, index);
+    auto* spin = new QDoubleSpinBox(parent);
+    const auto [lo, hi] = range_(index.column());
+    spin->setRange(lo, hi);
+    spin->setDecimals(index.column() == kThicknessColumn ? 1 : 3);
+    spin->setSpecialValueText(tr("stack"));
+    spin->setFrame(false);
+    spin->setButtonSymbols(QAbstractSpinBox::NoButtons);
+    spin->setToolTip(
+        tr("Allowed: %1 – %2 (0 = the stack's value)").arg(readable(lo), readable(hi)));
+    return spin;
+  }
+  void setEditorData(QWidget* editor, const QModelIndex& index) const override {
+    if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor))
+      spin->setValue(index.data(Qt::EditRole).toDouble());
+    else
+      QStyledItemDelegate::setEditorData(editor, index);
+  }
+  void setModelData(QWidget* editor, QAbstractItemModel* model,
+                    const QModelIndex& index) const override {
+    if (auto* spin = qobject_cast<QDoubleSpinBox*>(editor)) {
+      spin->interpretText();
+      model->setData(index, spin->value(), Qt::EditRole);
+    } else {
+      QStyledItemDelegate::setModelData(editor, model, index);
+    }
+  }
+
+ private:
+  Range range_;
+};
+
+}  // namespace
 
 QWidget* DesignEditor::buildStackPage() {
   auto* page = new QWidget;
@@ -277,23 +327,119 @@ QWidget* DesignEditor::buildStackPage() {
   density_ = derivedLabel(stackFields_, "verticalDensity");
   QVBoxLayout* col = column(stackFields_);
   col->addWidget(density_);
-  layerTitle_ = sectionLabel(tr("Layers (derived by the model)"), stackFields_);
+  layerTitle_ = sectionLabel(tr("Layers (top of the stack first)"), stackFields_);
   col->addWidget(layerTitle_);
   layerTable_ = new QTableWidget(stackFields_);
   layerTable_->setObjectName(QStringLiteral("layerTable"));
-  layerTable_->setColumnCount(4);
-  layerTable_->setHorizontalHeaderLabels(
-      {tr("Layer"), tr("Capacity"), tr("Vertical link"), tr("Link peak")});
-  layerTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  layerTable_->setSelectionMode(QAbstractItemView::NoSelection);
+  layerTable_->setColumnCount(kLayerColumns);
+  // Short headers (the editor column is narrow); the units are in them, the rest in tooltips.
+  const QString headers[kLayerColumns] = {tr("Die"), tr("Own\nlink"), tr("Thick.\nµm"),
+                                          tr("GiB /\nstack"), tr("Pitch\nµm")};
+  const QString headerTips[kLayerColumns] = {
+      tr("DRAM die; DRAM 1 is bonded on the logic die, the first row is the top of the stack."),
+      tr("Checked: the die owns a vertical link (its channels add to the peak bandwidth). "
+         "Unchecked: it shares a connected die's link round-robin (#n), adding capacity but no "
+         "bandwidth (DeepStack; docs/model.md §4.8)."),
+      tr("Thinned die thickness in µm, 0 – %1 (0 = the stack's %2 µm): sets the die's layer in "
+         "the thermal grid and adds t/(k·A) to the compact model's resistance (docs/model.md "
+         "§4.8).")
+          .arg(readable(perf::limits::kMaxDramDieThicknessUm), readable(hw::kDramDieThicknessUm)),
+      tr("Capacity of this die in each stack in GiB (0 = Capacity / layer, or the bit-density "
+         "value); the stack holds the sum."),
+      tr("Pitch of this die's vertical links in µm, 0 – %1 (0 = the Pitch above): its links' "
+         "share of the vertical-link field area (docs/model.md §4.8).")
+          .arg(readable(perf::limits::kMaxVerticalPitchUm))};
+  for (int c = 0; c < kLayerColumns; ++c) {
+    auto* h = new QTableWidgetItem(headers[c]);
+    h->setToolTip(headerTips[c]);
+    layerTable_->setHorizontalHeaderItem(c, h);
+  }
+  layerTable_->setItemDelegate(new LayerDelegate(
+      [this](int column) {
+        const char* key = column == kThicknessColumn  ? "thickness_um"
+                          : column == kCapacityColumn ? "capacity_GiB"
+                                                      : "pitch_um";
+        // Every die has the same range (perf::field_ranges records die 0's).
+        const perf::FieldRange* r =
+            rangeFor(QStringLiteral("/hardware/memory/layers/0/") + QLatin1String(key));
+        return r ? std::pair{r->min, r->max} : std::pair{0.0, perf::limits::kMaxQuantity};
+      },
+      layerTable_));
+  layerTable_->setEditTriggers(QAbstractItemView::DoubleClicked |
+                               QAbstractItemView::EditKeyPressed |
+                               QAbstractItemView::AnyKeyPressed);
+  layerTable_->setSelectionMode(QAbstractItemView::SingleSelection);
+  layerTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  layerTable_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   layerTable_->verticalHeader()->setVisible(false);
-  layerTable_->verticalHeader()->setDefaultSectionSize(20);
+  layerTable_->verticalHeader()->setDefaultSectionSize(22);
+  // The die's name and the link column take their contents' width, the numbers share the rest.
   layerTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  layerTable_->horizontalHeader()->setSectionResizeMode(kDieColumn, QHeaderView::ResizeToContents);
+  layerTable_->horizontalHeader()->setSectionResizeMode(kConnectedColumn,
+                                                        QHeaderView::ResizeToContents);
+  layerTable_->horizontalHeader()->setMinimumSectionSize(24);
   layerTable_->setToolTip(
-      tr("<p>Each DRAM die of the stack, DRAM 1 bonded on the logic die. Capacity per device (all "
-         "stacks); the layers share the connected dies' vertical links round-robin (DeepStack), "
-         "and each link carries its channels at the peak shown.</p>"));
+      tr("<p>Each DRAM die of the stack, the top first. Double-click a value to edit it; a value "
+         "in grey is the stack's (0 sets it back). Each edit is one undo step.</p>"));
   col->addWidget(layerTable_);
+  bind(QStringLiteral("/hardware/memory/layers"), layerTable_, [] {});
+  connect(layerTable_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    if (!refreshing_ && item) layerCellEdited(item->row(), item->column());
+  });
+  auto* buttons = new QHBoxLayout;
+  buttons->setSpacing(4);
+  const auto button = [&](const char* object, const QString& text, const QString& tip) {
+    auto* b = new QPushButton(text, stackFields_);
+    b->setObjectName(QString::fromLatin1(object));
+    // Narrower than a push button's usual 80 px: four share the editor column.
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(text) + 16);
+    b->setToolTip(tip);
+    buttons->addWidget(b);
+    return b;
+  };
+  addLayer_ = button("addLayerButton", tr("Add"),
+                     tr("Add a DRAM die above the selected one (on top if none is selected), a "
+                        "copy of it"));
+  removeLayer_ = button("removeLayerButton", tr("Remove"), tr("Remove the selected DRAM die"));
+  layerUp_ = button("layerUpButton", tr("Up"),
+                    tr("Move the selected die one place up, away from the logic die"));
+  layerDown_ = button("layerDownButton", tr("Down"),
+                      tr("Move the selected die one place down, towards the logic die"));
+  col->addLayout(buttons);
+  connect(addLayer_, &QPushButton::clicked, this, [this] {
+    const int k = selectedDie();
+    editLayers(tr("add DRAM layer"), k < 0 ? INT_MAX : k + 1, [k](std::vector<hw::DramLayer>& l) {
+      const std::size_t at = k < 0 ? l.size() : static_cast<std::size_t>(k) + 1;
+      const hw::DramLayer copy = l.empty() ? hw::DramLayer{} : l[at - 1];
+      l.insert(l.begin() + static_cast<std::ptrdiff_t>(at), copy);
+    });
+  });
+  connect(removeLayer_, &QPushButton::clicked, this, [this] {
+    const int k = selectedDie();
+    if (k < 0) return;
+    editLayers(tr("remove DRAM layer"), k, [k](std::vector<hw::DramLayer>& l) {
+      if (l.size() > 1) l.erase(l.begin() + k);
+    });
+  });
+  const auto move = [this](int by) {
+    const int k = selectedDie();
+    if (k < 0) return;
+    editLayers(by > 0 ? tr("move DRAM layer up") : tr("move DRAM layer down"), k + by,
+               [k, by](std::vector<hw::DramLayer>& l) {
+                 const int to = k + by;
+                 if (to >= 0 && to < static_cast<int>(l.size()))
+                   std::swap(l[static_cast<std::size_t>(k)], l[static_cast<std::size_t>(to)]);
+               });
+  };
+  connect(layerUp_, &QPushButton::clicked, this, [move] { move(1); });
+  connect(layerDown_, &QPushButton::clicked, this, [move] { move(-1); });
+  connect(layerTable_, &QTableWidget::currentCellChanged, this, [this] {
+    const int k = selectedDie(), n = layerTable_->rowCount();
+    removeLayer_->setEnabled(k >= 0 && n > 1);
+    layerUp_->setEnabled(k >= 0 && k + 1 < n);
+    layerDown_->setEnabled(k > 0);
+  });
   stackTotals_ = derivedLabel(stackFields_, "stackTotals");
   col->addWidget(stackTotals_);
   return page;

@@ -211,11 +211,24 @@ void ThermalView::drawProfile() {
   QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
   double lo = 1e300, hi = -1e300;
   bool dram = false;
+  // A stack whose DRAM dies differ in thickness (a per-layer stack) labels each die with it.
+  double thin = 1e300, thick = 0;
+  for (std::size_t l = 0; l < td.roles.size() && l < td.stack.layers.size(); ++l)
+    if (td.roles[l] == perf::LayerRole::dram) {
+      thin = std::min(thin, td.stack.layers[l].thickness_m);
+      thick = std::max(thick, td.stack.layers[l].thickness_m);
+    }
+  const bool showThickness = thick > thin;
   for (int l = 0; l < n; ++l) {
     pos << l;
     maxC << layers[static_cast<std::size_t>(l)].max_C;
     meanC << layers[static_cast<std::size_t>(l)].mean_C;
-    ticks->addTick(l, QString::fromStdString(layers[static_cast<std::size_t>(l)].name));
+    QString tick = QString::fromStdString(layers[static_cast<std::size_t>(l)].name);
+    if (showThickness && static_cast<std::size_t>(l) < td.roles.size() &&
+        td.roles[static_cast<std::size_t>(l)] == perf::LayerRole::dram)
+      tick += tr(" · %1 µm")
+                  .arg(td.stack.layers[static_cast<std::size_t>(l)].thickness_m * 1e6, 0, 'g', 4);
+    ticks->addTick(l, tick);
     lo = std::min(lo, layers[static_cast<std::size_t>(l)].min_C);
     hi = std::max(hi, layers[static_cast<std::size_t>(l)].max_C);
     const auto k = static_cast<std::size_t>(l);

@@ -2,6 +2,7 @@
 #include "stackscope/hw/derived.hpp"
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 
 namespace stackscope::hw {
 namespace {
@@ -60,7 +61,10 @@ double energy_per_flop_J(const Energy& e, const ComputeDie& c, Precision p) {
 
 double memory_capacity_bytes(const Memory& m) {
   if (m.kind == MemoryKind::sram_only) return 0.0;
-  const double raw = m.stacks * m.layers_total * m.capacity_per_layer_GiB * units::kGiB;
+  // A per-layer stack sums its dies (hw/stack_layers.hpp); equal dies take the product.
+  const double raw = uniform_capacity(m)
+                         ? m.stacks * stack_layer_count(m) * m.capacity_per_layer_GiB * units::kGiB
+                         : m.stacks * stack_raw_bytes(m, m.capacity_per_layer_GiB * units::kGiB);
   const double usable = raw - m.reserved_GiB * units::kGiB;
   return usable > 0 ? usable : 0.0;
 }

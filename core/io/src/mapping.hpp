@@ -194,6 +194,14 @@ void describe(V& v, S& l) {
   v("supply_links_per_layer", l.supply_links_per_layer);
 }
 
+template <class V, Is<hw::DramLayer> S>
+void describe(V& v, S& l) {
+  v("connected", l.connected);
+  v("thickness_um", l.thickness_um);
+  v("capacity_GiB", l.capacity_GiB);
+  v("pitch_um", l.pitch_um);
+}
+
 template <class V, Is<hw::Memory> S>
 void describe(V& v, S& m) {
   v("kind", m.kind);
@@ -216,6 +224,12 @@ void describe(V& v, S& m) {
   v("utilisation_cap", m.utilisation_cap);
   v("energy_pJ_per_bit", m.energy_pJ_per_bit);
   v("vertical", m.vertical);
+  // Only a per-layer stack writes "layers": a uniform stack's file is unchanged.
+  if constexpr (std::is_same_v<V, ObjectWriter>) {
+    if (!m.layers.empty()) v("layers", m.layers);
+  } else {
+    v("layers", m.layers);
+  }
 }
 
 template <class V, Is<hw::Energy> S>

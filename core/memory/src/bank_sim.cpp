@@ -40,6 +40,8 @@
 #include <random>
 #include <vector>
 
+#include "stackscope/hw/stack_layers.hpp"
+
 namespace stackscope::memory {
 namespace {
 
@@ -319,7 +321,9 @@ double analytic_dram_limit_Bps(const DramBandwidth& bw) noexcept {
 BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& pattern,
                                   const BankSimConfig& cfg) {
   BankSimResult res;
-  const double channels = static_cast<double>(m.stacks) * m.layers_connected * m.channels_per_layer;
+  const int total = hw::stack_layer_count(m);
+  const int connected = hw::stack_connected_count(m);
+  const double channels = static_cast<double>(m.stacks) * connected * m.channels_per_layer;
   if (m.kind == hw::MemoryKind::sram_only || channels <= 0 || m.clock_MHz <= 0) return res;
 
   const double t_ck = 1e3 / m.clock_MHz;  // ns
@@ -348,10 +352,10 @@ BankSimResult simulate_bank_level(const hw::Memory& m, const AccessPattern& patt
     double share;
   };
   Kind kinds[2] = {{1, 1.0}, {0, 0.0}};
-  if (m.kind == hw::MemoryKind::stacked_3d && m.layers_connected > 0) {
-    const int lo = std::max(1, m.layers_total / m.layers_connected);
-    const int extra = m.layers_total - lo * m.layers_connected;  // connections with lo + 1
-    const double hi_share = std::clamp(static_cast<double>(extra) / m.layers_connected, 0.0, 1.0);
+  if (m.kind == hw::MemoryKind::stacked_3d && connected > 0) {
+    const int lo = std::max(1, total / connected);
+    const int extra = total - lo * connected;  // connections with lo + 1
+    const double hi_share = std::clamp(static_cast<double>(extra) / connected, 0.0, 1.0);
     kinds[0] = {lo, 1.0 - hi_share};
     kinds[1] = {lo + 1, hi_share};
   }
@@ -411,6 +415,7 @@ std::vector<std::pair<std::string, hw::Memory>> agreement_memories(const std::st
     for (const int connected : {total / 2, total}) {
       if (total == mem.layers_total && connected == mem.layers_connected) continue;
       hw::Memory v = mem;
+      v.layers.clear();  // the variants are uniform stacks of these counts
       v.layers_total = total;
       v.layers_connected = connected;
       out.emplace_back(id + " L" + std::to_string(total) + "/C" + std::to_string(connected), v);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 
 namespace stackscope::memory {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 using units::kNano;
 
 double total_channels(const hw::Memory& m) {
-  return static_cast<double>(m.stacks) * m.layers_connected * m.channels_per_layer;
+  return static_cast<double>(m.stacks) * hw::stack_connected_count(m) * m.channels_per_layer;
 }
 
 // Bytes one row activation delivers for the pattern: a whole row for streams, the run length
@@ -42,9 +43,10 @@ struct LinkKind {
 
 std::array<LinkKind, 2> link_kinds(const hw::Memory& m) {
   if (m.kind != hw::MemoryKind::stacked_3d) return {LinkKind{1, 1}, LinkKind{1, 0}};
-  const int c = std::max(1, m.layers_connected);
-  const int lo = std::max(1, m.layers_total / c);
-  const double hi_share = std::clamp(static_cast<double>(m.layers_total - lo * c) / c, 0.0, 1.0);
+  const int total = hw::stack_layer_count(m);
+  const int c = std::max(1, hw::stack_connected_count(m));
+  const int lo = std::max(1, total / c);
+  const double hi_share = std::clamp(static_cast<double>(total - lo * c) / c, 0.0, 1.0);
   return {LinkKind{static_cast<double>(lo), 1.0 - hi_share},
           LinkKind{static_cast<double>(lo + 1), hi_share}};
 }

@@ -14,6 +14,7 @@
 #include "evaluator_detail.hpp"
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/roofline.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/kernels/table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/network/flow_sim.hpp"
@@ -62,8 +63,11 @@ PowerSummary power_summary(const Design& d, const Result& r, const power_area::E
       compute::byte_hops(compute::mesh_rates(d.hardware), r.decode.noc) * e.noc_J_per_byte_hop / t;
   if (stacked) {
     p.vertical_W = bytes_per_s * kBits * mem.vertical.energy_pJ_per_bit * units::kPico;
-    p.dram_layers = std::max(0, mem.layers_total);
-    p.connected_layers = std::clamp(mem.layers_connected, 0, p.dram_layers);
+    p.dram_layers = std::max(0, hw::stack_layer_count(mem));
+    p.connected_layers = std::clamp(hw::stack_connected_count(mem), 0, p.dram_layers);
+    if (!hw::connected_at_bottom(mem))
+      for (int k = 0; k < p.dram_layers; ++k)
+        p.die_connected.push_back(hw::layer_connected(mem, k));
   }
   const double static_W = std::min(e.static_W, p.total_W);
   p.dram_background_W = stacked && p.dram_layers > 0 ? kDramBackgroundShare * static_W : 0.0;
@@ -142,7 +146,8 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
   // Compact thermal model (docs/model.md §14.2): peak DRAM temperature from the device power.
   if (d.hardware.memory.kind == hw::MemoryKind::stacked_3d) {
     const auto rc = thermal::compact_resistances(d.hardware.thermal, a.die_mm2);
-    const double layers = d.hardware.memory.layers_total;
+    const auto& mem = d.hardware.memory;
+    const double layers = hw::stack_layer_count(mem);
     r.thermal.modelled = true;
     r.thermal.r_base_K_per_W = rc.r_base_K_per_W;
     r.thermal.r_layer_K_per_W = rc.r_layer_K_per_W;
@@ -150,6 +155,9 @@ Result evaluate_at(const Design& d, int batch, const Operating& op, NetState* ne
     // constant of a package is seconds), the same power the grid map (thermal_map) uses.
     r.thermal.dram_peak_C = d.hardware.thermal.ambient_C +
                             r.power.total_W * (rc.r_base_K_per_W + rc.r_layer_K_per_W * layers);
+    if (!hw::uniform_thickness(mem))
+      r.thermal.dram_peak_C +=
+          r.power.total_W * thermal::dram_thickness_resistance_K_per_W(mem, a.die_mm2);
     r.thermal.refresh_doubled = op.dram_C > kRefreshDoublingC;
   }
 

@@ -12,6 +12,7 @@
 #include "stackscope/common/units.hpp"
 #include "stackscope/compute/roofline.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/kernels/table.hpp"
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/moe/routing.hpp"
@@ -623,8 +624,10 @@ PhaseBreakdown to_phase(const Block& stage, double passes, double static_W) {
 double capacity_bytes(const hw::Hardware& h) {
   if (h.memory.kind == hw::MemoryKind::sram_only) return hw::total_sram_bytes(h.compute);
   if (h.memory.kind == hw::MemoryKind::stacked_3d && h.memory.bit_density_Gb_per_mm2 > 0) {
-    const double raw =
-        power_area::area(h).dram_layer_capacity_bytes * h.memory.stacks * h.memory.layers_total;
+    const double layer_bytes = power_area::area(h).dram_layer_capacity_bytes;
+    const double raw = hw::uniform_capacity(h.memory)
+                           ? layer_bytes * h.memory.stacks * hw::stack_layer_count(h.memory)
+                           : h.memory.stacks * hw::stack_raw_bytes(h.memory, layer_bytes);
     return std::max(0.0, raw - h.memory.reserved_GiB * units::kGiB);
   }
   return hw::memory_capacity_bytes(h.memory);

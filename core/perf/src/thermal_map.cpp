@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/power_area/area.hpp"
 #include "stackscope/power_area/energy.hpp"
 #include "stackscope/thermal/compact.hpp"
@@ -48,7 +49,7 @@ ThermalDesign thermal_model(const Design& d, const Result& r) {
 
   const double side_m = std::sqrt(std::max(hw.compute.die_area_mm2, 1.0)) * 1e-3;
   thermal::StackParams sp;
-  sp.dram_layers = stacked ? std::max(0, hw.memory.layers_total) : 0;
+  sp.dram_layers = stacked ? std::max(0, hw::stack_layer_count(hw.memory)) : 0;
   sp.die_width_m = side_m;
   sp.die_height_m = side_m;
   sp.package.ambient_C = hw.thermal.ambient_C;
@@ -95,13 +96,18 @@ ThermalDesign thermal_model(const Design& d, const Result& r) {
   for (std::size_t i = 1; i < lp.size(); ++i)
     lp[i] = ps.logic_dynamic_W / cores + ps.logic_static_W * core_area / logic_area;
 
-  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j; the connected
-  // dies are the ones nearest the logic die (PowerSummary::dram_die_W / bond_W).
+  // DRAM dies j = 1..L at stack index 2j, bond j (index 2j - 1) below die j; access power on
+  // the connected dies (PowerSummary::dram_die_W / bond_W: the ones nearest the logic die, or
+  // a per-layer stack's wherever they sit), and a per-layer stack's dies take their own
+  // thickness (docs/model.md §4.8).
   const int L = td.dram_layers;
+  const auto& mem = hw.memory;
   for (int j = 1; j <= L; ++j) {
     const auto die = static_cast<std::size_t>(2 * j), bond = die - 1;
     td.roles[die] = LayerRole::dram;
     td.power[die].assign(static_cast<std::size_t>(channels), ps.dram_die_W(j) / channels);
+    if (hw::layer_thickness_um(mem, j - 1) != hw::kDramDieThicknessUm)
+      td.stack.layers[die].thickness_m = hw::layer_thickness_um(mem, j - 1) * 1e-6;
     auto& bl = td.stack.layers[bond];
     bl.floorplan = 2;
     bl.dissipates_power = true;

@@ -16,6 +16,7 @@
 
 #include "stackscope/common/units.hpp"
 #include "stackscope/experts/compare.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/perf/evaluator.hpp"
 #include "stackscope/perf/expert_placement.hpp"
 #include "stackscope/perf/limits.hpp"
@@ -192,6 +193,51 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
           num(r.elementwise_traffic), "number in [1, " + num(kMaxKernelsPerOp) + "]");
 }
 
+// A per-layer stack (hw::Memory::layers, docs/model.md §4.8) is the stack: the uniform counts
+// must mirror it, and a zero value takes the uniform one.
+void check_layers(Checker& c, const hw::Memory& m, const std::string& p) {
+  const std::string l = p + "/layers";
+  if (m.layers.empty()) {
+    // A uniform stack has no rows yet; an editor adding the first one offers these ranges.
+    if (m.kind == hw::MemoryKind::stacked_3d) {
+      c.record(l + "/0/thickness_um", {0, kMaxDramDieThicknessUm, false, false});
+      c.record(l + "/0/capacity_GiB", {0, kMaxQuantity, false, false});
+      c.record(l + "/0/pitch_um", {0, kMaxVerticalPitchUm, false, false});
+    }
+    return;
+  }
+  const auto n = static_cast<std::int64_t>(m.layers.size());
+  if (m.kind != hw::MemoryKind::stacked_3d) {
+    c.add(l, "per-layer stacks describe DRAM stacked on the logic die (kind stacked_3d) only",
+          num(static_cast<double>(n)) + " layers", "empty unless kind is stacked_3d");
+    return;
+  }
+  if (n > kMaxMemoryLayers) {
+    c.add(l, "more layers than the largest modelled stack", num(static_cast<double>(n)) + " layers",
+          "1 to " + num(kMaxMemoryLayers) + " layers");
+    return;
+  }
+  const int connected = hw::stack_connected_count(m);
+  if (m.layers_total != n)
+    c.add(p + "/layers_total", "must equal the number of entries in layers", num(m.layers_total),
+          "integer = " + num(static_cast<double>(n)) + " (the entries of layers)");
+  if (connected == 0)
+    c.add(l, "at least one layer must be connected (own a vertical link)", "0 connected",
+          "at least one entry with connected = true");
+  else if (m.layers_connected != connected)
+    c.add(p + "/layers_connected", "must equal the number of connected entries in layers",
+          num(m.layers_connected),
+          "integer = " + num(connected) + " (the entries of layers with connected = true)");
+  for (std::size_t k = 0; k < m.layers.size(); ++k) {
+    const std::string e = l + "/" + std::to_string(k);
+    const hw::DramLayer& d = m.layers[k];
+    // 0 = the uniform stack's value.
+    c.non_negative(e + "/thickness_um", d.thickness_um, kMaxDramDieThicknessUm);
+    c.non_negative(e + "/capacity_GiB", d.capacity_GiB);
+    c.non_negative(e + "/pitch_um", d.pitch_um, kMaxVerticalPitchUm);
+  }
+}
+
 void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "/hardware") {
   const std::string p = prefix + "/memory";
   c.non_negative(p + "/reserved_GiB", m.reserved_GiB);
@@ -243,6 +289,7 @@ void check_memory(Checker& c, const hw::Memory& m, const std::string& prefix = "
     c.non_negative(v + "/keepout_um2", m.vertical.keepout_um2);
     c.non_negative(v + "/supply_links_per_layer", m.vertical.supply_links_per_layer);
   }
+  check_layers(c, m, p);
 }
 
 void check_hardware(Checker& c, const hw::Hardware& h) {

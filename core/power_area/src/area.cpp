@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "stackscope/common/units.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 
 namespace stackscope::power_area {
 
@@ -26,22 +27,36 @@ AreaBreakdown area(const hw::Hardware& h) noexcept {
   if (m.kind == hw::MemoryKind::stacked_3d) {
     // Data links to carry every connected channel at its pin rate, plus supply/ground/spare
     // links: data = bits per transfer x transfer rate / link rate; all = data / signal share.
-    const double channels =
-        static_cast<double>(m.stacks) * m.layers_connected * m.channels_per_layer;
+    const int layers = hw::stack_layer_count(m);
+    const int connected = hw::stack_connected_count(m);
+    const double channels = static_cast<double>(m.stacks) * connected * m.channels_per_layer;
     const double channel_bps = m.bytes_per_transfer * units::kBitsPerByte * m.transfers_per_clock *
                                m.clock_MHz * units::kMega;
     const double link_bps = std::max(1e-9, m.vertical.gbps_per_link) * units::kGiga;
     const double data_links = channels * channel_bps / link_bps;
     // Every layer draws its supply through the logic die, connected or not.
-    a.supply_links = std::max(0.0, m.vertical.supply_links_per_layer) * m.stacks * m.layers_total;
-    a.vertical_links =
-        data_links / std::clamp(m.vertical.signal_fraction, 1e-6, 1.0) + a.supply_links;
+    a.supply_links = std::max(0.0, m.vertical.supply_links_per_layer) * m.stacks * layers;
+    const double signal_links = data_links / std::clamp(m.vertical.signal_fraction, 1e-6, 1.0);
+    a.vertical_links = signal_links + a.supply_links;
     // Hybrid bonds occupy one pitch^2 cell each; a TSV blocks its keep-out zone.
-    const double cell_um2 =
-        m.vertical.kind == hw::VerticalLinkKind::hybrid_bond
-            ? m.vertical.pitch_um * m.vertical.pitch_um
-            : std::max(m.vertical.keepout_um2, m.vertical.pitch_um * m.vertical.pitch_um);
-    a.vertical_mm2 = a.vertical_links * cell_um2 * 1e-6;
+    const auto cell_um2 = [&](double pitch_um) {
+      return m.vertical.kind == hw::VerticalLinkKind::hybrid_bond
+                 ? pitch_um * pitch_um
+                 : std::max(m.vertical.keepout_um2, pitch_um * pitch_um);
+    };
+    if (hw::uniform_pitch(m)) {
+      a.vertical_mm2 = a.vertical_links * cell_um2(m.vertical.pitch_um) * 1e-6;
+    } else {
+      // Per-layer pitch (docs/model.md §4.8): a connected die's links (an equal share of the
+      // signal links) and every die's supply links are laid out at that die's pitch.
+      const double own = connected > 0 ? signal_links / connected : 0.0;
+      const double supply = a.supply_links / std::max(1, layers);
+      double um2 = 0;
+      for (int k = 0; k < layers; ++k)
+        um2 +=
+            ((hw::layer_connected(m, k) ? own : 0.0) + supply) * cell_um2(hw::layer_pitch_um(m, k));
+      a.vertical_mm2 = um2 * 1e-6;
+    }
     if (m.bit_density_Gb_per_mm2 > 0) {
       // The DRAM layer has the logic die's footprint; the vertical field is lost to it too.
       const double dram_mm2 = std::max(0.0, a.die_mm2 - a.vertical_mm2);

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "stackscope/hw/stack_layers.hpp"
+
 namespace stackscope::thermal {
 
 StackModel make_3d_stack(const StackParams& p) {
@@ -105,6 +107,16 @@ CompactFit fit_compact_model(const StackParams& base, const std::vector<int>& la
 GeometryCompact geometry_compact_model(double die_area_mm2) noexcept {
   const double x = kGeometryRefAreaMm2 / std::max(die_area_mm2, 1.0);
   return {kGeometryBaseA0 + kGeometryBaseA1 * x, kGeometryLayerB0 + kGeometryLayerB1 * x};
+}
+
+double dram_thickness_resistance_K_per_W(const hw::Memory& m, double die_area_mm2) noexcept {
+  if (hw::uniform_thickness(m)) return 0.0;
+  const double k_si = StackParams{}.k_silicon_W_per_mK;
+  const double area_m2 = std::max(die_area_mm2, 1.0) * 1e-6;
+  double r = 0;
+  for (int k = 0; k < hw::stack_layer_count(m); ++k)
+    r += (hw::layer_thickness_um(m, k) - hw::kDramDieThicknessUm) * 1e-6 / (k_si * area_m2);
+  return r;
 }
 
 GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept {

@@ -136,6 +136,14 @@ class DesignEditor : public QWidget {
   void refreshDerived();
   void refreshLevels();
   void refreshRouting();  // MoE routing fields: enabled per kind, the skew in words
+  // The 3D stack's per-layer table: fills it from the design (top die first), applies a cell
+  // edit, and runs one layer operation (add, remove, move) as one undoable edit.
+  void refreshLayerTable();
+  void layerCellEdited(int row, int column);
+  void editLayers(const QString& name, int selectDie,
+                  const std::function<void(std::vector<hw::DramLayer>&)>& change);
+  int selectedDie() const;
+  void markLayerCells(const std::vector<Issue>& issues);
   // Lists the presets of `kind`, selecting `currentId`; without it, a first entry named
   // `customName` (data: empty id) is selected.
   void fillCombo(QComboBox* combo, io::PresetKind kind, const std::string& currentId,
@@ -175,6 +183,10 @@ class DesignEditor : public QWidget {
   QLabel* layerTitle_ = nullptr;
   QTableWidget* layerTable_ = nullptr;
   QLabel* stackTotals_ = nullptr;
+  QPushButton* addLayer_ = nullptr;
+  QPushButton* removeLayer_ = nullptr;
+  QPushButton* layerUp_ = nullptr;
+  QPushButton* layerDown_ = nullptr;
   QLabel* density_ = nullptr;
   QLabel* computeInfo_ = nullptr;
   QLabel* meshInfo_ = nullptr;

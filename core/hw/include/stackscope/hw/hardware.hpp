@@ -80,6 +80,17 @@ struct VerticalLink {
   double supply_links_per_layer = 0;
 };
 
+// One DRAM die of a stacked_3d stack as edited layer by layer (docs/model.md §4.8). A zero value
+// takes the stack's uniform one, so a layer written as {} is exactly a layer of the uniform stack.
+struct DramLayer {
+  // Owns a vertical link; false: its channels share a connected die's link (round-robin, the
+  // same rule as the uniform stack's k % layers_connected).
+  bool connected = true;
+  double thickness_um = 0;  // thinned die; 0 = the thermal stack's DRAM die (50 um)
+  double capacity_GiB = 0;  // per stack; 0 = capacity_per_layer_GiB (or the bit-density value)
+  double pitch_um = 0;      // this die's vertical links; 0 = vertical.pitch_um
+};
+
 // One memory system per device: 2.5D HBM stacks, 3D DRAM stacked on the logic die, or none
 // (SRAM only, e.g. wafer-scale). Peak = stacks x layers_connected x channels_per_layer x
 // bytes_per_transfer x transfers_per_clock x clock (docs/model.md §4.1).
@@ -106,6 +117,11 @@ struct Memory {
   double utilisation_cap = 0.9;        // achievable fraction of peak for ideal streams
   double energy_pJ_per_bit = 3.9;      // DRAM core + I/O per bit read or written
   VerticalLink vertical;               // used when kind == stacked_3d
+  // Per-layer description of a stacked_3d stack, bottom die (bonded on the logic die) first.
+  // Empty: the uniform stack above. Non-empty: it is the stack; layers_total must equal its size
+  // and layers_connected its connected count (validate() reports a disagreement), and its
+  // values replace the uniform ones where set (hw/stack_layers.hpp).
+  std::vector<DramLayer> layers;
 };
 
 // Board power (docs/model.md §13.1-§13.2): idle power, a busy floor, energy per operation at the

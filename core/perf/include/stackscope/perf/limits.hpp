@@ -52,6 +52,13 @@ inline constexpr int kMaxMemoryLayers = 1024;         // presets: <= 12 dies per
 inline constexpr int kMaxChannels = 4096;             // per layer; presets <= 64
 inline constexpr int kMaxBanks = 1024;                // per channel; HBM3: 16-64
 inline constexpr double kMaxTimingNs = 1e9;           // 1 s; tREFI is 3.9 us
+// One die of a per-layer stack (hw::DramLayer). Thinned stacked DRAM dies are 30-60 um (twelve
+// HBM3 dies fit JESD238's 720 um stack height) and a whole 300 mm wafer is 775 um (SEMI M1):
+// above 1000 um the value is a unit slip, not a die.
+inline constexpr double kMaxDramDieThicknessUm = 1000;
+// Die-to-die link pitch: ~1-10 um hybrid bonds, ~40 um micro-bumps, ~150 um C4 bumps; no
+// vertical link is built at a pitch above 1 mm.
+inline constexpr double kMaxVerticalPitchUm = 1000;
 
 // Bandwidths (on-die mesh links, network levels, vertical links): 1 MB/s to 10 PB/s.
 inline constexpr double kMinLinkGBps = 1e-3;

@@ -130,21 +130,43 @@ struct PowerSummary {
   double dram_access_W = 0;      // DRAM core + I/O for the bytes moved
   double dram_background_W = 0;  // refresh + standby, kDramBackgroundShare x static (stacked_3d)
   int dram_layers = 0;           // DRAM dies on the logic die (0: HBM beside it, or SRAM only)
-  int connected_layers = 0;      // the dies nearest the logic die carry the channels
+  int connected_layers = 0;      // dies that carry the channels
+  // Which dies own a vertical link, bottom first, for a per-layer stack whose connected dies are
+  // not the bottom ones (docs/model.md §4.8); empty: the connected_layers dies nearest the
+  // logic die.
+  std::vector<bool> die_connected;
   double logic_die_W() const { return logic_dynamic_W + logic_static_W + noc_W; }
+  bool die_is_connected(int j) const {
+    return die_connected.empty() ? j <= connected_layers
+                                 : j >= 1 && j <= static_cast<int>(die_connected.size()) &&
+                                       die_connected[static_cast<std::size_t>(j - 1)];
+  }
   // DRAM die j = 1..dram_layers (1 = next to the logic die): background on every die, access
   // power on the connected ones.
   double dram_die_W(int j) const {
     if (j < 1 || j > dram_layers) return 0.0;
     return dram_background_W / dram_layers +
-           (j <= connected_layers ? dram_access_W / connected_layers : 0.0);
+           (die_is_connected(j) ? dram_access_W / connected_layers : 0.0);
   }
   // Bond layer k = 1..dram_layers (below DRAM die k): traffic to die j crosses bonds 1..j, so
-  // bond k carries the connected dies at or above it.
+  // bond k carries the connected dies at or above it, each an equal share of vertical_W: its
+  // weight is their count over the sum of the connected dies' positions (c (c + 1) / 2 for the
+  // bottom c).
   double bond_W(int k) const {
     const int c = connected_layers;
-    if (k < 1 || k > c) return 0.0;
-    return vertical_W * (c - k + 1) / (c * (c + 1) / 2.0);
+    if (die_connected.empty()) {
+      if (k < 1 || k > c) return 0.0;
+      return vertical_W * (c - k + 1) / (c * (c + 1) / 2.0);
+    }
+    if (k < 1 || k > dram_layers) return 0.0;
+    int above = 0;
+    double positions = 0;
+    for (int j = 1; j <= dram_layers; ++j)
+      if (die_is_connected(j)) {
+        positions += j;
+        if (j >= k) ++above;
+      }
+    return positions > 0 ? vertical_W * above / positions : 0.0;
   }
 };
 

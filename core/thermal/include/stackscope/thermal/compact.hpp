@@ -83,6 +83,13 @@ GeometryCompact geometry_compact_model(double die_area_mm2) noexcept;
 // The resistances a design's compact model uses: the geometry fit for its die area, or the
 // given r_base / r_layer (hw::Thermal::compact).
 GeometryCompact compact_resistances(const hw::Thermal& t, double die_area_mm2) noexcept;
+// Extra resistance of a per-layer stack's dies that are thicker (or thinner) than the die the
+// compact resistances assume (hw::kDramDieThicknessUm): sum of (t_k - t_ref) / (k_si A), 1D
+// conduction through a slab (Fourier's law, R = t / (k A); Incropera, Fundamentals of Heat and
+// Mass Transfer, eq. 3.6) with StackParams' silicon k = 130 W/mK over the die area. Every die
+// lies between the logic die and the sink, so the whole stack's power crosses it. 0 for a
+// uniform stack.
+double dram_thickness_resistance_K_per_W(const hw::Memory& m, double die_area_mm2) noexcept;
 // Re-fitted when the grid solver took HotSpot's twelve-node package; the single
 // periphery node before gave 0.1245 + 0.04223 (400/A) and 0.01078 (400/A).
 inline constexpr double kGeometryRefAreaMm2 = 400.0;
