@@ -3,6 +3,7 @@
 //   stackscope [PROJECT.json]
 //   stackscope --screenshots DIR [PROJECT.json]   render every view to DIR/*.png and exit
 #include <QApplication>
+#include <QHashFunctions>
 #include <QCommandLineParser>
 #include <QMessageBox>
 #include <cstdio>
@@ -10,6 +11,9 @@
 #include "stackscope/ui/main_window.hpp"
 
 int main(int argc, char** argv) {
+  // Qt's hashes are seeded at random per process and the PDF writer lists a review's fonts in
+  // hash order: a fixed seed makes File > Export Design Review give the same bytes every run.
+  QHashSeed::setDeterministicGlobalSeed();
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("StackScope"));
   QApplication::setApplicationVersion(QStringLiteral(STACKSCOPE_VERSION));

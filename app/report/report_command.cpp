@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QHashFunctions>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -72,6 +73,9 @@ int run_report(std::span<const std::string> args, Context& ctx) {
 
   // Qt's offscreen platform: no display is needed, and the figures do not depend on one.
   qputenv("QT_QPA_PLATFORM", "offscreen");
+  // Qt's hashes are seeded at random per process, and the PDF writer lists its fonts in hash
+  // order: a fixed seed gives the same bytes in every run.
+  QHashSeed::setDeterministicGlobalSeed();
   qInstallMessageHandler(qt_messages);
   static int argc = 1;
   static char name[] = "stackscope-cli";

@@ -126,8 +126,15 @@ class WaferViewTest : public QObject {
     }
     QVERIFY(recs.front().usable_dies > recs.back().usable_dies);  // more DRAM, fewer dies
     QCustomPlot* plot = view.sweepPlot();
-    QCOMPARE(plot->graphCount(), 2);
+    QCOMPARE(plot->graphCount(), 3);  // goodput, per kW, infeasible values on the axis
     QCOMPARE(plot->graph(0)->dataCount(), feasible);
+    QCOMPARE(plot->graph(2)->dataCount(), 4 - feasible);
+    // The summary names the knob by its description, never its key.
+    const auto* summary = view.findChild<QLabel*>(QStringLiteral("waferSweepSummary"));
+    QVERIFY(summary != nullptr);
+    QVERIFY2(summary->text().contains(QStringLiteral("DRAM capacity per die =")) &&
+                 !summary->text().contains(QStringLiteral("dram_GB")),
+             qPrintable(summary->text()));
     QVERIFY(plot->yAxis->label().contains(QStringLiteral("goodput")));
     QVERIFY(plot->xAxis->label().contains(QStringLiteral("GB")));
     const QString csv = view.sweepCsv();

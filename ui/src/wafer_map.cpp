@@ -151,7 +151,12 @@ void WaferMap::paintEvent(QPaintEvent*) {
     kx += 32 + p.fontMetrics().horizontalAdvance(name);
   }
   p.setPen(quiet);
-  p.drawText(QPointF(kx, ky + 12), tr("die shade: busy share of the run (lighter = idler)"));
+  // The shade's meaning in the room the swatches leave: in full, shortened, or cut short.
+  const double room = width() - 12 - kx;
+  QString shade = tr("die shade: busy share of the run (lighter = idler)");
+  if (p.fontMetrics().horizontalAdvance(shade) > room) shade = tr("shade: busy share");
+  p.drawText(QPointF(kx, ky + 12),
+             p.fontMetrics().elidedText(shade, Qt::ElideRight, static_cast<int>(room)));
   drawUtilisationKey(p, QRectF(0, height() - kKeyHeight + 24, width(), kKeyHeight - 24),
                      tr("D2D link: share of the run spent moving KV (width and colour)"), ink);
 }

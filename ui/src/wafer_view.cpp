@@ -481,6 +481,10 @@ void WaferView::drawSweep() {
   QString what = k ? qs(std::string(k->description)) : knob;
   if (const auto cut = what.indexOf(QStringLiteral(" (")); cut > 0) what.truncate(cut);
   p->xAxis->setLabel(k ? QStringLiteral("%1 (%2)").arg(what, qs(std::string(k->unit))) : knob);
+  // A knob value with its unit: "96 GB".
+  const auto unitValue = [k](double v) {
+    return k ? QStringLiteral("%1 %2").arg(v).arg(qs(std::string(k->unit))) : QString::number(v);
+  };
   p->yAxis->setLabel(tr("goodput (req/s within both SLOs)"));
   p->yAxis2->setVisible(true);
   p->yAxis2->setLabel(tr("goodput per kW of wafer power (req/s/kW)"));
@@ -509,19 +513,36 @@ void WaferView::drawSweep() {
   }
   double xmin = 1e300, xmax = -1e300, ymax = 0, y2max = 0;
   QStringList infeasible;
-  for (const auto& r : sweep_) {
+  // Infeasible values as crosses on the axis, so the axis range they widen is explained.
+  auto* bad = p->addGraph(p->xAxis, p->yAxis);
+  bad->setName(tr("infeasible"));
+  bad->setLineStyle(QCPGraph::lsNone);
+  bad->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(0xc0, 0x39, 0x2b),
+                                       QColor(0xc0, 0x39, 0x2b), 9));
+  // Visited in the knob's order, the die count labelled where it changes (equal labels on
+  // neighbouring points would overlap and say nothing new).
+  std::vector<const coexplore::Record*> byX;
+  for (const auto& r : sweep_) byX.push_back(&r);
+  std::stable_sort(byX.begin(), byX.end(),
+                   [](const auto* a, const auto* b) { return a->values[0] < b->values[0]; });
+  int lastDies = -1;
+  for (const auto* rp : byX) {
+    const auto& r = *rp;
     const double x = r.values[0];
     xmin = std::min(xmin, x);
     xmax = std::max(xmax, x);
     if (!r.feasible) {
       infeasible << QString::number(x);
+      bad->addData(x, 0);
       continue;
     }
     g->addData(x, r.goodput_rps);
     h->addData(x, r.goodput_per_kW);
     ymax = std::max(ymax, r.goodput_rps);
     y2max = std::max(y2max, r.goodput_per_kW);
-    // The die count above each goodput point: what the knob traded.
+    if (r.usable_dies == lastDies) continue;
+    lastDies = r.usable_dies;
+    // The die count above the goodput point: what the knob traded.
     auto* t = new QCPItemText(p);
     t->position->setAxes(p->xAxis, p->yAxis);
     t->position->setCoords(x, r.goodput_rps);
@@ -530,6 +551,7 @@ void WaferView::drawSweep() {
     t->setColor(theme::quietInk());
     t->setPadding(QMargins(0, 0, 0, 6));
   }
+  if (infeasible.isEmpty()) bad->removeFromLegend();
   const double pad = (xmax - xmin) * 0.06 + (xmax == xmin ? 1 : 0);
   p->xAxis->setRange(xmin - pad, xmax + pad);
   // Headroom for the die-count labels and the legend above the highest point.
@@ -547,8 +569,8 @@ void WaferView::drawSweep() {
       });
       text = tr("Best goodput %1 req/s at %2 = %3 (%4 dies, %5)%6.")
                  .arg(o.best_metric, 0, 'f', 2)
-                 .arg(knob)
-                 .arg(o.best_value)
+                 .arg(what)
+                 .arg(unitValue(o.best_value))
                  .arg(best != sweep_.end() ? best->usable_dies : 0)
                  .arg(best != sweep_.end() ? qs(best->partition) : QString())
                  .arg(sweep_.size() >= 3 ? (o.interior ? tr(": an interior optimum, both ends "
@@ -561,7 +583,9 @@ void WaferView::drawSweep() {
   }
   if (!infeasible.isEmpty())
     text += tr(" Infeasible at %1 = %2 (see the CSV's reason column).")
-                .arg(knob, infeasible.join(QStringLiteral(", ")));
+                .arg(what, infeasible.join(QStringLiteral(", ")) +
+                                         (k ? QStringLiteral(" ") + qs(std::string(k->unit))
+                                            : QString()));
   sweepSummary_->setText(text);
   p->replot();
 }

@@ -8,6 +8,8 @@
 // random identifier; the PDF's creation date and XMP identifiers, which Qt's PDF engine fills
 // from the clock and a random UUID, are replaced by fixed ones (1970-01-01 and a UUID derived
 // from the document's text) of the same length, so the file's cross-reference offsets hold.
+// Across processes this also needs Qt's hash seed fixed (QHashSeed::setDeterministicGlobalSeed,
+// as both programs' main() do): the writer lists the embedded fonts in hash order.
 #pragma once
 
 #include <QList>
