@@ -17,6 +17,7 @@
 #include "stackscope/memory/dram.hpp"
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/plot_hint.hpp"
+#include "temperature_map.hpp"
 
 namespace stackscope::ui {
 namespace {
@@ -67,19 +68,9 @@ ThermalView::ThermalView(QWidget* parent) : QWidget(parent) {
   plot_->setMinimumHeight(260);
   plot_->xAxis->setLabel(tr("x (mm)"));
   plot_->yAxis->setLabel(tr("y (mm)"));
-  plot_->axisRect()->setupFullAxesBox(true);
-  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
-  scale_ = new QCPColorScale(plot_);
-  plot_->plotLayout()->addElement(0, 1, scale_);
-  scale_->setType(QCPAxis::atRight);
-  scale_->axis()->setLabel(tr("Temperature (°C)"));
-  map_->setColorScale(scale_);
-  map_->setGradient(QCPColorGradient::gpThermal);
-  map_->setInterpolate(false);
-  // Colour scale and plot share their vertical extent.
-  auto* group = new QCPMarginGroup(plot_);
-  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  const detail::TemperatureMap t = detail::addTemperatureMap(plot_, 0);
+  map_ = t.map;
+  scale_ = t.scale;
   attachExportMenu(plot_, QStringLiteral("thermal"));
   // The cross-section beside the map: every layer's hottest and mean temperature, bottom of the
   // stack at the bottom, against the DRAM limits (85 °C normal, 95 °C extended: JEDEC JESD79

@@ -11,6 +11,7 @@
 
 #include "stackscope/ui/plot_export.hpp"
 #include "stackscope/ui/theme.hpp"
+#include "temperature_map.hpp"
 
 namespace stackscope::ui {
 
@@ -34,18 +35,9 @@ WaferHeatMap::WaferHeatMap(QWidget* parent) : QWidget(parent) {
   plot_->plotLayout()->addElement(0, 0, title_);
   plot_->xAxis->setLabel(tr("x on the wafer (mm)"));
   plot_->yAxis->setLabel(tr("y on the wafer (mm)"));
-  plot_->axisRect()->setupFullAxesBox(true);
-  colours_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
-  scale_ = new QCPColorScale(plot_);
-  plot_->plotLayout()->addElement(1, 1, scale_);
-  scale_->setType(QCPAxis::atRight);
-  scale_->axis()->setLabel(tr("Temperature (°C)"));
-  colours_->setColorScale(scale_);
-  colours_->setGradient(QCPColorGradient::gpThermal);
-  colours_->setInterpolate(false);
-  auto* group = new QCPMarginGroup(plot_);
-  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  const detail::TemperatureMap t = detail::addTemperatureMap(plot_, 1);
+  colours_ = t.map;
+  scale_ = t.scale;
   attachExportMenu(plot_, QStringLiteral("wafer-temperature"));
   stack->addWidget(plot_);
   show(nullptr);

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The temperature heat map both thermal pictures draw (the device stack's layer in the Thermal
+// view, the whole wafer in the Wafer view): a colour map in °C with its scale on the right,
+// sharing the plot's vertical extent, HotSpot's thermal gradient, cells not interpolated.
+#include <qcustomplot.h>
+
+#include <QObject>
+
+namespace stackscope::ui::detail {
+
+struct TemperatureMap {
+  QCPColorMap* map = nullptr;
+  QCPColorScale* scale = nullptr;
+};
+
+// Adds the map to `plot`'s axes and its colour scale at (row, 1) of the plot layout.
+inline TemperatureMap addTemperatureMap(QCustomPlot* plot, int row) {
+  TemperatureMap t;
+  plot->axisRect()->setupFullAxesBox(true);
+  t.map = new QCPColorMap(plot->xAxis, plot->yAxis);
+  t.scale = new QCPColorScale(plot);
+  plot->plotLayout()->addElement(row, 1, t.scale);
+  t.scale->setType(QCPAxis::atRight);
+  t.scale->axis()->setLabel(QObject::tr("Temperature (°C)"));
+  t.map->setColorScale(t.scale);
+  t.map->setGradient(QCPColorGradient::gpThermal);
+  t.map->setInterpolate(false);
+  // Colour scale and plot share their vertical extent.
+  auto* group = new QCPMarginGroup(plot);
+  plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  t.scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  return t;
+}
+
+}  // namespace stackscope::ui::detail
