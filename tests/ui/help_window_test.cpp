@@ -6,10 +6,13 @@
 #include <QDir>
 #include <QFile>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
+#include <QTabWidget>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QtTest>
+#include <functional>
 
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/help_window.hpp"
@@ -95,6 +98,53 @@ class HelpWindowTest : public QObject {
     QVERIFY(field != nullptr);
     QVERIFY(!field->whatsThis().isEmpty());
     QCOMPARE(field->whatsThis(), field->toolTip());
+  }
+
+  // Every shortcut of the window's menus is listed in the guide's shortcut table, and
+  // Help > Keyboard Shortcuts opens the guide at that table.
+  void everyShortcutIsListedInTheGuide() {
+    ui::MainWindow m;
+    m.show();
+    const QString guide = HelpWindow::source(HelpWindow::kGuide);
+    const qsizetype at = guide.indexOf(QStringLiteral("### Keyboard shortcuts"));
+    QVERIFY(at >= 0);
+    const QString table = guide.mid(at, guide.indexOf(QStringLiteral("\n## "), at) - at);
+    QStringList missing;
+    int listed = 0;
+    QList<QAction*> actions;
+    std::function<void(const QList<QAction*>&)> collect = [&](const QList<QAction*>& list) {
+      for (QAction* a : list) {
+        actions << a;
+        if (a->menu() != nullptr) collect(a->menu()->actions());
+      }
+    };
+    collect(m.menuBar()->actions());
+    for (const QAction* a : actions) {
+      if (a->shortcut().isEmpty()) continue;
+      const QString keys = a->shortcut().toString(QKeySequence::PortableText);
+      ++listed;
+      if (!table.contains(QStringLiteral("| ") + keys + QStringLiteral(" |")) &&
+          !table.contains(QStringLiteral("| ") + keys + QStringLiteral(",")) &&
+          !table.contains(QStringLiteral(", ") + keys + QStringLiteral(" |")))
+        missing << QStringLiteral("%1 (%2)").arg(keys, a->text());
+    }
+    QVERIFY2(listed >= 14, qPrintable(QString::number(listed)));
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QStringLiteral(", "))));
+    m.findChild<QAction*>(QStringLiteral("helpShortcuts"))->trigger();
+    auto* help = m.findChild<HelpWindow*>();
+    QVERIFY(help != nullptr && help->isVisible());
+    QApplication::processEvents();
+    QCOMPARE(help->browser()->cursorForPosition(QPoint(8, 8)).block().text(),
+             QStringLiteral("Keyboard shortcuts"));
+    // The new view shortcuts do what they say.
+    auto* views = m.findChild<QTabWidget*>(QStringLiteral("views"));
+    QVERIFY(views != nullptr);
+    views->setCurrentIndex(0);
+    m.findChild<QAction*>(QStringLiteral("nextView"))->trigger();
+    QCOMPARE(views->currentIndex(), 1);
+    m.findChild<QAction*>(QStringLiteral("previousView"))->trigger();
+    m.findChild<QAction*>(QStringLiteral("previousView"))->trigger();
+    QCOMPARE(views->currentIndex(), views->count() - 1);
   }
 };
 

@@ -141,6 +141,13 @@ void MainWindow::buildMenus() {
     evaluateNow();
     statusBar()->showMessage(tr("Baseline cleared"));
   });
+  designMenu->addSeparator();
+  // Refresh (F5): evaluate now, without waiting for the debounce after an edit.
+  QAction* evaluate = designMenu->addAction(tr("&Evaluate Now"), this, [this] {
+    evaluateNow();
+  });
+  evaluate->setShortcut(QKeySequence::Refresh);
+  evaluate->setObjectName(QStringLiteral("evaluateNow"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
   QMenu* themeMenu = view->addMenu(tr("&Theme"));
   auto* themes = new QActionGroup(this);
@@ -156,6 +163,26 @@ void MainWindow::buildMenus() {
     a->setObjectName(QStringLiteral("theme_") + theme::name(mode));
     themes->addAction(a);
   }
+  view->addSeparator();
+  // Tabs as KDE's and Qt's tabbed documents switch them (Ctrl+PgDown / Ctrl+PgUp, Ctrl+Tab).
+  const auto stepTab = [this](int step) {
+    const int n = views_->count();
+    if (n > 0) views_->setCurrentIndex((views_->currentIndex() + step + n) % n);
+  };
+  QAction* next = view->addAction(tr("&Next View"), this, [stepTab] { stepTab(1); });
+  next->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_PageDown), QKeySequence::NextChild});
+  next->setObjectName(QStringLiteral("nextView"));
+  QAction* previous = view->addAction(tr("&Previous View"), this, [stepTab] { stepTab(-1); });
+  previous->setShortcuts(
+      {QKeySequence(Qt::CTRL | Qt::Key_PageUp), QKeySequence::PreviousChild});
+  previous->setObjectName(QStringLiteral("previousView"));
+  QAction* full = view->addAction(tr("&Full Screen"), this, [this](bool on) {
+    setWindowState(on ? windowState() | Qt::WindowFullScreen
+                      : windowState() & ~Qt::WindowFullScreen);
+  });
+  full->setCheckable(true);
+  full->setShortcut(QKeySequence::FullScreen);
+  full->setObjectName(QStringLiteral("fullScreen"));
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* guide =
       help->addAction(tr("&User Guide"), this, [this] { showHelp(HelpWindow::kGuide); });
@@ -167,6 +194,10 @@ void MainWindow::buildMenus() {
   help->addAction(tr("&Validation Report"), this, [this] {
         showHelp(HelpWindow::kValidation);
       })->setObjectName(QStringLiteral("helpValidation"));
+  help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        showHelp(HelpWindow::kGuide)->showDoc(HelpWindow::kGuide,
+                                              QStringLiteral("Keyboard shortcuts"));
+      })->setObjectName(QStringLiteral("helpShortcuts"));
   // What's This? (Shift+F1), then a click on a field: its meaning, unit and source.
   help->addAction(QWhatsThis::createAction(this));
   help->addSeparator();
