@@ -13,10 +13,12 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
 #include <QtTest>
+#include <algorithm>
 
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/main_window.hpp"
@@ -34,6 +36,61 @@ class LayoutTest : public QObject {
     }
   }
 
+  // Inside a scroll area's viewport (a scrolled form, a table's cells) a widget may lie outside
+  // the window on purpose; anything else visible must lie inside it.
+  static bool inScrolledContent(const QWidget* wdg, const QWidget* top) {
+    for (const QWidget* up = wdg->parentWidget(); up != nullptr && up != top;
+         up = up->parentWidget())
+      if (const auto* a = qobject_cast<const QAbstractScrollArea*>(up->parentWidget()))
+        if (a->viewport() == up) return true;
+    return false;
+  }
+
+  static QStringList widgetsOutside(const QWidget& w, const QString& tab) {
+    QStringList out;
+    const QRect window = w.rect();
+    for (const QWidget* c : w.findChildren<QWidget*>()) {
+      if (!c->isVisible() || c->isWindow() || c->width() <= 0 || c->height() <= 0) continue;
+      if (inScrolledContent(c, &w)) continue;
+      const QRect r(c->mapTo(&w, QPoint(0, 0)), c->size());
+      // One pixel of slack: frames drawn on the window's edge.
+      if (!window.adjusted(-1, -1, 1, 1).contains(r))
+        out << QStringLiteral("%1: %2 '%3' at %4,%5 %6x%7")
+                   .arg(tab, QString::fromLatin1(c->metaObject()->className()), c->objectName())
+                   .arg(r.x())
+                   .arg(r.y())
+                   .arg(r.width())
+                   .arg(r.height());
+    }
+    return out;
+  }
+
+  // A visible table header section narrower than its label needs (the label elided).
+  static QStringList truncatedHeaders(const QWidget& w, const QString& tab) {
+    QStringList out;
+    for (const QHeaderView* h : w.findChildren<QHeaderView*>()) {
+      if (!h->isVisible() || h->orientation() != Qt::Horizontal) continue;
+      const auto* model = h->model();
+      if (model == nullptr) continue;
+      for (int i = 0; i < h->count(); ++i) {
+        if (h->isSectionHidden(i) || h->sectionSize(i) <= 0) continue;
+        const QString text = model->headerData(i, Qt::Horizontal).toString();
+        if (text.isEmpty()) continue;
+        // The label's widest line with the style's margins, against the section's width.
+        int need = 0;
+        for (const QString& line : text.split(QLatin1Char('\n')))
+          need = std::max(need, h->fontMetrics().horizontalAdvance(line));
+        need += 2 * h->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, h);
+        if (need > h->sectionSize(i) + 1)
+          out << QStringLiteral("%1: '%2' needs %3 px, has %4")
+                     .arg(tab, QString(text).replace(QLatin1Char('\n'), QLatin1Char(' ')))
+                     .arg(need)
+                     .arg(h->sectionSize(i));
+      }
+    }
+    return out;
+  }
+
   static void checkAt(QSize size) {
     ui::MainWindow w;
     w.show();
@@ -49,7 +106,7 @@ class LayoutTest : public QObject {
                             .arg(size.height())));
     const QString dir = QStringLiteral(STACKSCOPE_BINARY_DIR "/screenshots");
     QDir().mkpath(dir);
-    QStringList overflowing;
+    QStringList overflowing, outside, truncated;
     for (int i = 0; i < views->count(); ++i) {
       views->setCurrentIndex(i);
       settle();
@@ -65,6 +122,8 @@ class LayoutTest : public QObject {
                              .arg(tab, a == area ? QString() : QLatin1Char('/') + a->objectName())
                              .arg(a->horizontalScrollBar()->maximum() + a->viewport()->width())
                              .arg(a->viewport()->width());
+      outside << widgetsOutside(w, tab);
+      truncated << truncatedHeaders(w, tab);
       QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("window-%1x%2-%3.png")
                                                    .arg(size.width())
                                                    .arg(size.height())
@@ -88,6 +147,15 @@ class LayoutTest : public QObject {
                            .arg(area->horizontalScrollBar()->maximum() + area->viewport()->width())
                            .arg(area->viewport()->width());
     }
+    QVERIFY2(outside.isEmpty(), qPrintable(QStringLiteral("widgets outside the %1 x %2 window: %3")
+                                                .arg(size.width())
+                                                .arg(size.height())
+                                                .arg(outside.join(QStringLiteral(", ")))));
+    QVERIFY2(truncated.isEmpty(),
+             qPrintable(QStringLiteral("table headers cut at %1 x %2: %3")
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(truncated.join(QStringLiteral(", ")))));
     QVERIFY2(overflowing.isEmpty(),
              qPrintable(QStringLiteral("tabs wider than their place at %1 x %2: %3")
                             .arg(size.width())

@@ -177,10 +177,12 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   const auto strategies = experts::all_strategies();
   table_ = new QTableWidget(static_cast<int>(strategies.size()), kColumns, results_);
   table_->setObjectName(QStringLiteral("expertsSpeedups"));
-  table_->setHorizontalHeaderLabels({tr("over TP"), tr("over EP"), tr("over balanced"),
-                                     tr("MoE over TP"), tr("MoE over EP"), tr("MoE over bal."),
-                                     tr("µs / token"), tr("MoE µs / layer"), tr("imbalance"),
-                                     tr("busiest link")});
+  // Two-line labels: ten columns share the view's width down to 1280-px screens.
+  table_->setHorizontalHeaderLabels({tr("over\nTP"), tr("over\nEP"), tr("over\nbalanced"),
+                                     tr("MoE over\nTP"), tr("MoE over\nEP"),
+                                     tr("MoE over\nbalanced"), tr("µs /\ntoken"),
+                                     tr("MoE µs\n/ layer"), tr("imbalance"),
+                                     tr("busiest\nlink")});
   for (int c = 0; c < 3; ++c) {
     table_->horizontalHeaderItem(c)->setToolTip(
         tr("Speedup of the end-to-end time between tokens (MoE layers + non-MoE time)"));
