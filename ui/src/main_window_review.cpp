@@ -232,6 +232,15 @@ void MainWindow::exportReportDialog() {
       this, tr("Export design review"), folder.filePath(suggested + QStringLiteral(".html")),
       tr("HTML report (*.html)"));
   if (f.isEmpty()) return;
+  // The dialog asked about the HTML file only; the slides beside it are asked about here.
+  const QFileInfo info(f);
+  const QString pdf = info.dir().filePath(info.completeBaseName() + QStringLiteral(".pdf"));
+  if (QFileInfo::exists(pdf) &&
+      QMessageBox::question(this, tr("Replace the slides?"),
+                            tr("%1 already exists beside the review. Replace it with this "
+                               "review's slides?")
+                                .arg(QFileInfo(pdf).fileName())) != QMessageBox::Yes)
+    return;
   QString err;
   if (!exportReport(f, &err))
     QMessageBox::warning(this, tr("Cannot export the report"), err);
