@@ -148,12 +148,19 @@ class PdfPages {
     QVector<double> natural(cols, 0.0), widths(cols, 0.0);
     const auto measure = [&](double size) {
       const QFontMetricsF head(font(size, true), &writer_), body(font(size, false), &writer_);
+      // A cell's widest line (two-line headers such as "MoE over\nEP").
+      const auto widest = [](const QFontMetricsF& m, const QString& text) {
+        double w = 0;
+        for (const QString& line : text.split(QLatin1Char('\n')))
+          w = std::max(w, m.horizontalAdvance(line));
+        return w;
+      };
       std::fill(natural.begin(), natural.end(), 0.0);
       for (int c = 0; c < t.header.size(); ++c)
-        natural[c] = std::max(natural[c], head.horizontalAdvance(t.header[c]) + kPad);
+        natural[c] = std::max(natural[c], widest(head, t.header[c]) + kPad);
       for (const QStringList& row : t.rows)
         for (int c = 0; c < row.size() && c < cols; ++c)
-          natural[c] = std::max(natural[c], body.horizontalAdvance(row[c]) + kPad);
+          natural[c] = std::max(natural[c], widest(body, row[c]) + kPad);
       widths = natural;
       double sum = 0;
       for (double w : natural) sum += w;
@@ -201,8 +208,9 @@ class PdfPages {
       for (int c = 0; c < cols; ++c) {
         const QString cell = c < cells.size() ? cells[c] : QString();
         const QRectF r(x + kPad / 2, y + lineH * 0.2, widths[c] - kPad, rowH - lineH * 0.4);
-        const bool fits =
-            QFontMetricsF(painter_.font(), &writer_).horizontalAdvance(cell) <= r.width();
+        const bool fits = !cell.contains(QLatin1Char('\n')) &&
+                          QFontMetricsF(painter_.font(), &writer_).horizontalAdvance(cell) <=
+                              r.width();
         painter_.save();
         painter_.setClipRect(r.adjusted(0, -2, 0, 2));
         painter_.drawText(r, (fits ? Qt::AlignVCenter : Qt::AlignTop) | Qt::AlignLeft |
