@@ -923,7 +923,7 @@ void DesignEditor::refreshLayerTable() {
   const QSignalBlocker block(layerTable_);
   const auto& mem = cur_.hardware.memory;
   const bool stacked = mem.kind == hw::MemoryKind::stacked_3d;
-  const int n = stacked ? std::clamp(hw::stack_layer_count(mem), 0, 256) : 0;
+  const int n = stacked ? std::clamp(hw::stack_layer_count(mem), 0, perf::limits::kMaxMemoryLayers) : 0;
   const int keep = selectedDie();
   const double uniformGiB = power_area::area(cur_.hardware).dram_layer_capacity_bytes / kGiB;
   layerTable_->setRowCount(n);

@@ -33,4 +33,20 @@ inline TemperatureMap addTemperatureMap(QCustomPlot* plot, int row) {
   return t;
 }
 
+// The hottest spot's label: white bold text on a translucent dark box (readable on the brightest
+// colours too), at (x, y) in plot coordinates, clipped to the axis rectangle.
+inline QCPItemText* addHottestLabel(QCustomPlot* plot, double x, double y, Qt::Alignment align,
+                                    const QString& text, const QFont& font) {
+  auto* label = new QCPItemText(plot);
+  label->position->setCoords(x, y);
+  label->setPositionAlignment(align);
+  label->setText(text);
+  label->setColor(Qt::white);
+  label->setBrush(QColor(0, 0, 0, 150));
+  label->setPadding(QMargins(4, 1, 4, 1));
+  label->setFont(QFont(font.family(), font.pointSize(), QFont::Bold));
+  label->setClipToAxisRect(true);
+  return label;
+}
+
 }  // namespace stackscope::ui::detail

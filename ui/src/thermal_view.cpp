@@ -362,15 +362,9 @@ void ThermalView::showLayer(int layer) {
   mark->topLeft->setCoords(hx - rx, hy + ry);
   mark->bottomRight->setCoords(hx + rx, hy - ry);
   mark->setPen(QPen(Qt::white, 2.0));
-  auto* label = new QCPItemText(plot_);
-  label->position->setCoords(hx, hy + 1.6 * ry);
-  label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-  label->setText(tr("hottest %1 °C").arg(t[static_cast<std::size_t>(hot)], 0, 'f', 1));
-  label->setColor(Qt::white);
-  label->setBrush(QColor(0, 0, 0, 150));  // readable on the brightest colours too
-  label->setPadding(QMargins(4, 1, 4, 1));
-  label->setFont(QFont(font().family(), font().pointSize(), QFont::Bold));
-  label->setClipToAxisRect(true);
+  detail::addHottestLabel(plot_, hx, hy + 1.6 * ry, Qt::AlignHCenter | Qt::AlignBottom,
+                          tr("hottest %1 °C").arg(t[static_cast<std::size_t>(hot)], 0, 'f', 1),
+                          font());
 
   die_w_mm_ = w_mm;
   die_h_mm_ = h_mm;

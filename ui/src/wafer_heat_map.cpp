@@ -109,16 +109,11 @@ void WaferHeatMap::draw() {
   if (m.hottest_die >= 0) {
     const double cx = (m.hottest_die % m.dies_x) * m.tile_width_mm + m.die_width_mm / 2;
     const double cy = (m.hottest_die / m.dies_x) * m.tile_height_mm + m.die_height_mm / 2;
-    auto* label = new QCPItemText(plot_);
-    label->setObjectName(QStringLiteral("waferHottestLabel"));
-    label->position->setCoords(cx, cy);
-    label->setPositionAlignment(Qt::AlignCenter);
-    label->setText(tr("hottest\n%1 °C").arg(m.peak_C, 0, 'f', 1));
-    label->setColor(Qt::white);
-    label->setBrush(QColor(0, 0, 0, 150));  // readable on the brightest colours too
-    label->setPadding(QMargins(4, 1, 4, 1));
-    label->setFont(QFont(font().family(), font().pointSize() - 1, QFont::Bold));
-    label->setClipToAxisRect(true);
+    QFont smaller = font();
+    smaller.setPointSize(font().pointSize() - 1);
+    detail::addHottestLabel(plot_, cx, cy, Qt::AlignCenter,
+                            tr("hottest\n%1 °C").arg(m.peak_C, 0, 'f', 1), smaller)
+        ->setObjectName(QStringLiteral("waferHottestLabel"));
   }
   title_->setText(tr("Wafer temperature\nhottest: %1, %2 °C").arg(name).arg(m.peak_C, 0, 'f', 1));
   fit();

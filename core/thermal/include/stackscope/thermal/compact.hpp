@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stackscope/hw/hardware.hpp"
+#include "stackscope/hw/stack_layers.hpp"
 #include "stackscope/thermal/solver.hpp"
 #include "stackscope/thermal/stack.hpp"
 
@@ -22,7 +23,7 @@ struct StackParams {
   double logic_power_W = 300.0;         // spread over the logic die's core region
   double dram_power_per_layer_W = 3.0;  // uniform over each DRAM die
   double logic_thickness_m = 100e-6;
-  double dram_thickness_m = 50e-6;  // thinned DRAM die
+  double dram_thickness_m = hw::kDramDieThicknessUm / 1e6;  // thinned DRAM die (the hw value)
   double bond_thickness_m = 10e-6;  // BEOL + hybrid bond per interface
   double tim_thickness_m = 20e-6;
   double k_silicon_W_per_mK = 130.0;
