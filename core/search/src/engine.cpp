@@ -7,6 +7,7 @@
 
 #include "engine_detail.hpp"
 #include "stackscope/search/eta.hpp"
+#include "stackscope/search/forecast.hpp"
 
 namespace stackscope::search {
 
@@ -96,8 +97,19 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     units_total = (samples + kSampleChunk - 1) / kSampleChunk;
   // The ETA is measured over finished work units, not points: an exhaustive run prunes whole
   // hardware points for free (their points count at once), so points per second overstate the
-  // pace of what remains; a 30 s window forgets the cheap start (search/eta.hpp).
-  EtaEstimator eta({.window_s = 30, .min_work = 1, .min_samples = 3});
+  // pace of what remains. An exhaustive run's units are weighed by their stratum's probe time
+  // (search/forecast.hpp), since their cost drifts through the run; a 30 s window forgets the
+  // start's pace (search/eta.hpp).
+  if (opt.strategy == Strategy::exhaustive) plan_forecast(s, units_total);
+  if (s.strata) {  // the ordered pass skips the probes too
+    s.first_sorted = s.first;
+    std::sort(s.first_sorted.begin(), s.first_sorted.end());
+  }
+  EtaEstimator eta({.window_s = 30,
+                    .min_work = s.strata ? 1e-9 : 1.0,
+                    .min_samples = 3,
+                    .window_fraction = s.strata ? 0.5 : 0.0});
+  std::vector<StratumWork> strata_work;  // the probe times, taken once all probes finished
   std::uint64_t resumed_units = 0;  // below the resume watermark
   auto progress = [&] {
     Progress p;
@@ -114,10 +126,24 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     if (opt.strategy == Strategy::nsga2) {
       eta.update(p.elapsed_s, std::min(done, to_double(p.total)),
                  std::max(done, to_double(p.total)));
-    } else if (s.next_first.load() < s.first.size()) {
+    } else if (s.first_finished.load(std::memory_order_acquire) < s.first.size()) {
       // The promising hardware points come first and are evaluated in full to fill the archive
       // that prunes the rest: their pace (minutes per unit where the pruned rest takes
-      // milliseconds) says nothing about the time left, so there is no ETA until they are done.
+      // milliseconds) says nothing about the time left, so there is no ETA until they are done;
+      // the strata's probes follow, and the forecast needs all their times.
+    } else if (s.strata) {
+      if (strata_work.empty()) {
+        strata_work.resize(s.strata->count());
+        for (std::size_t i = 0; i < strata_work.size(); ++i) {
+          strata_work[i].todo = s.stratum_todo[i];
+          const std::uint64_t ns = s.probe_ns[i].load();
+          strata_work[i].cost_s = ns > 0 ? static_cast<double>(ns - 1) * 1e-9 : -1.0;
+        }
+      }
+      for (std::size_t i = 0; i < strata_work.size(); ++i)
+        strata_work[i].done = s.stratum_done[i].load();
+      const ForecastWork w = forecast_work(strata_work);
+      eta.update(p.elapsed_s, w.done, w.total);
     } else {
       const auto units = static_cast<double>(s.units_done.load());
       const auto skipped = std::min(units_total, resumed_units + s.units_skipped.load());

@@ -30,6 +30,13 @@ EtaEstimator::EtaEstimator(const Options& options) : options_(options) {
   if (options.min_samples < 2)
     throw std::invalid_argument("EtaEstimator: min_samples must be at least 2 (got " +
                                 std::to_string(options.min_samples) + ")");
+  if (!(options.window_fraction >= 0 && options.window_fraction < 1))
+    throw std::invalid_argument("EtaEstimator: window_fraction must lie in [0, 1) (got " +
+                                num(options.window_fraction) + ")");
+}
+
+double EtaEstimator::window_s(double t_s) const {
+  return std::max(options_.window_s, options_.window_fraction * (t_s - t0_s_));
 }
 
 void EtaEstimator::reset() {
@@ -54,6 +61,7 @@ void EtaEstimator::update(double t_s, double done, double total) {
       throw std::invalid_argument("EtaEstimator: done went backwards (" + num(now_.done) +
                                   ", then " + num(done) + ")");
   }
+  if (updates_ == 0) t0_s_ = t_s;
   ++updates_;
   total_ = total;
   now_ = {t_s, done};
@@ -64,11 +72,19 @@ void EtaEstimator::update(double t_s, double done, double total) {
     else
       firsts_.push_back({t_s, done});
   }
-  if (firsts_.size() > kMaxSamples) firsts_.pop_front();
+  if (firsts_.size() > kMaxSamples) {
+    // Thin rather than drop the oldest: a window growing with the run still reaches back.
+    std::deque<Sample> kept;
+    for (std::size_t i = 0; i + 1 < firsts_.size(); i += 2) kept.push_back(firsts_[i]);
+    kept.push_back(firsts_.back());
+    firsts_ = std::move(kept);
+  }
   // Drop completions that can never start a window again: the one after them already qualifies
-  // (window_s older and min_work less done than L), and L only moves forward.
+  // (a window older and min_work less done than L), and L and the window's start time only
+  // move forward (the window grows by at most window_fraction < 1 of the time that passes).
   const Sample& last = firsts_.back();
-  while (firsts_.size() > 2 && last.t_s - firsts_[1].t_s >= options_.window_s &&
+  const double window = window_s(last.t_s);
+  while (firsts_.size() > 2 && last.t_s - firsts_[1].t_s >= window &&
          last.done - firsts_[1].done >= options_.min_work)
     firsts_.pop_front();
 }
@@ -78,9 +94,10 @@ std::size_t EtaEstimator::window_start() const {
   const Sample& last = firsts_.back();
   // The newest earlier completion both window_s older and min_work less done than L; failing
   // one, the first sample (the run is younger than a window).
+  const double window = window_s(last.t_s);
   std::size_t start = 0;
   for (std::size_t i = firsts_.size() - 1; i-- > 0;) {
-    if (last.t_s - firsts_[i].t_s >= options_.window_s &&
+    if (last.t_s - firsts_[i].t_s >= window &&
         last.done - firsts_[i].done >= options_.min_work) {
       start = i;
       break;

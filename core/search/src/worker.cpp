@@ -18,16 +18,29 @@ class Worker {
       const std::uint64_t i = s_.next_first.fetch_add(1, std::memory_order_relaxed);
       if (i >= s_.first.size()) break;
       const std::uint64_t hw = s_.first[i];
-      if ((hw - k) / n < s_.opt.resume_below) continue;  // counted as resumed by run()
+      if ((hw - k) / n < s_.opt.resume_below) {  // counted as resumed by run()
+        s_.first_finished.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
       if (resumed(hw)) {
         s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
         s_.units_skipped.fetch_add(1, std::memory_order_relaxed);
+        s_.first_finished.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
       sync();
+      const auto t0 = Clock::now();
       begin_unit(hw);
       hardware_point(hw);
-      end_unit();
+      if (!end_unit()) break;
+      // A probe's time is its stratum's cost per unit (search/forecast.hpp).
+      if (const std::int64_t st = i < s_.first_stratum.size() ? s_.first_stratum[i] : -1; st >= 0) {
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
+        s_.probe_ns[static_cast<std::size_t>(st)].store(static_cast<std::uint64_t>(ns.count()) + 1,
+                                                        std::memory_order_relaxed);
+      }
+      // Release: the progress thread that sees every first unit finished sees the probe times.
+      s_.first_finished.fetch_add(1, std::memory_order_release);
     }
     for (;;) {
       if (s_.halted()) break;
@@ -45,7 +58,8 @@ class Worker {
         }
         begin_unit(hw);
         hardware_point(hw);
-        end_unit();
+        if (end_unit() && s_.strata)
+          s_.stratum_done[s_.strata->of(j)].fetch_add(1, std::memory_order_relaxed);
       }
     }
     finish();
@@ -163,13 +177,14 @@ class Worker {
     unit_ = unit;
     unit_stats_ = {};
   }
-  // A unit cut short by a stop or budget is not reported: a resumed run redoes it.
-  void end_unit() {
-    if (s_.halted()) return;
+  // A unit cut short by a stop or budget is not reported (false): a resumed run redoes it.
+  bool end_unit() {
+    if (s_.halted()) return false;
     s_.units_done.fetch_add(1, std::memory_order_relaxed);
     flush();
     std::lock_guard lock(s_.sink_mutex);
     s_.sink.on_unit_done(unit_, unit_stats_);
+    return true;
   }
   Clock::time_point last_flush_;
 

@@ -24,7 +24,12 @@
 //    least window_s older than L AND at least min_work less done. Early in a run, when no
 //    completion is window_s old yet, the start is the first sample (the mean rate so far) once
 //    min_work has been done since. Measuring completion to completion keeps coarse work (a unit
-//    a minute, sampled every 0.1 s) from reading as a slowdown between completions.
+//    a minute, sampled every 0.1 s) from reading as a slowdown between completions. With
+//    window_fraction f > 0 the window is at least f times the time from the first sample to L:
+//    for work whose units are already weighed by their forecast cost (search/forecast.hpp) the
+//    pace is steady by construction, and a window that grows with the run averages the
+//    forecast's sampling noise away while still following a change of pace within (1/f - 1)
+//    times the run so far.
 //  - ETA (seconds) = (total - done) / rate - s, with s the time since L, counted only up to the
 //    time the last completion step should take at that rate (its work / rate): between
 //    completions the ETA falls with the clock; a stall longer than that holds it still, and the
@@ -33,8 +38,9 @@
 //    construction or reset()) and min_work has been done over a positive time span.
 //  - Bad input (NaN or infinite values, time or done going backwards, done < 0 or > total)
 //    throws std::invalid_argument naming the value; the estimator is left unchanged.
-//  - Memory: one sample per distinct `done` value still needed, at most kMaxSamples (the oldest
-//    are dropped beyond that).
+//  - Memory: one sample per distinct `done` value still needed, at most kMaxSamples (beyond
+//    that every second one is dropped, L and the oldest kept: a window start is then up to the
+//    sample spacing older than asked, never newer).
 // Not thread-safe: one estimator per run, fed from one thread.
 #include <cstddef>
 #include <deque>
@@ -48,11 +54,13 @@ class EtaEstimator {
     double window_s = 30;         // the rate is measured over at least this long ...
     double min_work = 1;          // ... and at least this much finished work (> 0)
     std::size_t min_samples = 3;  // updates before a rate is given (>= 2)
+    double window_fraction = 0;   // ... and at least this fraction of the run so far, in [0, 1)
   };
   static constexpr std::size_t kMaxSamples = 4096;
 
   EtaEstimator();
-  // Throws std::invalid_argument on window_s <= 0, min_work <= 0 or min_samples < 2.
+  // Throws std::invalid_argument on window_s <= 0, min_work <= 0, min_samples < 2 or
+  // window_fraction outside [0, 1).
   explicit EtaEstimator(const Options& options);
 
   void update(double t_s, double done, double total);
@@ -70,11 +78,14 @@ class EtaEstimator {
   };
   // Index in firsts_ of the window's start, or npos when the rate is unknown.
   std::size_t window_start() const;
+  // The window's length with L at time t_s.
+  double window_s(double t_s) const;
 
   Options options_;
   // The moment each `done` value was first seen, done strictly increasing; back() is L.
   std::deque<Sample> firsts_;
   Sample now_{0, 0};  // the newest sample
+  double t0_s_ = 0;   // the first sample's time
   double total_ = 0;
   std::size_t updates_ = 0;
 };
