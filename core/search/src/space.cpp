@@ -436,6 +436,34 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       count_axis(axis, p);
       continue;
     }
+    // A stack described layer by layer (hw::Memory::layers) takes its die count and links from
+    // the list, and a die's own pitch or capacity over the uniform one: a knob the list
+    // overrides on every die would leave every point of its axis the same design.
+    {
+      auto overridden = [&](const hw::Memory& m) {
+        if (m.layers.empty()) return false;
+        if (k->name == "memory.layers_total" || k->name == "memory.layers_connected") return true;
+        const auto all = [&](auto member) {
+          return std::all_of(m.layers.begin(), m.layers.end(),
+                             [&](const hw::DramLayer& l) { return l.*member > 0; });
+        };
+        if (k->name == "memory.vertical.pitch_um") return all(&hw::DramLayer::pitch_um);
+        if (k->name == "memory.capacity_per_layer_GiB") return all(&hw::DramLayer::capacity_GiB);
+        return false;
+      };
+      std::string where = overridden(sp.base.hardware.memory) ? "/hardware/memory/layers" : "";
+      for (std::size_t v = 0; v < sp.variants.size() && where.empty(); ++v)
+        if (overridden(sp.variants[v].hardware.memory))
+          where = "variant '" + sp.variants[v].name + "': hardware/memory/layers";
+      if (!where.empty())
+        issues.push_back(issue(
+            p + "/knob",
+            "the stack is described layer by layer (" + where +
+                "), which sets this for every die: the axis would not change the design",
+            axis.knob,
+            "a knob the layer list leaves open, or a stack without a layer list (each die's "
+            "count, link, pitch and capacity are then the uniform values)"));
+    }
     if (k->name == "devices") {
       if (devices_axis_ >= 0)
         issues.push_back(issue(p + "/knob",

@@ -143,6 +143,34 @@ TEST(SearchSpace, BadSpacesAreReported) {
   EXPECT_EQ(ok.hardware_design(1).system.levels.back().size, 8);
 }
 
+// A stack described layer by layer sets the die count, the links, and (where every die gives
+// its own) the pitch and capacity: an axis on them would be the same design at every value.
+TEST(SearchSpace, KnobsALayerListOverridesAreRefused) {
+  Space s = hand_space();  // axes memory.layers_total and compute.cores
+  s.base.hardware.memory.layers = {{.connected = true, .pitch_um = 6},
+                                   {.connected = false, .pitch_um = 9}};
+  try {
+    CompiledSpace cs(s);
+    FAIL() << "expected a ConfigError";
+  } catch (const ConfigError& e) {
+    ASSERT_EQ(e.issues().size(), 1u);
+    EXPECT_EQ(e.issues()[0].path, "/search/hardware/0/knob");
+    EXPECT_EQ(e.issues()[0].value, "memory.layers_total");
+    EXPECT_NE(e.issues()[0].message.find("/hardware/memory/layers"), std::string::npos);
+  }
+  // Every die gives its pitch: the uniform pitch knob changes nothing.
+  s.hardware = {{"memory.vertical.pitch_um", {3, 6}}, {"compute.cores", {64, 128}}};
+  EXPECT_THROW(CompiledSpace{s}, ConfigError);
+  // One die takes the uniform pitch: the knob sets that die's, so the axis is a real one.
+  s.base.hardware.memory.layers[1].pitch_um = 0;
+  const CompiledSpace pitch(s);
+  EXPECT_EQ(pitch.hardware_points(), 4u);
+  // A knob the list leaves open (capacity, when no die gives its own) stays allowed.
+  s.hardware = {{"memory.capacity_per_layer_GiB", {2, 4}}};
+  const CompiledSpace capacity(s);
+  EXPECT_EQ(capacity.hardware_points(), 2u);
+}
+
 // Knob values past the registry's range (a devices value of 2^64 reached lround and
 // wrapped; 3e9 layers became negative), a knob on two axes, a metric twice, repeated list values,
 // inner lists and plan enumerations too large to finish.
