@@ -120,7 +120,7 @@ ExpertsView::ExpertsView(QWidget* parent) : QWidget(parent) {
   scale_ = new QCPColorScale(heat_);
   heat_->plotLayout()->addElement(1, 1, scale_);
   scale_->setType(QCPAxis::atRight);
-  scale_->axis()->setLabel(tr("share of the expert's columns (copies summed)"));
+  scale_->axis()->setLabel(tr("column share (copies summed)"));
   scale_->setBarWidth(12);
   map_->setColorScale(scale_);
   auto* group = new QCPMarginGroup(heat_);

@@ -85,14 +85,25 @@ void ExpertsView::showOutcome() {
     solve_->setText(tr("EPLB: %1 redundant slots.").arg(r.eplb_redundant));
   }
   const QString wall = readable(o.wall_s) + tr(" s");
-  status_->setText(o.stopped ? tr("Stopped after %1 of %2 layers (%3 of wall time): partial")
+  // Short enough for the button row at 1280 pixels; the whole sentence is the tooltip.
+  status_->setText(o.stopped ? tr("Stopped: %1 of %2 layers (partial), %3")
                                    .arg(r.layers.size())
                                    .arg(o.layers_planned)
                                    .arg(wall)
-                             : tr("Compared %1 strategies on %2 layers in %3 of wall time")
+                             : tr("%1 strategies, %2 layers, %3")
                                    .arg(r.strategies.size())
                                    .arg(r.layers.size())
                                    .arg(wall));
+  status_->setToolTip(o.stopped ? tr("Stopped after %1 of %2 layers (%3 of wall time): the "
+                                     "results are those of the layers done")
+                                      .arg(r.layers.size())
+                                      .arg(o.layers_planned)
+                                      .arg(wall)
+                                : tr("Compared %1 placement strategies on %2 MoE layers in %3 "
+                                     "of wall time")
+                                      .arg(r.strategies.size())
+                                      .arg(r.layers.size())
+                                      .arg(wall));
   showSelection();
 }
 
@@ -161,7 +172,7 @@ void ExpertsView::showSelection() {
                             .arg(strategyName(s))
                             .arg(r.layers[li])
                             .arg(QString::number(100 * busiest, 'f', 1)));
-    mesh_->legend = tr("busy / layer time (%1 µs), per direction").arg(us(mesh_->layer.time_s));
+    mesh_->legend = tr("busy / layer time (%1 µs)").arg(us(mesh_->layer.time_s));
   }
   mesh_->update();
 }

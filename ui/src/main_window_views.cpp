@@ -231,6 +231,15 @@ QStringList MainWindow::saveWindowShots(const QString& dir, QSize size, QString*
     if (views_->currentWidget() == detail::tabPage(wafer_) && design_.wafer &&
         wafer_->mapRun() == nullptr && wafer_->runMap())
       wafer_->waitForIdle();
+    // The Serving and Experts tabs with their run on the project's settings, as the design
+    // review shows them (runForReview), not the line asking for one.
+    if (views_->currentWidget() == detail::tabPage(serving_) && result_ &&
+        serving_->result() == nullptr && !serving_->running() && serving_->run())
+      serving_->waitForIdle();
+    QString why;
+    if (views_->currentWidget() == detail::tabPage(experts_) && experts_->outcome() == nullptr &&
+        !experts_->running() && ExpertsView::meshOf(design_, &why) && experts_->run())
+      experts_->waitForIdle();
     for (int k = 0; k < 10; ++k) {
       QApplication::processEvents();
       QThread::msleep(5);
