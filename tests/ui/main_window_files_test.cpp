@@ -5,6 +5,7 @@
 // proposes the documents folder, never the shipped presets.
 #include <QAbstractButton>
 #include <QAction>
+#include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QJsonDocument>
@@ -293,6 +294,21 @@ class MainWindowFilesTest : public QObject {
     QVERIFY(w.openPreset(QStringLiteral("default")));
     QCOMPARE(w.saveAsSuggestion(),
              QFileInfo(copy).absoluteDir().filePath(QStringLiteral("default.json")));
+  }
+
+  // An opened project shows a search space about its own model (the first preset that searches
+  // it), not whichever preset sorts first; a space with points stays as it is.
+  void searchTabShowsASpaceOfTheProjectsModel() {
+    MainWindow w;
+    w.show();
+    auto* box = w.findChild<QComboBox*>(QStringLiteral("searchPreset"));
+    QVERIFY(box != nullptr);
+    QVERIFY(w.openPreset(QStringLiteral("mixtral-hdmoe")));
+    QCOMPARE(box->currentData().toString(), QStringLiteral("mixtral-hdmoe-mesh"));
+    QVERIFY(w.openPreset(QStringLiteral("llama-3-70b-h100-serving")));
+    QCOMPARE(box->currentData().toString(), QStringLiteral("llama-3-70b-gpu-vs-stacked"));
+    QVERIFY(w.openPreset(QStringLiteral("deepseek-v3-deepstack")));
+    QCOMPARE(box->currentData().toString(), QStringLiteral("deepseek-v3-deepstack"));
   }
 
   // Save then reopen keeps id, source, notes and the sections the workbench does not edit.

@@ -27,6 +27,7 @@
 #include "stackscope/ui/design_editor.hpp"
 #include "stackscope/ui/main_window.hpp"
 #include "stackscope/ui/result_pane.hpp"
+#include "stackscope/ui/search_panel.hpp"
 #include "stackscope/ui/summary_panel.hpp"
 
 namespace stackscope::ui {
@@ -161,6 +162,7 @@ void MainWindow::adopt(const io::ProjectFile& project, const QString& file) {
   // the previous one stands beside its figures (its changes would compare two projects).
   doc_.reset(design_, project.serving.value_or(serving::ServingSpec{}));
   setWindowModified(false);
+  search_->suggestFor(design_);
   const bool hadBaseline = summary_->hasBaseline();
   summary_->setBaseline(std::nullopt);
   evaluateNow();

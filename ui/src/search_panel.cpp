@@ -107,8 +107,18 @@ SearchPanel::SearchPanel(const io::PresetRegistry& presets, QWidget* parent)
   // set the window's minimum width.
   preset_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   preset_->setMinimumContentsLength(24);
-  for (const auto& p : presets_.list(io::PresetKind::search))
+  for (const auto& p : presets_.list(io::PresetKind::search)) {
     preset_->addItem(QString::fromStdString(p.name), QString::fromStdString(p.id));
+    std::vector<std::string> models;
+    try {
+      const io::SearchProject sp = io::resolve_search_project(p.id, presets_);
+      models.push_back(sp.space.base.model.id);
+      for (const auto& m : sp.space.models) models.push_back(m.id);
+    } catch (const std::exception&) {
+      // a preset that does not parse is refused when it is loaded, with the reason
+    }
+    presetModels_.push_back(std::move(models));
+  }
   const auto presetTip = [this] {
     preset_->setToolTip(tr("%1\npreset id: %2\nSearch spaces of presets/search/ (hardware axes × "
                            "parallelism × batch)")
@@ -324,6 +334,21 @@ void SearchPanel::spaceChanged() {
 SearchPanel::~SearchPanel() {
   stopSource_.request_stop();
   pool_.waitForDone();
+}
+
+bool SearchPanel::suggestFor(const perf::Design& design) {
+  if (running_ || !points_.empty() || form_->edited()) return false;
+  for (std::size_t i = 0; i < presetModels_.size(); ++i) {
+    const auto& models = presetModels_[i];
+    if (std::find(models.begin(), models.end(), design.model.id) == models.end()) continue;
+    if (static_cast<int>(i) != preset_->currentIndex()) {
+      quietPresetChange_ = true;
+      preset_->setCurrentIndex(static_cast<int>(i));  // loads the preset into the form
+      quietPresetChange_ = false;
+    }
+    return true;
+  }
+  return false;
 }
 
 bool SearchPanel::start(const QString& id, QString* error, int threads, std::uint64_t max_evals) {

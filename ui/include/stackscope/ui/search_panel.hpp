@@ -54,6 +54,11 @@ class SearchPanel : public QWidget {
   // problems. `threads` 0 = all cores; `max_evals` 0 = the form's limit.
   bool start(const QString& id, QString* error, int threads = 0, std::uint64_t max_evals = 0);
   SpaceEditor* spaceEditor() const { return form_; }
+  // Shows the first space preset that searches `design`'s model (its base design's or one of
+  // its model axis), so a project opens on a space about its own model, not on whichever
+  // preset sorts first. Nothing changes while a search runs or has points, when the user edited
+  // the space, or when no preset searches that model. True when a preset was chosen.
+  bool suggestFor(const perf::Design& design);
   void stop();  // returns at once; the run ends within ~100 ms
   bool running() const { return running_; }
   // Points shown so far, and the current frontier (UI-side copies).
@@ -122,6 +127,8 @@ class SearchPanel : public QWidget {
   search::Archive frontier_;
   search::Progress progress_;
   bool running_ = false;
+  // Per item of preset_: the model ids its space searches (empty when it did not parse).
+  std::vector<std::vector<std::string>> presetModels_;
   bool dirty_ = false;
   std::map<double, QCPGraph*> cloud_;  // faint points per colour group
   double colourKey(const search::PointRecord& p) const;
