@@ -259,7 +259,7 @@ void ExpertsView::drawCompute() {
         fill.setAlpha(190);
         bars->setBrush(fill);
         bars->setPen(QPen(strategyColour(s).darker(120), 0.8));
-        bars->setName(shortName(s) + tr(" (bars)"));
+        bars->setName(shortName(s));  // its legend icon is a filled bar
         bars->setWidthType(QCPBars::wtPlotCoords);
       } else {
         // Steps centred on the nodes: one level per node, no slope between neighbours.
