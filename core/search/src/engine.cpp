@@ -66,6 +66,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     const double left =
         opt.time_limit_s > 0 ? std::max(1e-3, opt.time_limit_s - seconds_since(t0)) : 0.0;
     s.first = promising(space, s.plan, opt.shard, stop, left);
+    plan_forecast(s);  // appends the probes (search/forecast.hpp)
     s.first_sorted = s.first;
     std::sort(s.first_sorted.begin(), s.first_sorted.end());
   }
@@ -98,13 +99,8 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   // The ETA is measured over finished work units, not points: an exhaustive run prunes whole
   // hardware points for free (their points count at once), so points per second overstate the
   // pace of what remains. An exhaustive run's units are weighed by their stratum's probe time
-  // (search/forecast.hpp), since their cost drifts through the run; a 30 s window forgets the
-  // start's pace (search/eta.hpp).
-  if (opt.strategy == Strategy::exhaustive) plan_forecast(s, units_total);
-  if (s.strata) {  // the ordered pass skips the probes too
-    s.first_sorted = s.first;
-    std::sort(s.first_sorted.begin(), s.first_sorted.end());
-  }
+  // (search/forecast.hpp), since their cost drifts through the run; a 30 s window, or half the
+  // run, forgets the start's pace (search/eta.hpp).
   EtaEstimator eta({.window_s = 30,
                     .min_work = s.strata ? 1e-9 : 1.0,
                     .min_samples = 3,

@@ -332,7 +332,7 @@ std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, 
 // the shard has fewer than kUnitsPerProbe * 2 units: the units are then counted as they are.
 inline constexpr std::uint64_t kForecastStrata = 4096;
 inline constexpr std::uint64_t kUnitsPerProbe = 64;
-void plan_forecast(Shared& s, std::uint64_t units_total);
+void plan_forecast(Shared& s);
 
 // The workers (worker.cpp): exhaustive over the hardware points of the shard, or `samples`
 // random points; they pull units from Shared::next until the work or the run ends.

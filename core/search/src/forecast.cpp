@@ -72,10 +72,11 @@ ForecastWork forecast_work(std::span<const StratumWork> strata) {
 
 namespace detail {
 
-void plan_forecast(Shared& s, std::uint64_t units_total) {
+void plan_forecast(Shared& s) {
+  const std::uint64_t n = s.opt.shard.count, k = s.opt.shard.index;
+  const std::uint64_t units_total = count_below(s.space.hardware_points(), k, n);
   const std::uint64_t strata_n = std::min(kForecastStrata, units_total / kUnitsPerProbe);
   if (strata_n < 2) return;
-  const std::uint64_t n = s.opt.shard.count, k = s.opt.shard.index;
   const std::uint64_t watermark = s.opt.resume_below;
   const auto unit_of = [&](std::uint64_t hw) -> std::optional<std::uint64_t> {
     if (hw < k || (hw - k) % n != 0) return std::nullopt;

@@ -82,16 +82,27 @@ constexpr std::size_t kMaxIssuesPerAxis = 10;
 
 using E = KnobEffect;
 
+// Knob::set_by_layers: any list gives the die count and links; a die's own pitch or capacity
+// replaces the uniform one, so those knobs are overridden only when every die gives its own.
+bool any_layer_list(const hw::Memory& m) {
+  return !m.layers.empty();
+}
+template <double hw::DramLayer::*Member>
+bool every_layer_sets(const hw::Memory& m) {
+  return !m.layers.empty() && std::all_of(m.layers.begin(), m.layers.end(),
+                                          [](const hw::DramLayer& l) { return l.*Member > 0; });
+}
+
 // The registry. Field names follow hw/hardware.hpp (JSON keys are the member names).
 const Knob kKnobs[] = {
     {"devices", "devices in the system (resizes the outermost network level)", "devices", true, 1,
      set_devices, E::hardware, kMaxDevices},
     {"memory.layers_total", "DRAM dies per stack", "layers", true, 1,
      [](perf::Design& d, double v) { d.hardware.memory.layers_total = as_int(v); }, E::hardware,
-     kMaxLayers},
+     kMaxLayers, any_layer_list},
     {"memory.layers_connected", "DRAM dies with active vertical links (<= layers_total)", "layers",
      true, 1, [](perf::Design& d, double v) { d.hardware.memory.layers_connected = as_int(v); },
-     E::hardware, kMaxLayers},
+     E::hardware, kMaxLayers, any_layer_list},
     {"memory.stacks", "DRAM stacks per device", "stacks", true, 1,
      [](perf::Design& d, double v) { d.hardware.memory.stacks = as_int(v); }, E::hardware,
      kMaxStacks},
@@ -103,10 +114,10 @@ const Knob kKnobs[] = {
      perf::limits::kMaxMemoryClockMHz},
     {"memory.capacity_per_layer_GiB", "capacity of one DRAM layer", "GiB", false, 0,
      [](perf::Design& d, double v) { d.hardware.memory.capacity_per_layer_GiB = v; }, E::hardware,
-     kMaxReal},
+     kMaxReal, every_layer_sets<&hw::DramLayer::capacity_GiB>},
     {"memory.vertical.pitch_um", "TSV / hybrid-bond pitch", "um", false, 0,
      [](perf::Design& d, double v) { d.hardware.memory.vertical.pitch_um = v; }, E::hardware,
-     kMaxReal},
+     kMaxReal, every_layer_sets<&hw::DramLayer::pitch_um>},
     {"compute.cores", "cores (PEs/SMs) on the die", "cores", true, 1,
      [](perf::Design& d, double v) { d.hardware.compute.cores = as_int(v); }, E::hardware,
      kMaxCores},
@@ -436,24 +447,11 @@ CompiledSpace::CompiledSpace(Space space) : space_(std::move(space)) {
       count_axis(axis, p);
       continue;
     }
-    // A stack described layer by layer (hw::Memory::layers) takes its die count and links from
-    // the list, and a die's own pitch or capacity over the uniform one: a knob the list
-    // overrides on every die would leave every point of its axis the same design.
-    {
-      auto overridden = [&](const hw::Memory& m) {
-        if (m.layers.empty()) return false;
-        if (k->name == "memory.layers_total" || k->name == "memory.layers_connected") return true;
-        const auto all = [&](auto member) {
-          return std::all_of(m.layers.begin(), m.layers.end(),
-                             [&](const hw::DramLayer& l) { return l.*member > 0; });
-        };
-        if (k->name == "memory.vertical.pitch_um") return all(&hw::DramLayer::pitch_um);
-        if (k->name == "memory.capacity_per_layer_GiB") return all(&hw::DramLayer::capacity_GiB);
-        return false;
-      };
-      std::string where = overridden(sp.base.hardware.memory) ? "/hardware/memory/layers" : "";
+    // A knob the stack's layer list sets for every die: every value would be the same design.
+    if (k->set_by_layers) {
+      std::string where = k->set_by_layers(sp.base.hardware.memory) ? "/hardware/memory/layers" : "";
       for (std::size_t v = 0; v < sp.variants.size() && where.empty(); ++v)
-        if (overridden(sp.variants[v].hardware.memory))
+        if (k->set_by_layers(sp.variants[v].hardware.memory))
           where = "variant '" + sp.variants[v].name + "': hardware/memory/layers";
       if (!where.empty())
         issues.push_back(issue(

@@ -56,6 +56,10 @@ struct Knob {
   // Largest allowed value (inclusive). Integer knobs stay far inside int (space.cpp says why
   // each bound), so no value that passes can wrap or overflow a product.
   double max = std::numeric_limits<double>::infinity();
+  // True when a stack described layer by layer (hw::Memory::layers) sets this quantity for
+  // every die, so an axis on the knob would leave the design unchanged (CompiledSpace refuses
+  // it); null for knobs the layer list never overrides.
+  bool (*set_by_layers)(const hw::Memory& memory) = nullptr;
 };
 std::span<const Knob> knobs();
 // Null when unknown.
