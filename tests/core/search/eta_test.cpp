@@ -221,6 +221,23 @@ TEST(EtaEstimator, CoarseUnitsAreMeasuredBetweenCompletions) {
   }
 }
 
+// window_fraction: the window is at least that share of the time since the first sample. One
+// unit per second up to t = 100, two after; at t = 150 a 10 s window sees only the new pace,
+// a half-run window (75 s, from t = 75) sees 25 s at the old and 50 s at the new one.
+TEST(EtaEstimator, WindowFractionGrowsTheWindowWithTheRun) {
+  EtaEstimator fixed(Options{.window_s = 10, .min_work = 1, .min_samples = 3});
+  EtaEstimator grows(
+      Options{.window_s = 10, .min_work = 1, .min_samples = 3, .window_fraction = 0.5});
+  for (int t = 0; t <= 150; ++t) {
+    const double done = t <= 100 ? t : 100 + 2.0 * (t - 100);
+    fixed.update(t, done, 1000);
+    grows.update(t, done, 1000);
+  }
+  EXPECT_NEAR(*fixed.rate_per_s(), 2.0, 1e-12);
+  EXPECT_NEAR(*grows.rate_per_s(), (25.0 + 100.0) / 75.0, 1e-12);
+  EXPECT_NEAR(*grows.eta_s(), (1000.0 - 200.0) / ((25.0 + 100.0) / 75.0), 1e-9);
+}
+
 TEST(EtaEstimator, LongRunsKeepBoundedHistory) {
   EtaEstimator e(Options{.window_s = 1e9, .min_work = 1, .min_samples = 3});
   const int n = static_cast<int>(EtaEstimator::kMaxSamples) * 3;
@@ -253,6 +270,9 @@ TEST(EtaEstimator, BadInputIsRefusedAndLeavesTheEstimate) {
   EXPECT_THROW(EtaEstimator(Options{.window_s = nan}), std::invalid_argument);
   EXPECT_THROW(EtaEstimator(Options{.min_work = 0}), std::invalid_argument);
   EXPECT_THROW(EtaEstimator(Options{.min_samples = 1}), std::invalid_argument);
+  EXPECT_THROW(EtaEstimator(Options{.window_fraction = -0.1}), std::invalid_argument);
+  EXPECT_THROW(EtaEstimator(Options{.window_fraction = 1}), std::invalid_argument);
+  EXPECT_THROW(EtaEstimator(Options{.window_fraction = nan}), std::invalid_argument);
   e.reset();
   EXPECT_FALSE(e.eta_s());
 }
