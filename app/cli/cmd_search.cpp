@@ -223,18 +223,28 @@ LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
   const char* strategy = opt.strategy == search::Strategy::random  ? "random"
                          : opt.strategy == search::Strategy::nsga2 ? "nsga2"
                                                                    : "exhaustive";
-  const io::SearchLogHeader header{sp.fingerprint,
-                                   strategy,
-                                   opt.strategy == search::Strategy::random ? opt.seed : 0,
-                                   opt.strategy == search::Strategy::random ? opt.samples : 0,
-                                   opt.shard.index,
-                                   opt.shard.count,
-                                   sp.canonical,
-                                   sp.legacy_fingerprint};
+  const std::uint64_t n = opt.shard.count, k = opt.shard.index;
+  const bool random = opt.strategy == search::Strategy::random;
+  auto below = [&](std::uint64_t b) { return b / n + (b % n > k ? 1 : 0); };
+  const std::uint64_t units =
+      random ? (below(opt.samples) + search::kSampleChunk - 1) / search::kSampleChunk
+             : below(space.hardware_points());
+  io::SearchLogHeader header{sp.fingerprint,
+                             strategy,
+                             random ? opt.seed : 0,
+                             random ? opt.samples : 0,
+                             opt.shard.index,
+                             opt.shard.count,
+                             sp.canonical,
+                             sp.legacy_fingerprint};
+  if (opt.strategy == search::Strategy::exhaustive) {
+    header.units = units;
+    header.strata_order = !opt.index_order;
+  }
   LogState s;
   // One write per line: under mpirun the ranks share stderr.
   auto notes = [&](const std::vector<std::string>& lines) {
-    for (const auto& n : lines) err << who + "note: " + n + "\n" << std::flush;
+    for (const auto& line : lines) err << who + "note: " + line + "\n" << std::flush;
   };
   if (!resume) {
     std::vector<std::string> replaced;
@@ -244,12 +254,6 @@ LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
   }
   // What the log's records are checked against: the run's work units, and points of the space
   // in this shard (a corrupted record must not resume as finished work).
-  const std::uint64_t n = opt.shard.count, k = opt.shard.index;
-  const bool random = opt.strategy == search::Strategy::random;
-  auto below = [&](std::uint64_t b) { return b / n + (b % n > k ? 1 : 0); };
-  const std::uint64_t units =
-      random ? (below(opt.samples) + search::kSampleChunk - 1) / search::kSampleChunk
-             : below(space.hardware_points());
   io::ResumeLimits limits;
   limits.units = units;
   limits.point_ok = [&space, random, n, k, units](const search::PointRecord& p) {
@@ -260,6 +264,7 @@ LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
   s.log.emplace(io::SearchLog::resume(dir, header, space.space().objectives, s.resumed, limits));
   notes(s.resumed.notes);
   opt.resume_below = s.resumed.done_below;
+  opt.index_order = !s.resumed.strata_order;
   const auto seed = s.resumed.archive.sorted();
   opt.seed_points.assign(seed.begin(), seed.end());
   std::string line = who + "resuming: " + std::to_string(s.resumed.done_below) +

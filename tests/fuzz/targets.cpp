@@ -236,6 +236,43 @@ Outcome search_points(std::string_view input) {
   return outcome;
 }
 
+// The whole points.jsonl as `search --resume` reads it (io/search.hpp SearchLog::resume):
+// header, point lines and watermarks, resumed as the log of an exhaustive search of 1,000 units
+// in strata order. A resume that is taken keeps a watermark within the run and a format it
+// reads; the rewritten log resumes again to the same state.
+Outcome search_log(std::string_view input) {
+  const auto dir = scratch_dir() / "search-log";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "points.jsonl", std::ios::binary);
+    out.write(input.data(), static_cast<std::streamsize>(input.size()));
+  }
+  io::SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 0, 1, "", "fedcba9876543210"};
+  h.units = 1000;
+  h.strata_order = true;
+  const std::vector<search::Objective> objectives = {search::objective(search::Metric::stps),
+                                                     search::objective(search::Metric::utps)};
+  io::ResumeLimits limits;
+  limits.units = h.units;
+  limits.point_ok = [](const search::PointRecord& p) {
+    return p.unit == p.id.hw && p.id.hw < 1000;
+  };
+  io::ResumeState first, again;
+  const Outcome outcome = refused_on_config_error([&] {
+    { io::SearchLog log = io::SearchLog::resume(dir, h, objectives, first, limits); }
+    if (first.done_below > limits.units || first.format < 1 ||
+        first.format > io::kSearchLogVersion)
+      std::abort();
+    { io::SearchLog log = io::SearchLog::resume(dir, h, objectives, again, limits); }
+    if (again.done_below != first.done_below || again.strata_order != first.strata_order ||
+        again.archive.size() != first.archive.size())
+      std::abort();
+  });
+  std::filesystem::remove_all(dir);
+  return outcome;
+}
+
 // Parse, validate and (valid only) evaluate a project text, as `evaluate` does.
 Outcome project_text(const std::string& text) {
   perf::Design design;
@@ -452,6 +489,7 @@ constexpr std::array kTargets = {
     Target{"hotspot_config", hotspot_config},
     Target{"routing_trace", routing_trace},
     Target{"search_points", search_points},
+    Target{"search_log", search_log},
     Target{"request_trace", request_trace},
     Target{"silicon_sample", silicon_sample},
     Target{"kernel_table", kernel_table},

@@ -328,6 +328,84 @@ TEST(SearchLog, ResumeKeepsPointsBelowTheWatermarkAndDropsTheRest) {
   std::filesystem::remove_all(dir);
 }
 
+// Format 3: an exhaustive run's ordinals are positions in search::visit_order(units), so the
+// watermark advances over the units in the order the engine visits them. A format-2 log was
+// written in index order: it resumes in index order, and is rewritten as format 3 saying so.
+TEST(SearchLog, WatermarksFollowTheVisitOrderAndOldLogsKeepIndexOrder) {
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_order_test";
+  std::filesystem::remove_all(dir);
+  SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 1, 2, "", ""};
+  h.units = 300;  // hardware points 1, 3, ..., 599 (shard 1/2)
+  h.strata_order = true;
+  const auto order = search::visit_order(h.units);
+  ASSERT_TRUE(order);
+  const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
+                                              search::objective(search::Metric::utps)};
+  const auto hw_at = [&](std::uint64_t position) { return order->unit_at(position) * 2 + 1; };
+  ASSERT_NE(hw_at(0), 1u) << "the first position is not unit 0 for this seed";
+  std::vector<search::PointRecord> pts;
+  for (const std::uint64_t p : {0, 1, 5}) {
+    auto r = sample_point(hw_at(p), 0, 100.0 - static_cast<double>(p), 10.0 + static_cast<double>(p));
+    r.unit = hw_at(p);
+    pts.push_back(r);
+  }
+  {
+    auto log = SearchLog::create(dir, h);
+    log.watermark_interval_s = 0;
+    EXPECT_EQ(log.ordinal(hw_at(5)), 5u);
+    log.append(pts);
+    log.unit_done(hw_at(1), {1, 0, 0, 0});
+    log.unit_done(hw_at(5), {1, 0, 0, 0});  // waits for positions 2 to 4
+    log.unit_done(hw_at(0), {1, 0, 0, 0});
+  }
+  ResumeLimits limits;
+  limits.units = h.units;
+  ResumeState st;
+  SearchLog::resume(dir, h, obj, st, limits);
+  EXPECT_TRUE(st.strata_order);
+  EXPECT_EQ(st.format, 3);
+  EXPECT_EQ(st.done_below, 2u);
+  EXPECT_EQ(st.dropped_points, 1u);  // position 5's point: its unit is redone
+  EXPECT_EQ(st.archive.size(), 2u);
+
+  // The same log as format 2 (index order): unit ordinals are (hw - 1) / 2.
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "points.jsonl");
+    out << seal_log_line(
+               R"({"kind":"search_log","schema_version":1,"log_version":2,"fingerprint":"0123456789abcdef",)"
+               R"("strategy":"exhaustive","seed":0,"samples":0,"shard_index":1,"shard_count":2})")
+        << '\n';
+    auto a = sample_point(1, 0, 100, 10), b = sample_point(5, 0, 90, 20);
+    a.unit = 1;
+    b.unit = 5;
+    out << seal_log_line(point_to_jsonl(a)) << '\n' << seal_log_line(point_to_jsonl(b)) << '\n';
+    out << seal_log_line(
+               R"({"done_below":1,"evaluated":1,"pruned":0,"pruned_bound":0,"infeasible":0})")
+        << '\n';
+  }
+  ResumeState old;
+  {
+    auto log = SearchLog::resume(dir, h, obj, old, limits);
+    EXPECT_FALSE(old.strata_order);
+    EXPECT_EQ(old.format, 2);
+    EXPECT_EQ(old.done_below, 1u);
+    EXPECT_EQ(old.dropped_points, 1u);  // hw 5 is unit 2, above the watermark
+    EXPECT_EQ(log.ordinal(5), 2u);
+  }
+  std::ifstream in(dir / "points.jsonl");
+  std::string first;
+  std::getline(in, first);
+  EXPECT_NE(first.find(R"("log_version":3)"), std::string::npos) << first;
+  EXPECT_NE(first.find(R"("order":"index")"), std::string::npos) << first;
+  ResumeState again;
+  SearchLog::resume(dir, h, obj, again, limits);
+  EXPECT_FALSE(again.strata_order);
+  EXPECT_EQ(again.done_below, 1u);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SearchLog, Crc32IsTheStandardOneAndEveryLineIsSealed) {
   // The CRC-32 check value (IEEE 802.3 / zlib; e.g. Koopman's CRC catalogue).
   EXPECT_EQ(crc32("123456789"), 0xCBF43926u);

@@ -465,9 +465,9 @@ void SearchPanel::drain() {
                      .arg(readable(static_cast<double>(progress_.evaluated)))
                      .arg(readable(static_cast<double>(progress_.pruned)))
                      .arg(readable(progress_.rate_per_s));
-  // The engine's ETA comes from the recent rate of finished work units, weighed by their
-  // forecast cost (search/eta.hpp, search/forecast.hpp); 0 while it has too few samples or the
-  // promising points and probes are still running, shown as a dash rather than a guess.
+  // The engine's ETA comes from the recent rate of finished work units, visited in a random
+  // order of strata (search/eta.hpp, search/visit_order.hpp); 0 while it has too few samples or
+  // the promising points are still running, shown as a dash rather than a guess.
   if (!done)
     text += progress_.eta_s > 0 ? tr(" · ETA %1 s").arg(readable(progress_.eta_s))
                                 : tr(" · ETA —");

@@ -60,6 +60,10 @@ Json header_json(const SearchLogHeader& h) {
             {"samples", h.samples},
             {"shard_index", h.shard_index},
             {"shard_count", h.shard_count}};
+  if (h.strategy == "exhaustive") {
+    j["units"] = h.units;
+    j["order"] = h.strata_order ? "strata" : "index";
+  }
   if (!h.space.empty()) {
     if (auto space = detail::parse_json_record(h.space)) j["space"] = std::move(*space);
   }
@@ -77,6 +81,11 @@ std::optional<SearchLogHeader> header_from(const Json& j) {
     h.samples = integer_at<std::uint64_t>(j, "samples");
     h.shard_index = integer_at<std::uint64_t>(j, "shard_index");
     h.shard_count = integer_at<std::uint64_t>(j, "shard_count");
+    if (const auto o = j.find("order"); o != j.end()) {
+      if (*o != "strata" && *o != "index") return std::nullopt;
+      h.strata_order = *o == "strata";
+      h.units = integer_at<std::uint64_t>(j, "units");
+    }
     if (auto s = j.find("space"); s != j.end()) h.space = detail::dump(*s, -1);
     return h;
   } catch (const Json::exception&) {
@@ -117,9 +126,18 @@ std::string header_text(const SearchLogHeader& h) {
          std::to_string(h.shard_count) + ", space " + h.fingerprint;
 }
 
-std::uint64_t ordinal_of(const SearchLogHeader& h, std::uint64_t unit) {
-  if (h.strategy != "exhaustive" || h.shard_count <= 1) return unit;
-  return unit >= h.shard_index ? (unit - h.shard_index) / h.shard_count : 0;
+// The ordered pass of an exhaustive log written in strata order (io/search.hpp).
+std::optional<search::VisitOrder> order_of(const SearchLogHeader& h) {
+  if (h.strategy != "exhaustive" || !h.strata_order) return std::nullopt;
+  return search::visit_order(h.units);
+}
+
+std::uint64_t ordinal_of(const SearchLogHeader& h, const std::optional<search::VisitOrder>& order,
+                         std::uint64_t unit) {
+  if (h.strategy != "exhaustive") return unit;
+  const std::uint64_t n = std::max<std::uint64_t>(1, h.shard_count);
+  const std::uint64_t j = unit >= h.shard_index ? (unit - h.shard_index) / n : 0;
+  return order && j < order->units() ? order->position_of(j) : j;
 }
 
 std::string short_text(const Json& j) {
@@ -358,11 +376,13 @@ HeaderRead read_header(LineReader& r) {
   }
   if (const auto it = j->find("log_version"); it != j->end()) {
     const Json& v = *it;
-    if (exact_integer<std::uint64_t>(v) != std::optional<std::uint64_t>(kSearchLogVersion)) {
-      h.why = "it is log format " + short_text(v) + "; this version reads formats 1 and " +
+    const auto version = exact_integer<std::uint64_t>(v);
+    if (!version || *version < 2 || *version > kSearchLogVersion) {
+      h.why = "it is log format " + short_text(v) + "; this version reads formats 1 to " +
               std::to_string(kSearchLogVersion);
       return h;
     }
+    h.format = static_cast<int>(*version);
     if (!checked) {
       h.why = "line 1 (the header): checksum mismatch";
       return h;
@@ -372,6 +392,8 @@ HeaderRead read_header(LineReader& r) {
   }
   h.header = header_from(*j);
   if (!h.header) h.why = "line 1 is not a search log header";
+  // Formats 1 and 2 visited the ordered pass in index order.
+  if (h.header && h.format < 3) h.header->strata_order = false;
   return h;
 }
 
@@ -430,6 +452,7 @@ SearchLog SearchLog::create(const std::filesystem::path& dir, const SearchLogHea
   log.lock_fd_ = lock_directory(dir);
   log.path_ = dir / kLogName;
   log.header_ = header;
+  log.order_ = order_of(header);
   struct stat st {};
   if (::lstat(log.path_.c_str(), &st) == 0) {
     // Something is there: replace it only if it holds no result.
@@ -512,6 +535,10 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
     }
   }
   state.format = h.format;
+  // The resumed run visits in the order the log was written in.
+  if (h.header) log.header_.strata_order = h.header->strata_order;
+  state.strata_order = log.header_.strata_order;
+  log.order_ = order_of(log.header_);
   if (h.no_record)
     state.notes.push_back("'" + p +
                           "' held no record (empty, or its header was cut short): the search "
@@ -604,7 +631,7 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
   std::filesystem::path tmp;
   std::FILE* out = temp_file(dir, tmp);
   try {
-    write_line(out, sealed(header_json(header)), tmp);
+    write_line(out, sealed(header_json(log.header_)), tmp);
     if (!h.no_record) {
       std::rewind(in);
       LineReader again(in);
@@ -618,7 +645,7 @@ SearchLog SearchLog::resume(const std::filesystem::path& dir, const SearchLogHea
         if (!j || !j->contains("hw")) continue;  // watermarks: one is rewritten below
         auto pt = point_from_jsonl(detail::dump(*j, -1));
         if (!pt) break;
-        if (ordinal_of(header, pt->unit) >= state.done_below) {
+        if (ordinal_of(log.header_, log.order_, pt->unit) >= state.done_below) {
           ++state.dropped_points;
           continue;
         }
@@ -657,6 +684,7 @@ SearchLog::SearchLog(SearchLog&& o) noexcept
       file_(o.file_),
       lock_fd_(o.lock_fd_),
       header_(std::move(o.header_)),
+      order_(std::move(o.order_)),
       done_below_(o.done_below_),
       written_below_(o.written_below_),
       totals_(o.totals_),
@@ -674,6 +702,7 @@ SearchLog& SearchLog::operator=(SearchLog&& o) noexcept {
     file_ = o.file_;
     lock_fd_ = o.lock_fd_;
     header_ = std::move(o.header_);
+    order_ = std::move(o.order_);
     done_below_ = o.done_below_;
     written_below_ = o.written_below_;
     totals_ = o.totals_;
@@ -706,7 +735,7 @@ SearchLog::~SearchLog() {
 }
 
 std::uint64_t SearchLog::ordinal(std::uint64_t unit) const {
-  return ordinal_of(header_, unit);
+  return ordinal_of(header_, order_, unit);
 }
 
 void SearchLog::append(std::span<const search::PointRecord> points) {

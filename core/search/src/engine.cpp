@@ -7,7 +7,7 @@
 
 #include "engine_detail.hpp"
 #include "stackscope/search/eta.hpp"
-#include "stackscope/search/forecast.hpp"
+#include "stackscope/search/visit_order.hpp"
 
 namespace stackscope::search {
 
@@ -66,7 +66,8 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     const double left =
         opt.time_limit_s > 0 ? std::max(1e-3, opt.time_limit_s - seconds_since(t0)) : 0.0;
     s.first = promising(space, s.plan, opt.shard, stop, left);
-    plan_forecast(s);  // appends the probes (search/forecast.hpp)
+    if (!opt.index_order)
+      s.order = visit_order(count_below(space.hardware_points(), opt.shard.index, opt.shard.count));
     s.first_sorted = s.first;
     std::sort(s.first_sorted.begin(), s.first_sorted.end());
   }
@@ -98,14 +99,14 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     units_total = (samples + kSampleChunk - 1) / kSampleChunk;
   // The ETA is measured over finished work units, not points: an exhaustive run prunes whole
   // hardware points for free (their points count at once), so points per second overstate the
-  // pace of what remains. An exhaustive run's units are weighed by their stratum's probe time
-  // (search/forecast.hpp), since their cost drifts through the run; a 30 s window, or half the
-  // run, forgets the start's pace (search/eta.hpp).
+  // pace of what remains. An exhaustive shard's ordered pass visits its units in strata of a
+  // random order (search/visit_order.hpp), so the recent pace of units holds for the units left;
+  // the window is 30 s or half the run, whichever is longer, so a few costly strata in a row
+  // do not swing the ETA (search/eta.hpp).
   EtaEstimator eta({.window_s = 30,
-                    .min_work = s.strata ? 1e-9 : 1.0,
+                    .min_work = 1.0,
                     .min_samples = 3,
-                    .window_fraction = s.strata ? 0.5 : 0.0});
-  std::vector<StratumWork> strata_work;  // the probe times, taken once all probes finished
+                    .window_fraction = s.order ? 0.5 : 0.0});
   std::uint64_t resumed_units = 0;  // below the resume watermark
   auto progress = [&] {
     Progress p;
@@ -122,24 +123,10 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     if (opt.strategy == Strategy::nsga2) {
       eta.update(p.elapsed_s, std::min(done, to_double(p.total)),
                  std::max(done, to_double(p.total)));
-    } else if (s.first_finished.load(std::memory_order_acquire) < s.first.size()) {
+    } else if (s.first_finished.load() < s.first.size()) {
       // The promising hardware points come first and are evaluated in full to fill the archive
       // that prunes the rest: their pace (minutes per unit where the pruned rest takes
-      // milliseconds) says nothing about the time left, so there is no ETA until they are done;
-      // the strata's probes follow, and the forecast needs all their times.
-    } else if (s.strata) {
-      if (strata_work.empty()) {
-        strata_work.resize(s.strata->count());
-        for (std::size_t i = 0; i < strata_work.size(); ++i) {
-          strata_work[i].todo = s.stratum_todo[i];
-          const std::uint64_t ns = s.probe_ns[i].load();
-          strata_work[i].cost_s = ns > 0 ? static_cast<double>(ns - 1) * 1e-9 : -1.0;
-        }
-      }
-      for (std::size_t i = 0; i < strata_work.size(); ++i)
-        strata_work[i].done = s.stratum_done[i].load();
-      const ForecastWork w = forecast_work(strata_work);
-      eta.update(p.elapsed_s, w.done, w.total);
+      // milliseconds) says nothing about the time left, so there is no ETA until they are done.
     } else {
       const auto units = static_cast<double>(s.units_done.load());
       const auto skipped = std::min(units_total, resumed_units + s.units_skipped.load());
@@ -157,8 +144,8 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
     resumed_units = std::min(opt.resume_below, units_total);
     std::uint64_t skipped = 0;
     if (opt.strategy == Strategy::exhaustive) {
-      for (std::uint64_t j = 0; j < opt.resume_below && j * n + k < space.hardware_points(); ++j)
-        skipped += space.inner_points(j * n + k);
+      for (std::uint64_t p = 0; p < resumed_units; ++p)
+        skipped += space.inner_points(s.unit_at(p) * n + k);
     } else {
       skipped = std::min<std::uint64_t>(samples, opt.resume_below * kSampleChunk);
     }

@@ -28,7 +28,7 @@
 #include "stackscope/search/archive.hpp"
 #include "stackscope/search/bounds.hpp"
 #include "stackscope/search/engine.hpp"
-#include "stackscope/search/forecast.hpp"
+#include "stackscope/search/visit_order.hpp"
 
 namespace stackscope::search::detail {
 
@@ -294,15 +294,17 @@ struct Shared {
   std::vector<std::uint64_t> first, first_sorted;
   std::atomic<std::uint64_t> next_first{0};
   std::atomic<std::uint64_t> first_finished{0};  // of `first`: done, resumed or skipped
-  // The forecast of the ordered pass's work (search/forecast.hpp), set by plan_forecast() for
-  // exhaustive runs with enough units: the strata of the shard's units (unit j is hardware
-  // point j * n + k), each `first` entry's stratum when it is that stratum's probe (else -1),
-  // the units each stratum leaves to the ordered pass, its probe's time (ns + 1; 0 = not
-  // measured) and its finished units.
-  std::optional<UnitStrata> strata;
-  std::vector<std::int64_t> first_stratum;
-  std::vector<std::uint64_t> stratum_todo;
-  std::unique_ptr<std::atomic<std::uint64_t>[]> probe_ns, stratum_done;
+  // The ordered pass's order (search/visit_order.hpp), set by run() for exhaustive shards with
+  // enough units unless RunOptions::index_order; index order without it. Unit j is hardware
+  // point j * n + k of shard {k, n}.
+  std::optional<VisitOrder> order;
+  // The ordered pass's unit at a position, and the position of a unit.
+  std::uint64_t unit_at(std::uint64_t position) const {
+    return order ? order->unit_at(position) : position;
+  }
+  std::uint64_t position_of(std::uint64_t unit) const {
+    return order ? order->position_of(unit) : unit;
+  }
 
   // The first exception of any thread (a sink that cannot write, an evaluator bug): the run
   // halts and run() rethrows it on the caller's thread instead of terminating the process.
@@ -326,13 +328,6 @@ struct Shared {
 std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard,
                                      std::stop_token stop, double time_limit_s);
 
-// Picks one probe unit at a random position in each stratum of the shard's units (skipping
-// promising, resumed and below-watermark units), appends them to s.first after the promising
-// points and counts each stratum's units left to the ordered pass (engine.cpp). No strata when
-// the shard has fewer than kUnitsPerProbe * 2 units: the units are then counted as they are.
-inline constexpr std::uint64_t kForecastStrata = 4096;
-inline constexpr std::uint64_t kUnitsPerProbe = 64;
-void plan_forecast(Shared& s);
 
 // The workers (worker.cpp): exhaustive over the hardware points of the shard, or `samples`
 // random points; they pull units from Shared::next until the work or the run ends.

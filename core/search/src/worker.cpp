@@ -18,7 +18,7 @@ class Worker {
       const std::uint64_t i = s_.next_first.fetch_add(1, std::memory_order_relaxed);
       if (i >= s_.first.size()) break;
       const std::uint64_t hw = s_.first[i];
-      if ((hw - k) / n < s_.opt.resume_below) {  // counted as resumed by run()
+      if (s_.position_of((hw - k) / n) < s_.opt.resume_below) {  // counted as resumed by run()
         s_.first_finished.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
@@ -29,27 +29,21 @@ class Worker {
         continue;
       }
       sync();
-      const auto t0 = Clock::now();
       begin_unit(hw);
       hardware_point(hw);
       if (!end_unit()) break;
-      // A probe's time is its stratum's cost per unit (search/forecast.hpp).
-      if (const std::int64_t st = i < s_.first_stratum.size() ? s_.first_stratum[i] : -1; st >= 0) {
-        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0);
-        s_.probe_ns[static_cast<std::size_t>(st)].store(static_cast<std::uint64_t>(ns.count()) + 1,
-                                                        std::memory_order_relaxed);
-      }
-      // Release: the progress thread that sees every first unit finished sees the probe times.
-      s_.first_finished.fetch_add(1, std::memory_order_release);
+      s_.first_finished.fetch_add(1, std::memory_order_relaxed);
     }
+    // The ordered pass claims runs of positions (search/visit_order.hpp).
+    const std::uint64_t units = count_below(hw_total, k, n);
     for (;;) {
       if (s_.halted()) break;
-      const std::uint64_t j0 = s_.next.fetch_add(block, std::memory_order_relaxed);
-      if (j0 * n + k >= hw_total) break;
+      const std::uint64_t p0 = s_.next.fetch_add(block, std::memory_order_relaxed);
+      if (p0 >= units) break;
       sync();
-      for (std::uint64_t j = j0; j < j0 + block && !s_.halted(); ++j) {
+      for (std::uint64_t p = p0; p < p0 + block && p < units && !s_.halted(); ++p) {
+        const std::uint64_t j = s_.unit_at(p);
         const std::uint64_t hw = j * n + k;
-        if (hw >= hw_total) break;
         if (std::binary_search(s_.first_sorted.begin(), s_.first_sorted.end(), hw)) continue;
         if (resumed(hw)) {
           s_.resumed.fetch_add(s_.space.inner_points(hw), std::memory_order_relaxed);
@@ -58,8 +52,7 @@ class Worker {
         }
         begin_unit(hw);
         hardware_point(hw);
-        if (end_unit() && s_.strata)
-          s_.stratum_done[s_.strata->of(j)].fetch_add(1, std::memory_order_relaxed);
+        end_unit();
       }
     }
     finish();

@@ -344,6 +344,56 @@ TEST(SearchEngine, ResumesFromFinishedUnits) {
   }
 }
 
+// An exhaustive shard with enough units visits its strata in search::visit_order. A run resumed
+// from the finished prefix of that order as a watermark (as the search log keeps it) plus the
+// finished units above it skips them all and ends on the uninterrupted run's frontier.
+TEST(SearchEngine, ResumesFromAWatermarkInVisitOrder) {
+  struct UnitSink : CountingSink {
+    void on_unit_done(std::uint64_t unit, const UnitStats&) override { units.push_back(unit); }
+    std::vector<std::uint64_t> units;
+  };
+  const CompiledSpace cs(dense_space());
+  const auto order = visit_order(cs.hardware_points());
+  ASSERT_TRUE(order) << "the space must have enough hardware points to be visited in strata";
+  RunOptions opt;
+  opt.threads = 2;
+  const Summary full = run_space(cs, opt);
+  opt.max_evals = full.progress.evaluated * 2 / 3;
+  UnitSink first;
+  const Summary cut = run(cs, opt, first);
+  ASSERT_TRUE(cut.eval_limited);
+  std::vector<std::uint64_t> pos;
+  for (const std::uint64_t u : first.units) pos.push_back(order->position_of(u));
+  std::sort(pos.begin(), pos.end());
+  std::uint64_t watermark = 0;
+  while (watermark < pos.size() && pos[watermark] == watermark) ++watermark;
+  ASSERT_GT(watermark, 0u);
+  ASSERT_LT(watermark, cs.hardware_points());
+  opt.max_evals = 0;
+  opt.resume_below = watermark;
+  for (const std::uint64_t p : pos)
+    if (p >= watermark) opt.done_units.push_back(order->unit_at(p));
+  std::sort(opt.done_units.begin(), opt.done_units.end());
+  opt.seed_points.assign(cut.archive.points().begin(), cut.archive.points().end());
+  const Summary resumed = run_space(cs, opt);
+  EXPECT_TRUE(resumed.complete);
+  std::uint64_t finished_points = 0;
+  for (const std::uint64_t u : first.units) finished_points += cs.inner_points(u);
+  EXPECT_EQ(resumed.progress.resumed, finished_points);
+  EXPECT_EQ(Count{resumed.progress.evaluated + resumed.progress.pruned + resumed.progress.resumed},
+            resumed.progress.total);
+  expect_same_frontier(full.archive, resumed.archive);
+  // In index order (a log written before the strata order), the same watermark means the
+  // index prefix: the run covers the rest and ends on the same frontier.
+  opt.index_order = true;
+  opt.resume_below = 0;
+  opt.done_units = first.units;
+  std::sort(opt.done_units.begin(), opt.done_units.end());
+  const Summary by_index = run_space(cs, opt);
+  EXPECT_EQ(by_index.progress.resumed, finished_points);
+  expect_same_frontier(full.archive, by_index.archive);
+}
+
 TEST(SearchEngine, StopsPromptly) {
   Space s = dense_space();
   s.hardware.push_back({"compute.clock_GHz", linear_range(0.8, 1.6, 0.01)});

@@ -35,6 +35,7 @@
 #include "stackscope/io/project.hpp"
 #include "stackscope/search/archive.hpp"
 #include "stackscope/search/engine.hpp"
+#include "stackscope/search/visit_order.hpp"
 #include "stackscope/search/space.hpp"
 
 namespace stackscope::io {
@@ -94,13 +95,15 @@ std::string search_report_to_json(const search::CompiledSpace& space, const sear
 // header naming the search (fingerprint, strategy, seed, samples, shard, and the canonical space
 // it fingerprints); then point lines (with the work unit that evaluated them) and watermark
 // lines {"done_below": W, cumulative counters} written after every point of the units with
-// ordinal < W is in the file (ordinal of hardware point hw in shard {k, n}: (hw - k) / n; of a
-// sample chunk: the chunk). Points count only below the last watermark, so a killed run resumes
-// without losing or duplicating points, and the log stays small however many units the space
-// has. Which points are logged is the caller's choice (every evaluated point, or those that
-// entered the frontier when found).
+// ordinal < W is in the file. The ordinal of a unit is its position in the run's ordered pass:
+// for hardware point hw in shard {k, n}, unit j = (hw - k) / n, its position in
+// search::visit_order(units) (format 3, header "order": "strata", "units": the shard's units), or
+// j itself (formats 1 and 2, and "order": "index"); of a sample chunk: the chunk. Points count
+// only below the last watermark, so a killed run resumes without losing or duplicating points,
+// and the log stays small however many units the space has. Which points are logged is the
+// caller's choice (every evaluated point, or those that entered the frontier when found).
 //
-// Log format 2 (header "log_version": 2): every line is a JSON object whose last member is
+// Log formats 2 and 3 (header "log_version"): every line is a JSON object whose last member is
 // "crc": "xxxxxxxx", the CRC-32 (IEEE 802.3 / zlib polynomial) in hex of the line with that
 // member removed (the text up to the comma before "crc", then "}"). Resume reads the longest
 // prefix of lines that verify and make sense (a point inside the space, watermarks that never go
@@ -108,7 +111,7 @@ std::string search_report_to_json(const search::CompiledSpace& space, const sear
 // after the first bad line is discarded (a line cut short by a kill is the common case) and
 // reported. Format 1 logs (no "log_version", no checksums; their fingerprint is
 // SearchProject::legacy_fingerprint) are accepted: read with the same sense checks but
-// unverified, and rewritten in format 2 by the resume.
+// unverified, and rewritten in format 3 (in index order) by the resume, as are format 2 logs.
 //
 // The directory: DIR/search.lock is locked (flock) for as long as a SearchLog is open and holds
 // the owner's pid, so a second search on one DIR is refused naming it; the kernel drops the lock
@@ -131,6 +134,12 @@ struct SearchLogHeader {
   // SearchProject::legacy_fingerprint: what a format-1 log's header is compared with. Not
   // written.
   std::string legacy_fingerprint;
+  // Exhaustive runs: the shard's work units (hardware points), and whether its ordered pass
+  // visits them in search::visit_order(units) (true for runs of log format 3; logs of formats 1
+  // and 2 were written in index order and resume in it). Not compared: a resume takes the
+  // order of the log it continues.
+  std::uint64_t units = 0;
+  bool strata_order = false;
   // Same search: every field but `space` and `legacy_fingerprint`.
   friend bool operator==(const SearchLogHeader& a, const SearchLogHeader& b) {
     return a.fingerprint == b.fingerprint && a.strategy == b.strategy && a.seed == b.seed &&
@@ -139,7 +148,7 @@ struct SearchLogHeader {
   }
 };
 
-inline constexpr int kSearchLogVersion = 2;
+inline constexpr int kSearchLogVersion = 3;
 
 struct UnitCounters {
   std::uint64_t evaluated = 0, pruned = 0, pruned_bound = 0, infeasible = 0;
@@ -152,6 +161,9 @@ struct ResumeState {
   UnitCounters totals;               // summed over the finished units
   std::uint64_t dropped_points = 0;  // logged points of unfinished units (re-evaluated)
   int format = kSearchLogVersion;    // of the log as found
+  // The ordered pass's order the log was written in (SearchLogHeader::strata_order; the run's
+  // own when the log held no record): the resumed run must visit in it.
+  bool strata_order = false;
   // What was found wrong and repaired, one sentence each (a corrupted line and how many lines
   // after it were discarded, an empty log restarted, a format-1 log upgraded).
   std::vector<std::string> notes;
@@ -202,6 +214,7 @@ class SearchLog {
   std::FILE* file_ = nullptr;
   int lock_fd_ = -1;
   SearchLogHeader header_;
+  std::optional<search::VisitOrder> order_;  // of header_ (strata order), else none
   std::uint64_t done_below_ = 0, written_below_ = 0;
   UnitCounters totals_;
   std::map<std::uint64_t, UnitCounters> pending_;  // finished units above a gap, by ordinal

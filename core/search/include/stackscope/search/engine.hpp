@@ -96,9 +96,14 @@ struct RunOptions {
   // equals an uninterrupted run's.
   std::vector<std::uint64_t> done_units;
   // Also resume: every work unit whose ordinal is below this was finished (the ordinal of
-  // hardware point hw in shard {k, n} is (hw - k) / n; of sample chunk c it is c). A compact
+  // hardware point hw in shard {k, n} is the position of unit (hw - k) / n in the ordered pass;
+  // of sample chunk c it is c). A compact
   // watermark for logs of millions of units; both may be given.
   std::uint64_t resume_below = 0;
+  // Exhaustive runs: the ordered pass visits the shard's units in index order instead of
+  // search/visit_order.hpp (to resume a log written in index order). Ordinals (and
+  // resume_below) are positions in the order used.
+  bool index_order = false;
   std::vector<PointRecord> seed_points;
   // Sink batching: a batch is delivered when it holds this many records or is this old.
   std::size_t sink_batch_points = 256;
