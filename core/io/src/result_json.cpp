@@ -190,8 +190,8 @@ Json result_document(const perf::Design& design, const perf::Result& result) {
       write_value(power_area::reported_clock_MHz(design.hardware, result.decode.clock_scale));
   j["breakdown"] = std::move(breakdown);
   // The measured kernel table in use (docs/model.md §3.5) and the kernels each phase took from it.
-  const auto phase_kernels = [](const perf::PhaseBreakdown& p) {
-    return Json{{"kernels", p.kernels}, {"measured", p.measured_kernels}};
+  const auto phase_kernels = [](const perf::PhaseBreakdown& phase) {
+    return Json{{"kernels", phase.kernels}, {"measured", phase.measured_kernels}};
   };
   j["kernels"] = {{"table", design.hardware.kernel_times ? Json(design.hardware.kernel_table)
                                                          : Json(nullptr)},
