@@ -255,6 +255,7 @@ class MainWindowTest : public QObject {
   void searchPanelRunsAndLoadsAFrontierDesign() {
     MainWindow w;
     w.show();
+    const std::string projectName = w.design().name;
     auto* panel = w.findChild<stackscope::ui::SearchPanel*>(QStringLiteral("searchPanel"));
     QVERIFY(panel);
     QString error;
@@ -269,6 +270,14 @@ class MainWindowTest : public QObject {
     const auto first = panel->frontier().sorted().front();
     QCOMPARE(w.result()->batch, first.batch);
     QCOMPARE(stackscope::parallel::devices(w.design().parallel), first.devices);
+    // The loaded point is named after its device and model (or keeps the project's name when
+    // those are the project's), never after the search space's title.
+    const QString name = QString::fromStdString(w.design().name);
+    QVERIFY2(!name.contains(QStringLiteral("vs 3D-stacked")), qPrintable(name));
+    QVERIFY2(name == QString::fromStdString(stackscope::perf::described_name(w.design())) ||
+                 name == QString::fromStdString(projectName),
+             qPrintable(name));
+    QCOMPARE(label(w, "designTitle")->text(), name);
     // Search results to CSV: a header and one row per shown point, the frontier flagged.
     QTemporaryDir dir;
     const QString csv = dir.filePath(QStringLiteral("r.csv"));

@@ -328,7 +328,6 @@ struct Shared {
 std::vector<std::uint64_t> promising(const CompiledSpace& cs, const Plan& plan, const Shard& shard,
                                      std::stop_token stop, double time_limit_s);
 
-
 // The workers (worker.cpp): exhaustive over the hardware points of the shard, or `samples`
 // random points; they pull units from Shared::next until the work or the run ends.
 void run_exhaustive(Shared& s);
