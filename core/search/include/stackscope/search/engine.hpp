@@ -97,8 +97,8 @@ struct RunOptions {
   std::vector<std::uint64_t> done_units;
   // Also resume: every work unit whose ordinal is below this was finished (the ordinal of
   // hardware point hw in shard {k, n} is the position of unit (hw - k) / n in the ordered pass;
-  // of sample chunk c it is c). A compact
-  // watermark for logs of millions of units; both may be given.
+  // of sample chunk c it is c). A compact watermark for logs of millions of units; both may be
+  // given.
   std::uint64_t resume_below = 0;
   // Exhaustive runs: the ordered pass visits the shard's units in index order instead of
   // search/visit_order.hpp (to resume a log written in index order). Ordinals (and

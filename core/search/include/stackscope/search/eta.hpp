@@ -27,8 +27,9 @@
 //    a minute, sampled every 0.1 s) from reading as a slowdown between completions. With
 //    window_fraction f > 0 the window is at least f times the time from the first sample to L:
 //    for work visited in a random order of strata (search/visit_order.hpp) the pace has no
-//    trend to follow, and a window that grows with the run averages the differences between
-//    strata away while still following a change of pace within (1/f - 1) times the run so far.
+//    trend from where the units lie (only a slow one as a search's frontier matures), and a
+//    window that grows with the run averages the differences between strata away while still
+//    following a change of pace within (1/f - 1) times the run so far.
 //  - ETA (seconds) = (total - done) / rate - s, with s the time since L, counted only up to the
 //    time the last completion step should take at that rate (its work / rate): between
 //    completions the ETA falls with the clock; a stall longer than that holds it still, and the

@@ -10,7 +10,9 @@
 // recent pace climbs for hours. Cutting the units into strata of consecutive units and visiting
 // the strata in a random order makes every stretch of the run a random sample of the strata
 // (sampling without replacement: W. G. Cochran, Sampling Techniques, 3rd ed., Wiley 1977,
-// ch. 2), so the pace measured over it is an unbiased pace for the units left. Inside a
+// ch. 2), so the pace measured over it is an unbiased pace for the units left, as far as where
+// they lie goes (a frontier that matures still makes early units dearer: early in a run the ETA
+// is high and falls). Inside a
 // stratum the units keep their index order, so neighbouring hardware points (which share
 // regions, bound boxes and network models) still follow each other.
 //
@@ -64,7 +66,7 @@ class VisitOrder {
   std::vector<std::uint64_t> start_;       // rank -> first position (and units() at the end)
 };
 
-// 4,096 strata keep the order's tables small (48 KiB) and give a window of a few percent of a
+// 4,096 strata keep the order's tables small (64 KiB) and give a window of a few percent of a
 // run dozens of strata to average over; at least 64 units a stratum keep runs of neighbouring
 // hardware points together.
 inline constexpr std::uint64_t kVisitStrata = 4096;
