@@ -406,6 +406,38 @@ TEST(SearchLog, WatermarksFollowTheVisitOrderAndOldLogsKeepIndexOrder) {
   std::filesystem::remove_all(dir);
 }
 
+// A format-3 header whose order is neither "strata" nor "index", or that gives an order without
+// the unit count it applies to, is not a header this version can resume: refused, saying so.
+TEST(SearchLog, AHeaderWithABadOrderIsRefused) {
+  const auto dir = std::filesystem::temp_directory_path() / "stackscope_log_bad_order_test";
+  const SearchLogHeader h{"0123456789abcdef", "exhaustive", 0, 0, 0, 1, "", ""};
+  const std::vector<search::Objective> obj = {search::objective(search::Metric::stps),
+                                              search::objective(search::Metric::utps)};
+  for (const std::string tail : {R"("units":300,"order":"sideways"})", R"("order":"strata"})",
+                                 R"("units":-4,"order":"index"})"}) {
+    SCOPED_TRACE(tail);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    {
+      std::ofstream out(dir / "points.jsonl");
+      out << seal_log_line(
+                 R"({"kind":"search_log","schema_version":1,"log_version":3,"fingerprint":"0123456789abcdef",)"
+                 R"("strategy":"exhaustive","seed":0,"samples":0,"shard_index":0,"shard_count":1,)" +
+                 tail)
+          << '\n';
+    }
+    ResumeState st;
+    try {
+      SearchLog::resume(dir, h, obj, st);
+      ADD_FAILURE() << "accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a search log header"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SearchLog, Crc32IsTheStandardOneAndEveryLineIsSealed) {
   // The CRC-32 check value (IEEE 802.3 / zlib; e.g. Koopman's CRC catalogue).
   EXPECT_EQ(crc32("123456789"), 0xCBF43926u);

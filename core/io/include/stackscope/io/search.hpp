@@ -137,7 +137,8 @@ struct SearchLogHeader {
   // Exhaustive runs: the shard's work units (hardware points), and whether its ordered pass
   // visits them in search::visit_order(units) (true for runs of log format 3; logs of formats 1
   // and 2 were written in index order and resume in it). Not compared: a resume takes the
-  // order of the log it continues.
+  // order of the log it continues, and the run's own unit count (the fingerprint and shard
+  // already fix it; the header's copy is for readers of the file).
   std::uint64_t units = 0;
   bool strata_order = false;
   // Same search: every field but `space` and `legacy_fingerprint`.
