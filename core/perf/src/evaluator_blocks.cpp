@@ -481,15 +481,23 @@ void plan_routed_experts(Block& b, const Ctx& c, double tokens_stage, const doub
     }
   }
   if (tp > 1 && load.tokens > 0) {
-    // Tokens reaching an EP rank go to all tp shards of its experts; partial outputs are
-    // reduce-scattered back.
-    const double bytes = load.tokens * h * c.comm_bytes;
-    t_comm += charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::all_gather, bytes);
+    // The tokens reaching an EP rank go to all tp shards of its experts, and the partial outputs
+    // are reduce-scattered back. Both move each token once, however many of its top-k experts
+    // the rank holds (moe::unique_tokens): a shard sums a token's local experts before the
+    // reduction (vLLM's and SGLang's fused MoE, TensorRT-LLM's MoE finalize). With a single EP
+    // rank whose tp group is the attention TP group, every device already holds every token
+    // after the attention all-reduce, so nothing is gathered in.
+    const double bytes = moe::unique_tokens(tokens_stage, e.top_k, load.tokens) * h * c.comm_bytes;
+    if (!(ep == 1 && c.place.attention_tp() == tp)) {
+      t_comm +=
+          charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::all_gather, bytes);
+      lat += comm_latency(c, GroupKind::moe_tp, Collective::all_gather);
+      calls += 1;
+    }
     t_comm +=
         charge_comm(b, OpClass::ep_comm, c, GroupKind::moe_tp, Collective::reduce_scatter, bytes);
-    lat += comm_latency(c, GroupKind::moe_tp, Collective::all_gather) +
-           comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
-    calls += 2;
+    lat += comm_latency(c, GroupKind::moe_tp, Collective::reduce_scatter);
+    calls += 1;
   }
   b.add(routed, 1.0);
   // The routed experts as the producer for overlap() (they consume the dispatch and produce

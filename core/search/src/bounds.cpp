@@ -447,11 +447,15 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
                                             cand.active_experts, tp_m));
           double t = 0, nc = 0;
           if (tp_m > 1) {
-            const double bytes = cand.tokens * h * comm_bytes;
-            const double ag = comm(GroupKind::moe_tp, Collective::all_gather, bytes);
+            // As plan_routed_experts: each unique token once; no gather when the one EP rank's
+            // tp group is the attention TP group.
+            const double bytes = moe::unique_tokens(t_stage, e.top_k, cand.tokens) * h * comm_bytes;
+            const double ag = ep_m == 1 && tp_a == tp_m
+                                  ? 0.0
+                                  : comm(GroupKind::moe_tp, Collective::all_gather, bytes);
             const double rs = comm(GroupKind::moe_tp, Collective::reduce_scatter, bytes);
             t = ag + rs;
-            nc = calls(ag) + calls(rs);
+            nc = (ag > 0 ? calls(ag) : 0.0) + calls(rs);
           }
           if (t < gather) {
             gather = t;

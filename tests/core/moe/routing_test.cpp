@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -29,6 +30,20 @@ TEST(Routing, EveryKindSumsToTopKAndStaysAtMostOne) {
       EXPECT_LE(x, 1.0 + 1e-12);
     }
   }
+}
+
+TEST(Routing, UniqueTokensCountEachTokenOncePerRank) {
+  // A rank with every selection receives every token once, whatever top_k is.
+  EXPECT_DOUBLE_EQ(unique_tokens(100, 8, 800), 100.0);
+  EXPECT_DOUBLE_EQ(unique_tokens(100, 1, 100), 100.0);
+  // One of 8 EP ranks under uniform routing holds 1/8 of the selections: a token with 8 picks
+  // misses it with probability (7/8)^8.
+  EXPECT_NEAR(unique_tokens(100, 8, 100), 100.0 * (1.0 - std::pow(7.0 / 8.0, 8)), 1e-9);
+  // Never more than the tokens or the selections (top_k 1: one pick per token).
+  EXPECT_DOUBLE_EQ(unique_tokens(100, 1, 30), 30.0);
+  EXPECT_LE(unique_tokens(100, 4, 30), 30.0);
+  EXPECT_EQ(unique_tokens(100, 8, 0), 0.0);
+  EXPECT_EQ(unique_tokens(0, 8, 10), 0.0);
 }
 
 TEST(Routing, UniformIsBalanced) {

@@ -191,6 +191,25 @@ TEST(Plan, PerModuleMoePlanChangesExpertSharding) {
   EXPECT_NEAR(ep32.memory.weights / base.memory.weights, 1.0, 0.05);
 }
 
+// Experts split tensor-parallel over the attention TP group (SGLang's and vLLM's TP MoE): the
+// tokens are on every device after the attention all-reduce, and a shard sums each token's
+// experts before the one reduction, so the MoE traffic does not grow with top_k.
+TEST(Plan, TensorParallelExpertsMoveEachTokenOnce) {
+  auto d = testing::moe_ep8();
+  d.parallel.ep = 1;
+  d.parallel.tp = 8;
+  d.parallel.moe.tp = 8;
+  d.parallel.moe.ep = 1;
+  d.model.moe.top_k = 1;
+  const auto k1 = evaluate(d);
+  d.model.moe.top_k = 2;
+  const auto k2 = evaluate(d);
+  ASSERT_TRUE(k1.feasible && k2.feasible);
+  EXPECT_GT(op(k1.prefill, OpClass::ep_comm), 0.0);
+  EXPECT_DOUBLE_EQ(op(k2.prefill, OpClass::ep_comm), op(k1.prefill, OpClass::ep_comm));
+  EXPECT_DOUBLE_EQ(op(k2.decode, OpClass::ep_comm), op(k1.decode, OpClass::ep_comm));
+}
+
 TEST(Plan, PlacementOrderMovesTrafficAcrossLevels) {
   auto d = llama70_tp8();
   d.system = testing::deepseek_v3_32().system;  // 8 per node, IB between nodes

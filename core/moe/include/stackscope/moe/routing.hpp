@@ -34,6 +34,12 @@ struct RankLoad {
 // = 1 - (1 - share)^tokens, clamped to [0, 1].
 double hit_probability(double share, double tokens) noexcept;
 
+// Distinct tokens among `tokens` that send at least one of their top_k selections to a rank
+// holding `selections` of the tokens x top_k routed selections: each token misses the rank with
+// probability (1 - q)^top_k, q = selections / (tokens x top_k) (a token's picks taken as
+// independent draws). All tokens when the rank holds every selection; 0 for no selections.
+double unique_tokens(double tokens, int top_k, double selections) noexcept;
+
 // Load of the busiest rank (by tokens) for `tokens` tokens in the batch.
 // P(expert i used by >= 1 of T tokens) = 1 - (1 - f_i)^T.
 RankLoad busiest_rank(const double* freq, int experts, int ep, double tokens) noexcept;
