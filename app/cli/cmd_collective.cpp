@@ -6,7 +6,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <numeric>
 #include <ostream>
 #include <random>
@@ -15,6 +14,7 @@
 #include "commands.hpp"
 #include "resolve.hpp"
 #include "stackscope/cli/text.hpp"
+#include "stackscope/io/network_json.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/network/flow_sim.hpp"
 #include "stackscope/network/model.hpp"
@@ -233,36 +233,26 @@ int run_collective(std::span<const std::string> args, Context& ctx) {
   const double reference_error = reference_s > 0 ? time / reference_s - 1.0 : 0.0;
 
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["system"] = system.id;
-    j["op"] = std::string(network::to_string(op));
-    j["bytes"] = bytes;
-    j["group"] = group;
-    j["placement"] = placement;
-    j["ranks"] = ranks;
-    j["time_s"] = time;
-    j["algorithm"] = std::string(network::to_string(cost.algorithm));
-    j["bus_GBps"] = bus_GBps;
-    j["alg_GBps"] = alg_GBps;
-    j["steps"] = cost.steps;
-    auto links = nlohmann::ordered_json::array();
-    for (const auto& r : rows) {
-      const auto& link = topo.links()[static_cast<std::size_t>(r.id)];
-      links.push_back({{"from", topo.node_name(link.src)},
-                       {"to", topo.node_name(link.dst)},
-                       {"level", link.level},
-                       {"level_name", level_name(system, link.level)},
-                       {"bytes", r.bytes},
-                       {"utilisation", utilisation(r)}});
+    io::CollectiveReport r;
+    r.system = system.id;
+    r.op = network::to_string(op);
+    r.bytes = bytes;
+    r.group = group;
+    r.placement = placement;
+    r.ranks = ranks;
+    r.time_s = time;
+    r.algorithm = network::to_string(cost.algorithm);
+    r.bus_GBps = bus_GBps;
+    r.alg_GBps = alg_GBps;
+    r.steps = cost.steps;
+    for (const auto& row : rows) {
+      const auto& link = topo.links()[static_cast<std::size_t>(row.id)];
+      r.links.push_back({topo.node_name(link.src), topo.node_name(link.dst), link.level,
+                         level_name(system, link.level), row.bytes, utilisation(row)});
     }
-    j["links"] = std::move(links);
-    j["idle_links"] = topo.links().size() - rows.size();
-    if (a.has("--reference-sim")) {
-      j["reference_time_s"] = reference_s;
-      j["reference_error"] = reference_s > 0 ? nlohmann::ordered_json(reference_error)
-                                             : nlohmann::ordered_json(nullptr);
-    }
-    ctx.out << j.dump(2) << "\n";
+    r.idle_links = topo.links().size() - rows.size();
+    if (a.has("--reference-sim")) r.reference_time_s = reference_s;
+    ctx.out << io::collective_json(r) << "\n";
     return kExitOk;
   }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `dram`: the DRAM model's effective bandwidth of one device memory for one access pattern.
 #include <cmath>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "commands.hpp"
 #include "stackscope/cli/text.hpp"
 #include "stackscope/common/issue.hpp"
+#include "stackscope/io/memory_json.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/memory/bank_sim.hpp"
 #include "stackscope/memory/dram.hpp"
@@ -96,18 +97,7 @@ int run_table(const ParsedArgs& a, Context& ctx) {
     }
   }
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["tolerance"] = kTolerance;
-    j["worst_abs_error"] = worst;
-    j["rows_over_tolerance"] = over;
-    auto& list = j["rows"] = nlohmann::ordered_json::array();
-    for (const auto& r : rows)
-      list.push_back({{"memory", r.memory},
-                      {"pattern", r.pattern},
-                      {"model_GBps", r.model_Bps / kGB},
-                      {"reference_GBps", r.reference_Bps / kGB},
-                      {"error", r.error}});
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << io::dram_agreement_json(rows, kTolerance, worst, over) << "\n";
     return kExitOk;
   }
   ctx.out
@@ -163,29 +153,9 @@ int run_dram(std::span<const std::string> args, Context& ctx) {
   }
 
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["memory"] = hardware.id;
-    j["name"] = hardware.name;
-    j["pattern"] = pattern_text;
-    j["temperature_C"] = temperature_C;
-    j["effective_GBps"] = bw.effective_Bps / kGB;
-    j["peak_GBps"] = bw.peak_Bps / kGB;
-    j["eta"] = bw.eta;
-    j["row_limited_GBps"] = bw.row_limited_Bps / kGB;
-    j["activation_GBps"] = bw.activation_Bps / kGB;
-    j["buffering_GBps"] = bw.buffering_Bps / kGB;
-    j["sram_GBps"] = bw.sram_Bps / kGB;
-    j["refresh_overhead"] = bw.refresh_overhead;
-    j["bound"] = std::string(memory::to_string(bw.bound));
-    if (reference) {
-      j["dram_limit_GBps"] = dram_limit / kGB;
-      j["reference_GBps"] = sim.effective_Bps / kGB;
-      j["reference_error"] = ref_error;
-      j["reference_row_hit_rate"] = sim.row_hit_rate;
-      j["reference_refresh_share"] = sim.refresh_share;
-      j["reference_banks_per_channel"] = sim.banks_per_channel;
-    }
-    ctx.out << j.dump(2) << "\n";
+    std::optional<io::DramReference> ref;
+    if (reference) ref = io::DramReference{dram_limit, sim, ref_error};
+    ctx.out << io::dram_bandwidth_json(hardware, pattern_text, temperature_C, bw, ref) << "\n";
     return kExitOk;
   }
 

@@ -3,9 +3,9 @@
 // fitted on routing traces and scored by the one MoE-layer
 // simulator (experts/compare.hpp) on the same or other traces.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -18,6 +18,7 @@
 #include "stackscope/common/precision.hpp"
 #include "stackscope/experts/compare.hpp"
 #include "stackscope/hw/derived.hpp"
+#include "stackscope/io/experts_json.hpp"
 #include "stackscope/io/moe_trace.hpp"
 #include "stackscope/io/project.hpp"
 #include "stackscope/memory/dram.hpp"
@@ -368,52 +369,7 @@ int run_moe(std::span<const std::string> args, Context& ctx) {
   using experts::Strategy;
   const std::vector<Strategy> over = {Strategy::tp, Strategy::ep, Strategy::balanced};
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["model"] = model.id;
-    j["experts"] = r.experts;
-    j["top_k"] = r.top_k;
-    j["moe_layers"] = r.moe_layers;
-    j["mesh"] = {{"x", cfg.mesh.x}, {"y", cfg.mesh.y}, {"node_TFLOPS", cfg.mesh.node_flops / 1e12},
-                 {"link_GBps", cfg.mesh.link_Bps / 1e9}, {"mem_GBps", cfg.mesh.mem_Bps / 1e9},
-                 {"alpha_s", cfg.mesh.alpha_s}};
-    j["batch"] = cfg.batch;
-    j["batches"] = cfg.batches;
-    j["fit"] = fit_text;
-    j["eval"] = eval_text;
-    j["layers"] = r.layers;
-    j["non_moe_s_per_layer"] = r.non_moe_s;
-    j["eplb_redundant"] = r.eplb_redundant;
-    auto& js = j["strategies"] = nlohmann::ordered_json::array();
-    for (const auto& o : r.strategies) {
-      nlohmann::ordered_json s;
-      s["strategy"] = std::string(experts::to_string(o.strategy));
-      s["moe_s"] = o.moe_s;
-      s["end_to_end_s"] = o.end_to_end_s;
-      s["imbalance"] = o.imbalance;
-      s["busiest_link_utilisation"] = o.link_utilisation;
-      s["surrogate_error"] = o.surrogate_error;
-      auto& ls = s["layers"] = nlohmann::ordered_json::array();
-      for (const auto& l : o.layers)
-        ls.push_back({{"layer", l.layer}, {"time_s", l.time_s}, {"imbalance", l.imbalance},
-                      {"busiest_link_utilisation", l.link_utilisation}, {"link_bytes", l.link_bytes},
-                      {"surrogate_s", l.surrogate_s}, {"broadcast_bytes", l.broadcast_bytes},
-                      {"exposed_broadcast_s", l.exposed_broadcast_s}, {"shadowed", l.shadowed}});
-      nlohmann::ordered_json sp = nlohmann::ordered_json::object();
-      for (const auto b : over)
-        if (const auto x = r.speedup(o.strategy, b)) sp[std::string(experts::to_string(b))] = *x;
-      s["speedup_over"] = sp;
-      js.push_back(s);
-    }
-    auto& hd = j["hd_node_balance"] = nlohmann::ordered_json::array();
-    for (const auto& h : r.hd)
-      hd.push_back({{"layer", h.layer}, {"status", std::string(lp::to_string(h.status))},
-                    {"gap", std::isfinite(h.gap) ? nlohmann::ordered_json(h.gap) : nlohmann::ordered_json()},
-                    {"seconds", h.seconds}, {"warm_start", h.warm_start}, {"chosen", h.chosen},
-                    {"milp_fit_s", h.milp_fit_s}, {"chosen_fit_s", h.chosen_fit_s},
-                    {"linked_fit_s", h.linked_fit_s}, {"link_accepted", h.link_accepted},
-                    {"split_experts", h.split_experts}, {"sets", h.sets},
-                    {"set_coverage", h.set_coverage}});
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << io::expert_comparison_json(model.id, cfg, fit_text, eval_text, r) << "\n";
     return kExitOk;
   }
 

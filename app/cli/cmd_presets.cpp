@@ -2,7 +2,6 @@
 // `presets`: what is built in, by kind.
 #include <algorithm>
 #include <array>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "commands.hpp"
@@ -41,12 +40,7 @@ int run_presets(std::span<const std::string> args, Context& ctx) {
     }
   }
   if (a.has("--json")) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    for (auto kind : kinds) {
-      auto& list = j[std::string(io::to_string(kind))] = nlohmann::ordered_json::array();
-      for (const auto& p : ctx.presets.list(kind)) list.push_back({{"id", p.id}, {"name", p.name}});
-    }
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << io::presets_json(ctx.presets, kinds) << "\n";
     return kExitOk;
   }
   bool first = true;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // `reproduce`: a source paper's published results set beside StackScope's (core/repro).
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "commands.hpp"
 #include "resolve.hpp"
 #include "stackscope/io/output.hpp"
 #include "stackscope/io/project.hpp"
+#include "stackscope/io/reproduction.hpp"
 #include "stackscope/repro/deepstack.hpp"
 
 namespace stackscope::cli {
@@ -26,70 +26,6 @@ std::vector<OptionSpec> reproduce_options() {
       {"--json", "", "print the numbers as JSON"},
       {"--help", "", "show this help"},
   };
-}
-
-nlohmann::ordered_json point_json(const repro::Point& p) {
-  return {{"valid", p.valid},
-          {"feasible", p.feasible},
-          {"stps", p.stps},
-          {"tpot_s", p.tpot_s},
-          {"plan", p.plan},
-          {"hardware", p.hardware},
-          {"infeasible", p.infeasible},
-          {"note", p.note},
-          {"area_over_die", p.area_over_die},
-          {"decode_shares",
-           {{"compute", p.compute_share},
-            {"dram", p.dram_share},
-            {"network", p.network_share},
-            {"overhead", p.overhead_share}}}};
-}
-
-nlohmann::ordered_json report_json(const repro::Report& r) {
-  nlohmann::ordered_json j;
-  j["runtime"] = r.runtime;
-  j["alt_runtime"] = r.alt_runtime;
-  auto& t4 = j["table4"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < r.table4.size(); ++i) {
-    const auto& t = r.table4[i];
-    t4.push_back({{"batch", t.batch},
-                  {"step", t.step},
-                  {"name", t.name},
-                  {"paper_stps", t.paper_stps},
-                  {"paper_config", t.paper_config},
-                  {"paper_design", point_json(t.paper_design)},
-                  {"paper_design_gain", repro::step_gain(r.table4, i, false)},
-                  {"own", point_json(t.own)},
-                  {"own_gain", repro::step_gain(r.table4, i, true)}});
-  }
-  auto curve = [](const std::vector<repro::StackPoint>& c) {
-    auto a = nlohmann::ordered_json::array();
-    for (const auto& p : c)
-      a.push_back({{"layers", p.layers},
-                   {"cores", p.cores},
-                   {"bw_GBps", p.bw_GBps},
-                   {"bound", p.bound},
-                   {"fits", p.fits},
-                   {"stps", p.stps}});
-    return a;
-  };
-  j["stack_paper"] = curve(r.stack_paper);
-  j["stack_own"] = curve(r.stack_own);
-  auto& f16 = j["fig16"] = nlohmann::ordered_json::array();
-  for (const auto& f : r.fig16)
-    f16.push_back(
-        {{"model", f.model_id},
-         {"batch", f.batch},
-         {"paper", {{"stacked", f.paper_3d}, {"h200", f.paper_h200}, {"h100", f.paper_h100}}},
-         {"own",
-          {{"stacked", point_json(f.own_3d)},
-           {"h200", point_json(f.own_h200)},
-           {"h100", point_json(f.own_h100)}}},
-         {"alt",
-          {{"stacked", point_json(f.alt_3d)},
-           {"h200", point_json(f.alt_h200)},
-           {"h100", point_json(f.alt_h100)}}}});
-  return j;
 }
 
 int run_reproduce(std::span<const std::string> args, Context& ctx) {
@@ -127,18 +63,18 @@ int run_reproduce(std::span<const std::string> args, Context& ctx) {
 
   const repro::Report report = repro::deepstack(cat, opt);
   const repro::Rendered rendered = repro::render(report);
-  const auto json = report_json(report);
+  const std::string json = io::reproduction_json(report);
   if (auto dir = a.get("--out")) {
     io::make_output_dir(*dir, "--out");
     const std::filesystem::path d(*dir);
     io::write_output(d / "deepstack.md", rendered.markdown, "--out");
     for (const auto& [name, svg] : rendered.figures) io::write_output(d / name, svg, "--out");
-    io::write_output(d / "deepstack.json", json.dump(2) + "\n", "--out");
+    io::write_output(d / "deepstack.json", json + "\n", "--out");
     ctx.err << "wrote " << (d / "deepstack.md").string() << ", deepstack.json and "
             << rendered.figures.size() << " figures\n";
   }
   if (a.has("--json"))
-    ctx.out << json.dump(2) << "\n";
+    ctx.out << json << "\n";
   else if (!a.get("--out"))
     ctx.out << rendered.markdown;
   return kExitOk;

@@ -2,7 +2,6 @@
 // `thermal`: steady-state temperatures of a layer stack read from HotSpot files, or derived
 // from a project's design and its decode-phase activity (perf::thermal_model).
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -140,25 +139,9 @@ int run_thermal(std::span<const std::string> args, Context& ctx) {
   }
 
   if (a.has("--json")) {
-    nlohmann::ordered_json j;
-    j["layers"] = nlohmann::ordered_json::array();
-    for (std::size_t l = 0; l < s.layers.size(); ++l) {
-      const auto& st = s.layers[l];
-      j["layers"].push_back({{"index", l},
-                             {"name", st.name},
-                             {"max_C", st.max_C},
-                             {"mean_C", st.mean_C},
-                             {"min_C", st.min_C}});
-    }
-    j["hottest"] = {
-        {"layer", s.hottest.layer}, {"block", s.hottest.block}, {"temperature_C", s.hottest.max_C}};
-    j["grid"] = {{"rows", s.rows}, {"cols", s.cols}};
-    j["total_power_W"] = s.total_power_W;
-    j["ambient_C"] = m.stack.package.ambient_C;
-    j["solve_seconds"] = s.solve_seconds;
-    if (result) j["compact_dram_peak_C"] = result->thermal.dram_peak_C;
-    j["warnings"] = m.warnings;
-    ctx.out << j.dump(2) << "\n";
+    std::optional<double> dram_peak;
+    if (result) dram_peak = result->thermal.dram_peak_C;
+    ctx.out << io::thermal_json(m, s, dram_peak) << "\n";
     return kExitOk;
   }
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DROOT=<source dir> -DCHECK=qt|json -P check_layering.cmake
 #   qt:   no file under core/ includes a Qt header or links a Qt target.
-#   json: no file under core/ outside core/io includes or links nlohmann/json.
+#   json: no file outside core/io (core/, app/ and ui/ are scanned) includes or links
+#         nlohmann/json: every JSON document is read and written by core/io.
 # Lists every violation with file and line and fails if there is any.
 file(GLOB_RECURSE sources "${ROOT}/core/*.hpp" "${ROOT}/core/*.h" "${ROOT}/core/*.cpp"
      "${ROOT}/core/*.cc" "${ROOT}/core/*.ipp")
@@ -10,12 +11,19 @@ if(CHECK STREQUAL "qt")
   set(include_re "^[ \t]*#[ \t]*include[ \t]*[<\"](Q[A-Za-z]+|Qt[A-Za-z]*/)")
   set(link_re "Qt[56]::|find_package\\(Qt")
   set(what "Qt")
+  set(where "core/")
 elseif(CHECK STREQUAL "json")
+  file(GLOB_RECURSE front "${ROOT}/app/*.hpp" "${ROOT}/app/*.cpp" "${ROOT}/ui/*.hpp"
+       "${ROOT}/ui/*.cpp")
+  file(GLOB_RECURSE front_cmakes "${ROOT}/app/CMakeLists.txt" "${ROOT}/ui/CMakeLists.txt")
+  list(APPEND sources ${front})
+  list(APPEND cmakes ${front_cmakes})
   list(FILTER sources EXCLUDE REGEX "^${ROOT}/core/io/")
   list(FILTER cmakes EXCLUDE REGEX "^${ROOT}/core/io/")
   set(include_re "^[ \t]*#[ \t]*include[ \t]*[<\"]nlohmann/")
   set(link_re "nlohmann_json")
   set(what "nlohmann/json outside core/io")
+  set(where "core/, app/ or ui/")
 else()
   message(FATAL_ERROR "CHECK must be qt or json")
 endif()
@@ -47,6 +55,6 @@ foreach(f IN LISTS cmakes)
   endforeach()
 endforeach()
 if(violations)
-  message(FATAL_ERROR "${what} used in core/ (docs/architecture.md §1 forbids it):\n${violations}")
+  message(FATAL_ERROR "${what} used in ${where} (docs/architecture.md §1 forbids it):\n${violations}")
 endif()
-message(STATUS "ok: no ${what} in ${n} core source files")
+message(STATUS "ok: no ${what} in ${n} source files of ${where}")

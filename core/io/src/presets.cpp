@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "sections.hpp"
 #include "stackscope/presets/embedded.hpp"
@@ -154,6 +155,15 @@ perf::Design PresetRegistry::project(std::string_view id) const {
   auto design = parse_project(json_text(PresetKind::project, id), *this, {});
   if (design.name.empty()) design.name = find(PresetKind::project, id).name;
   return design;
+}
+
+std::string presets_json(const PresetRegistry& presets, std::span<const PresetKind> kinds) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const PresetKind kind : kinds) {
+    auto& list = j[std::string(to_string(kind))] = nlohmann::ordered_json::array();
+    for (const auto& p : presets.list(kind)) list.push_back({{"id", p.id}, {"name", p.name}});
+  }
+  return j.dump(2);
 }
 
 }  // namespace stackscope::io

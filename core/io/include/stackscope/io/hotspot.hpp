@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,5 +128,14 @@ struct HotspotPaths {
 HotspotPaths write_hotspot(const std::filesystem::path& dir, const std::string& base_name,
                            const thermal::StackModel& stack, const thermal::PowerMap& power,
                            int grid_rows = 64, int grid_cols = 64);
+
+// The JSON form of a steady-state solution of a stack, as `thermal --json` prints it:
+//   {"layers": [{"index", "name", "max_C", "mean_C", "min_C"}],
+//    "hottest": {"layer", "block", "temperature_C"}, "grid": {"rows", "cols"},
+//    "total_power_W", "ambient_C", "solve_seconds",
+//    "compact_dram_peak_C" (when the evaluator's compact model gave one), "warnings": [...]}
+// Temperatures in deg C, power in W. Indented by two spaces, no trailing newline.
+std::string thermal_json(const HotspotModel& model, const thermal::Solution& solution,
+                         std::optional<double> compact_dram_peak_C);
 
 }  // namespace stackscope::io

@@ -27,6 +27,7 @@
 // and missing required sections are errors with JSON-pointer paths. Missing keys keep the
 // struct defaults, so files written before a member existed still load.
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,11 @@ class PresetRegistry {
 // The presets compiled into the programs, registered once per process (thread-safe static
 // initialisation); for callers that need no presets of their own.
 const PresetRegistry& builtin_presets();
+
+// The ids and names of the presets of `kinds`, as `presets --json` prints them:
+// {"<kind>": [{"id", "name"}], ...} in the order of `kinds`, each list in registry order.
+// Indented by two spaces, no trailing newline.
+std::string presets_json(const PresetRegistry& presets, std::span<const PresetKind> kinds);
 
 // Parse a project document. Structural problems (syntax with line/column, unknown keys, wrong
 // types, unknown preset ids, bad enum strings) throw ConfigError with every issue found.
