@@ -225,10 +225,7 @@ LogState open_log(const std::filesystem::path& dir, const io::SearchProject& sp,
                                                                    : "exhaustive";
   const std::uint64_t n = opt.shard.count, k = opt.shard.index;
   const bool random = opt.strategy == search::Strategy::random;
-  auto below = [&](std::uint64_t b) { return b / n + (b % n > k ? 1 : 0); };
-  const std::uint64_t units =
-      random ? (below(opt.samples) + search::kSampleChunk - 1) / search::kSampleChunk
-             : below(space.hardware_points());
+  const std::uint64_t units = search::shard_units(space, opt);
   io::SearchLogHeader header{sp.fingerprint,
                              strategy,
                              random ? opt.seed : 0,

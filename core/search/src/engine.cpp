@@ -44,6 +44,15 @@ PointRecord make_record(const CompiledSpace& space, PointId id, const perf::Desi
   return p;
 }
 
+std::uint64_t shard_units(const CompiledSpace& space, const RunOptions& opt) {
+  const std::uint64_t n = opt.shard.count, k = opt.shard.index;
+  if (n == 0 || k >= n) return 0;
+  if (opt.strategy == Strategy::exhaustive) return count_below(space.hardware_points(), k, n);
+  if (opt.strategy == Strategy::random)
+    return (count_below(opt.samples, k, n) + kSampleChunk - 1) / kSampleChunk;
+  return 0;
+}
+
 Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
             std::stop_token stop) {
   if (opt.shard.count == 0 || opt.shard.index >= opt.shard.count)
@@ -92,11 +101,7 @@ Summary run(const CompiledSpace& space, const RunOptions& opt, ResultSink& sink,
   }
 
   // Work units of this shard (hardware points, sample chunks); NSGA-II has none and counts points.
-  std::uint64_t units_total = 0;
-  if (opt.strategy == Strategy::exhaustive)
-    units_total = count_below(space.hardware_points(), k, n);
-  else if (opt.strategy == Strategy::random)
-    units_total = (samples + kSampleChunk - 1) / kSampleChunk;
+  const std::uint64_t units_total = shard_units(space, opt);
   // The ETA is measured over finished work units, not points: an exhaustive run prunes whole
   // hardware points for free (their points count at once), so points per second overstate the
   // pace of what remains. An exhaustive shard's ordered pass visits its units in strata of a

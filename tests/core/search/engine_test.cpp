@@ -308,6 +308,32 @@ TEST(SearchEngine, ShardsMergeToSingleRun) {
   EXPECT_THROW(run(cs, opt, sink), std::invalid_argument);
 }
 
+// The shards' work units partition the space's hardware points (exhaustive) and the chunks of
+// every shard's samples (random); NSGA-II has none; a bad shard has none.
+TEST(SearchEngine, ShardUnitsPartitionTheWork) {
+  const CompiledSpace cs(mla_space());
+  RunOptions opt;
+  EXPECT_EQ(shard_units(cs, opt), cs.hardware_points());
+  std::uint64_t sum = 0;
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    opt.shard = {k, 3};
+    sum += shard_units(cs, opt);
+  }
+  EXPECT_EQ(sum, cs.hardware_points());
+  opt.strategy = Strategy::random;
+  opt.samples = 1000;
+  opt.shard = {0, 1};
+  EXPECT_EQ(shard_units(cs, opt), (1000 + kSampleChunk - 1) / kSampleChunk);
+  opt.shard = {2, 3};  // samples 2, 5, ..., 998: 333 of them
+  EXPECT_EQ(shard_units(cs, opt), (333 + kSampleChunk - 1) / kSampleChunk);
+  opt.strategy = Strategy::nsga2;
+  opt.shard = {0, 1};
+  EXPECT_EQ(shard_units(cs, opt), 0u);
+  opt.strategy = Strategy::exhaustive;
+  opt.shard = {3, 3};
+  EXPECT_EQ(shard_units(cs, opt), 0u);
+}
+
 // Units reported done by a stopped run are skipped by the resumed run, whose frontier (seeded
 // with the first run's) equals an uninterrupted run's.
 TEST(SearchEngine, ResumesFromFinishedUnits) {
