@@ -196,9 +196,6 @@ void expert_frequency_uncached(const workload::Routing& r, int n, int top_k, int
 }
 }  // namespace
 
-// Probability that at least one of `tokens` independent top-k draws hits an expert with routing
-// share `share`: 1 - (1 - share)^tokens, as -expm1(tokens log1p(-share)) (accurate for small
-// shares, and no pow underflow for large token counts: e^-40 < 2^-53, so the result is 1).
 double unique_tokens(double tokens, int top_k, double selections) noexcept {
   const double all = tokens * top_k;
   if (!(all > 0) || !(selections > 0)) return 0.0;
@@ -206,6 +203,9 @@ double unique_tokens(double tokens, int top_k, double selections) noexcept {
   return tokens * (1.0 - std::pow(1.0 - q, top_k));
 }
 
+// Probability that at least one of `tokens` independent top-k draws hits an expert with routing
+// share `share`: 1 - (1 - share)^tokens, as -expm1(tokens log1p(-share)) (accurate for small
+// shares, and no pow underflow for large token counts: e^-40 < 2^-53, so the result is 1).
 double hit_probability(double share, double tokens) noexcept {
   if (!(share > 0.0) || !(tokens > 0.0)) return 0.0;
   if (share >= 1.0) return 1.0;

@@ -455,7 +455,7 @@ Optimistic optimistic_impl(const perf::Design& d, int batch, network::NetworkMod
                                   : comm(GroupKind::moe_tp, Collective::all_gather, bytes);
             const double rs = comm(GroupKind::moe_tp, Collective::reduce_scatter, bytes);
             t = ag + rs;
-            nc = (ag > 0 ? calls(ag) : 0.0) + calls(rs);
+            nc = calls(ag) + calls(rs);
           }
           if (t < gather) {
             gather = t;

@@ -169,15 +169,15 @@ struct Summary {
   Archive archive;        // the frontier
 };
 
-// Runs a search; returns when done, stopped (within ~1 ms of work per thread after the stop
-// request) or out of budget. Throws std::invalid_argument on bad options (shard index >= count).
-// An exception thrown by the sink (or anything else) on any worker thread halts the run and is
-// rethrown here, after every thread has stopped.
 // The work units of the shard a run with `options` covers: its hardware points (exhaustive),
 // its sample chunks of kSampleChunk (random); NSGA-II has none (0). Resume watermarks and the
 // search log count these.
 std::uint64_t shard_units(const CompiledSpace& space, const RunOptions& options);
 
+// Runs a search; returns when done, stopped (within ~1 ms of work per thread after the stop
+// request) or out of budget. Throws std::invalid_argument on bad options (shard index >= count).
+// An exception thrown by the sink (or anything else) on any worker thread halts the run and is
+// rethrown here, after every thread has stopped.
 Summary run(const CompiledSpace& space, const RunOptions& options, ResultSink& sink,
             std::stop_token stop = {});
 
