@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "stackscope/common/units.hpp"
 #include "stackscope/lp/lp.hpp"
 
 namespace stackscope::io {
@@ -22,9 +23,9 @@ std::string expert_comparison_json(const std::string& model_id, const experts::C
   j["moe_layers"] = r.moe_layers;
   j["mesh"] = {{"x", cfg.mesh.x},
                {"y", cfg.mesh.y},
-               {"node_TFLOPS", cfg.mesh.node_flops / 1e12},
-               {"link_GBps", cfg.mesh.link_Bps / 1e9},
-               {"mem_GBps", cfg.mesh.mem_Bps / 1e9},
+               {"node_TFLOPS", cfg.mesh.node_flops / units::kTera},
+               {"link_GBps", cfg.mesh.link_Bps / units::kGiga},
+               {"mem_GBps", cfg.mesh.mem_Bps / units::kGiga},
                {"alpha_s", cfg.mesh.alpha_s}};
   j["batch"] = cfg.batch;
   j["batches"] = cfg.batches;

@@ -3,10 +3,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stackscope/common/units.hpp"
+
 namespace stackscope::io {
 namespace {
 
-constexpr double kGB = 1e9;  // decimal GB/s, as datasheets quote bandwidths
+constexpr double kGB = units::kGiga;  // decimal GB/s, as datasheets quote bandwidths
 
 }  // namespace
 

@@ -199,8 +199,9 @@ void expert_frequency_uncached(const workload::Routing& r, int n, int top_k, int
 double unique_tokens(double tokens, int top_k, double selections) noexcept {
   const double all = tokens * top_k;
   if (!(all > 0) || !(selections > 0)) return 0.0;
-  const double q = std::clamp(selections / all, 0.0, 1.0);
-  return tokens * (1.0 - std::pow(1.0 - q, top_k));
+  // A token's top_k picks are top_k draws that each land on the rank with its share of the
+  // selections (hit_probability below).
+  return tokens * hit_probability(selections / all, top_k);
 }
 
 // Probability that at least one of `tokens` independent top-k draws hits an expert with routing
