@@ -230,6 +230,13 @@ void print_explanation(std::ostream& out, const validate::Case& c, validate::Gro
     out << "    prefill of one " << p.prompt_tokens << "-token prompt: " << ms(p.prefill.time_ms, 3)
         << " ms (baseline " << ms(p.base_prefill.time_ms, 3) << " ms)\n";
     print_phase(out, p.prefill, p.base_prefill);
+    if (p.prefill_host_floor_ms > 0) {
+      out << "      as a serving iteration: " << ms(p.prefill_iteration_ms, 3)
+          << " ms; its host launches " << ms(p.prefill_host_floor_ms, 3) << " ms (eager_launch_us)"
+          << (p.prefill_host_floor_ms >= p.prefill_iteration_ms - 1e-9
+                  ? ", which bound it: the device waits for the host\n"
+                  : ", under the device time\n");
+    }
   }
   out << "\n";
 }

@@ -469,6 +469,14 @@ TEST(SiliconExplain, SplitsTheStepAndAttributesTheMoveToWhatChanged) {
   EXPECT_GT(moved, 0);
   EXPECT_NEAR(p.decode.resource_ms[kOverhead] - p.base_decode.resource_ms[kOverhead], moved,
               1e-6 + 0.01 * moved);
+  // The prompt as one serving iteration: TP 1 runs eight kernels per layer (no collectives) and
+  // two outside them (the final norm and the LM head), each launched by the
+  // host at the profile's eager_launch_us; one 1,024-token prompt of an 8B model on an H100
+  // (about 16 TFLOP at some 500 TFLOPS) outlasts that host floor.
+  const double eager_ms = catalog().runtimes.at(c.runtime).eager_launch_us * 1e-3;
+  ASSERT_GT(eager_ms, 0);
+  EXPECT_NEAR(p.prefill_host_floor_ms, (32 * 8 + 2) * eager_ms, 1e-9);
+  EXPECT_GE(p.prefill_iteration_ms, p.prefill_host_floor_ms);
   // The same profile as the baseline moves nothing.
   const validate::Explanation same = validate::explain(c, catalog().runtimes.at(c.runtime));
   EXPECT_EQ(same.base.ttft_ms, same.now.ttft_ms);

@@ -623,6 +623,12 @@ QWidget* DesignEditor::buildRuntimePage() {
             {"hostLaunchSpin", "/runtime/host_launch_us", 0, 1e6, 2, tr(" µs"),
              tr("Host launch + synchronisation per kernel, paid when graph capture is off")},
             [=](perf::Design& d) { return &rt(d).host_launch_us; });
+  addDouble(form, tr("Eager launch per kernel:"),
+            {"eagerLaunchSpin", "/runtime/eager_launch_us", 0, 1e6, 2, tr(" µs"),
+             tr("Host time per kernel of a serving iteration that carries a prefill chunk (run "
+                "outside any CUDA graph): such an iteration takes at least its kernels times "
+                "this; the serving model only. 0 = the host always keeps ahead")},
+            [=](perf::Design& d) { return &rt(d).eager_launch_us; });
   addDouble(form, tr("Kernel gap:"),
             {"kernelGapSpin", "/runtime/kernel_gap_us", 0, 1e6, 2, tr(" µs"),
              tr("Device time every kernel costs beyond its own work (the gap between kernels, a "

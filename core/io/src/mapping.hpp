@@ -305,6 +305,7 @@ void describe(V& v, S& p) {
   v("kernels_per_op", p.kernels_per_op);
   v("graph_capture", p.graph_capture);
   v("host_launch_us", p.host_launch_us);
+  v("eager_launch_us", p.eager_launch_us);
   v("kernel_gap_us", p.kernel_gap_us);
   v("collective_is_kernel", p.collective_is_kernel);
   v("iteration_overhead_us", p.iteration_overhead_us);

@@ -122,6 +122,8 @@ std::string validation_json(const validate::Report& report,
           }
           o["prefill"] = phase(p.prefill);
           o["baseline_prefill"] = phase(p.base_prefill);
+          o["prefill_iteration_ms"] = p.prefill_iteration_ms;
+          o["prefill_host_floor_ms"] = p.prefill_host_floor_ms;
         }
         pools.push_back(std::move(o));
       }

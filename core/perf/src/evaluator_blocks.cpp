@@ -62,6 +62,7 @@ void charge_op(Block& b, OpClass cls, const OpCost& c, const Ctx& ctx, bool vect
   b.res[static_cast<std::size_t>(bounding(c))] += c.busy();
   b.res[static_cast<std::size_t>(Resource::overhead)] += c.t_overhead;
   b.time += c.time;
+  b.kernels += ctx.kernels_per_op;
   b.flops += c.flops;
   b.dram_bytes += c.dram_bytes;
   b.noc += c.noc;
@@ -82,6 +83,7 @@ double charge_comm(Block& b, OpClass cls, const Ctx& ctx, GroupKind kind, Collec
   b.res[static_cast<std::size_t>(Resource::interchip)] += c.time_s;
   b.res[static_cast<std::size_t>(Resource::overhead)] += launch;
   b.time += c.time_s + launch;
+  b.kernels += ctx.collective_kernels;
   b.comm_bytes += c.bytes_per_device;
   b.energy += c.energy_J;
   b.record(kind, op, bytes, 1.0);
@@ -697,6 +699,8 @@ Ctx make_ctx(const Design& d, const Operating& op, NetState* net_state) {
   // mesh barrier (the dispatch time is fixed in ns: the front end is not power-walled here).
   const double launch = runtime::op_overhead_s(d.runtime, c.die, d.hardware.noc);
   c.collective_s = runtime::collective_overhead_s(d.runtime, c.die, d.hardware.noc);
+  c.kernels_per_op = d.runtime.kernels_per_op;
+  c.collective_kernels = d.runtime.collective_is_kernel ? 1.0 : 0.0;
   const double mat = hw::matrix_peak_flops(c.die, mm);
   const double vect = hw::vector_peak_flops(c.die);
   const auto bw_stream = memory::effective_bandwidth(d.hardware.memory, c.die, {}, dram_C);

@@ -47,6 +47,9 @@ struct Block {
   std::array<double, kOpClasses> op{};
   std::array<double, kResources> res{};
   double time = 0, flops = 0, dram_bytes = 0, comm_bytes = 0, energy = 0;
+  // Kernels the block launches (runtime::Profile::kernels_per_op per operator, one per
+  // collective run as a kernel): what an eager iteration's host issues one by one.
+  double kernels = 0;
   compute::NocTraffic noc;  // on-die mesh traffic (compute/noc.hpp)
   std::array<CommCall, kMaxCalls> calls{};
   int n_calls = 0;
@@ -71,6 +74,7 @@ struct Block {
     dram_bytes += b.dram_bytes * times;
     comm_bytes += b.comm_bytes * times;
     energy += b.energy * times;
+    kernels += b.kernels * times;
     noc += b.noc.scaled(times);
     for (int i = 0; i < b.n_calls; ++i)
       record(b.calls[i].kind, b.calls[i].op, b.calls[i].bytes, b.calls[i].count * times);
@@ -113,6 +117,8 @@ struct Ctx {
   // answered (Result's PhaseBreakdown::kernels / measured_kernels).
   mutable int table_kernels = 0;
   mutable int measured_kernels = 0;
+  double kernels_per_op = 1.0;      // runtime::Profile::kernels_per_op
+  double collective_kernels = 1.0;  // 1 when runtime::Profile::collective_is_kernel, else 0
 };
 
 // Operating point of one evaluation: the logic clock and DRAM command rate relative to nominal,

@@ -45,7 +45,8 @@ constexpr std::size_t kMaxMemoEntries = std::size_t{1} << 20;
 
 struct Cost {
   double time = 0;
-  double energy = 0;  // dynamic, per device
+  double energy = 0;   // dynamic, per device
+  double kernels = 0;  // kernels launched (Block::kernels)
 };
 
 // Memo key of up to three values, compared bitwise.
@@ -161,6 +162,7 @@ struct IterationModel::Impl {
   std::int64_t window = 0;  // Model::sliding_window when some layer slides, else 0
   double overhead_s = 0;
   double mixed_efficiency = 1;  // runtime::Profile::mixed_iteration_efficiency
+  double eager_launch_s = 0;    // runtime::Profile::eager_launch_us
   std::vector<Group> g;
   int used = 0;  // groups the last cost() touched (a prefix of g)
   std::vector<PrefillWork> pre;
@@ -185,6 +187,7 @@ struct IterationModel::Impl {
     window = sliding > 0 ? d.model.sliding_window : 0;
     overhead_s = d.runtime.iteration_overhead_us * units::kMicro;
     mixed_efficiency = d.runtime.mixed_iteration_efficiency;
+    eager_launch_s = d.runtime.eager_launch_us * units::kMicro;
     g.resize(static_cast<std::size_t>(groups));
   }
 
@@ -200,7 +203,7 @@ struct IterationModel::Impl {
       Block b;
       attention_in(b, c, tokens, absorbed);
       attention_out(b, c, tokens, absorbed);
-      return Cost{b.time, b.energy};
+      return Cost{b.time, b.energy, b.kernels};
     });
   }
 
@@ -233,7 +236,7 @@ struct IterationModel::Impl {
                     gemm(c, context, heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim),
                          m.mla.kv_lora_rank),
                     c, false);
-          it.extra = {b.time, b.energy};
+          it.extra = {b.time, b.energy, b.kernels};
         }
       }
       if (window > 0 && !windowed) it.kernel_sliding = it.kernel;
@@ -264,6 +267,7 @@ struct IterationModel::Impl {
         b.add(hop, 1.0);  // every stage, the last one's back to the first, as slowest_stage
         r.time += b.time;
         r.energy += b.energy;
+        r.kernels += b.kernels;
       }
       return r;
     });
@@ -272,7 +276,7 @@ struct IterationModel::Impl {
   // One layer's attention block on a device of group `x` (a sliding-window layer's if sliding).
   Cost attention(const Group& x, bool sliding_layer = false) {
     const Cost& p = io(x.tokens(), x.seqs());
-    Cost a{p.time, p.energy};
+    Cost a = p;
     Block b;
     if (x.dec_seqs > 0) {
       const double seqs = x.seqs();
@@ -285,9 +289,11 @@ struct IterationModel::Impl {
                      x.pre_tokens, false);
       a.time += w.extra.time;
       a.energy += w.extra.energy;
+      a.kernels += w.extra.kernels;
     }
     a.time += b.time;
     a.energy += b.energy;
+    a.kernels += b.kernels;
     return a;
   }
 
@@ -359,6 +365,7 @@ struct IterationModel::Impl {
         w.kernel_sliding.add(it.kernel_sliding);
         w.extra.time += it.extra.time;
         w.extra.energy += it.extra.energy;
+        w.extra.kernels += it.extra.kernels;
         x.pre_tokens += n / cp;
         x.pre_emits += s.emits ? 1.0 : 0.0;
       }
@@ -381,10 +388,12 @@ struct IterationModel::Impl {
       Cost a = attention(x);
       a.time *= layers - sliding;
       a.energy *= layers - sliding;
+      a.kernels *= layers - sliding;
       if (sliding > 0) {
         const Cost w = attention(x, true);
         a.time += sliding * w.time;
         a.energy += sliding * w.energy;
+        a.kernels += sliding * w.kernels;
       }
       if (a.time > attn.time) attn = a;
     };
@@ -411,7 +420,16 @@ struct IterationModel::Impl {
     // kernel's achieved rate, kept uniform because the rows do not resolve GEMM from attention.
     // Its dynamic energy (the work done) is unchanged; static power runs over the longer time.
     const bool mixed = any_prefill && decodes > 0;
-    out.time_s = (attn.time + r.time) / (mixed ? mixed_efficiency : 1.0) + overhead_s;
+    double device_s = (attn.time + r.time) / (mixed ? mixed_efficiency : 1.0);
+    // An iteration with a prefill chunk runs outside a CUDA graph: its host issues every kernel
+    // (runtime::Profile::eager_launch_us) while the device works through the queue, so the
+    // iteration ends no earlier than the host's last launch (plus the last kernel, which the
+    // floor neglects). Static power runs over the whole time; the dynamic energy is unchanged.
+    if (any_prefill) {
+      out.host_floor_s = (attn.kernels + r.kernels) * eager_launch_s;
+      device_s = std::max(device_s, out.host_floor_s);
+    }
+    out.time_s = device_s + overhead_s;
     const double devices = static_cast<double>(stage) * c.pp;
     out.energy_J = stage * (attn.energy + r.energy) + devices * c.energy.static_W * out.time_s;
     return out;

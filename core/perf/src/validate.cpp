@@ -182,6 +182,7 @@ void check_runtime(Checker& c, const runtime::Profile& r) {
           num(r.decode_kv_reread_fraction), "number in [0, 1]");
   c.non_negative(p + "/kernels_per_op", r.kernels_per_op, kMaxKernelsPerOp);
   c.non_negative(p + "/host_launch_us", r.host_launch_us, kMaxOverheadUs);
+  c.non_negative(p + "/eager_launch_us", r.eager_launch_us, kMaxOverheadUs);
   c.non_negative(p + "/kernel_gap_us", r.kernel_gap_us, kMaxOverheadUs);
   c.non_negative(p + "/iteration_overhead_us", r.iteration_overhead_us, kMaxOverheadUs);
   c.non_negative(p + "/request_latency_us", r.request_latency_us, kMaxOverheadUs);

@@ -40,6 +40,7 @@ std::span<const std::string_view> numeric_field_names() {
                                                 "decode_kv_reread_fraction",
                                                 "kernels_per_op",
                                                 "host_launch_us",
+                                                "eager_launch_us",
                                                 "kernel_gap_us",
                                                 "iteration_overhead_us",
                                                 "request_latency_us",
@@ -56,6 +57,7 @@ double* numeric_field(Profile& p, std::string_view key) {
   if (key == "decode_kv_reread_fraction") return &p.decode_kv_reread_fraction;
   if (key == "kernels_per_op") return &p.kernels_per_op;
   if (key == "host_launch_us") return &p.host_launch_us;
+  if (key == "eager_launch_us") return &p.eager_launch_us;
   if (key == "kernel_gap_us") return &p.kernel_gap_us;
   if (key == "iteration_overhead_us") return &p.iteration_overhead_us;
   if (key == "request_latency_us") return &p.request_latency_us;

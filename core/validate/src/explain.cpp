@@ -7,6 +7,7 @@
 
 #include "stackscope/parallel/plan.hpp"
 #include "stackscope/perf/evaluator.hpp"
+#include "stackscope/perf/iteration.hpp"
 
 namespace stackscope::validate {
 namespace {
@@ -81,6 +82,13 @@ Explanation explain(const Case& c, const runtime::Profile& baseline, const std::
         }
         (at_base ? p.base_decode : p.decode) = split_of(step.decode);
       }
+    }
+    if (p.failure.empty() && !stop.stop_requested()) {
+      perf::IterationModel m(w.design);
+      const perf::SequenceChunk prompt{std::max(1, input), 0, true};
+      const perf::IterationCost it = m.cost({&prompt, 1});
+      p.prefill_host_floor_ms = it.host_floor_s * 1e3;
+      p.prefill_iteration_ms = it.time_s * 1e3;
     }
     e.pools.push_back(std::move(p));
   }

@@ -517,5 +517,56 @@ TEST(Iteration, PrintsCallCost) {
   }
 }
 
+// An iteration that carries a prefill chunk is launched eagerly by the host, kernel by kernel
+// (runtime::Profile::eager_launch_us), and takes at least its kernels x that time. Llama-3-70B
+// TP 8 runs ten kernels per layer (docs/model.md §3: RMSNorm, QKV, attention, O projection, TP
+// all-reduce, RMSNorm, gate/up, SiLU x up, down projection, TP all-reduce), eight when the
+// runtime issues collectives without kernels. Decode-only iterations replay a graph and never
+// see the floor; a long prompt whose kernels outlast the host keeps its device time.
+TEST(Iteration, EagerLaunchFloor) {
+  constexpr double kLaunch = 1e-2;  // s per kernel: far above any kernel's own time here
+  const std::vector<SequenceChunk> prompt{{16, 0, true}};
+  auto floor_kernels = [&](Design d, int layers) {
+    d.model.layers = layers;
+    d.runtime.eager_launch_us = kLaunch * 1e6;
+    return IterationModel(d).cost(prompt).time_s / kLaunch;
+  };
+  const Design d = llama70b_h100(8, 1);
+  EXPECT_NEAR(floor_kernels(d, 80) - floor_kernels(d, 40), 40 * 10, 1e-6);
+  Design no_collective_kernels = d;
+  no_collective_kernels.runtime.collective_is_kernel = false;
+  EXPECT_NEAR(floor_kernels(no_collective_kernels, 80) - floor_kernels(no_collective_kernels, 40),
+              40 * 8, 1e-6);
+  Design fused_pairs = d;
+  fused_pairs.runtime.kernels_per_op = 2;
+  EXPECT_NEAR(floor_kernels(fused_pairs, 80) - floor_kernels(fused_pairs, 40), 40 * (2 * 8 + 2),
+              1e-6);
+
+  IterationModel graph(d);
+  Design eager_design = d;
+  eager_design.runtime.eager_launch_us = 80;
+  IterationModel eager(eager_design);
+  const auto decode = decodes(64, 2000);
+  EXPECT_EQ(eager.cost(decode).time_s, graph.cost(decode).time_s);
+  EXPECT_EQ(eager.cost(decode).energy_J, graph.cost(decode).energy_J);
+  // 16 prompt tokens on 8 H100s: the device finishes long before the host's 803 launches (three
+  // beyond the layers: the final norm, the LM head and the all-gather of its logits).
+  EXPECT_NEAR(eager.cost(prompt).time_s, (80 * 10 + 3) * 80e-6, 1e-12);
+  EXPECT_GT(eager.cost(prompt).energy_J, graph.cost(prompt).energy_J);  // static power runs on
+  // With decodes beside it, each layer runs a decode and a prefill attention kernel.
+  std::vector<SequenceChunk> mixed = decode;
+  mixed.push_back({16, 0, true});
+  EXPECT_NEAR(eager.cost(mixed).time_s, (80 * 11 + 3) * 80e-6, 1e-12);
+  const std::vector<SequenceChunk> long_prompt{{8192, 0, true}};
+  EXPECT_GT(graph.cost(long_prompt).time_s, (80 * 10 + 3) * 80e-6);
+  EXPECT_EQ(eager.cost(long_prompt).time_s, graph.cost(long_prompt).time_s);
+
+  Design bad = d;
+  bad.runtime.eager_launch_us = -1;
+  const auto issues = validate(bad);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "/runtime/eager_launch_us");
+}
+
 }  // namespace
 }  // namespace stackscope::perf

@@ -41,6 +41,10 @@ struct SequenceChunk {
 struct IterationCost {
   double time_s = 0;    // wall time of the iteration on the replica (all pp stages)
   double energy_J = 0;  // whole replica (all its devices), dynamic + static over time_s
+  // The host's floor under time_s when the iteration runs eagerly (it carries a prefill chunk):
+  // its kernels x runtime::Profile::eager_launch_us; 0 for a graph-replayed iteration or a
+  // profile without eager launches. time_s >= host_floor_s (+ the iteration overhead).
+  double host_floor_s = 0;
 };
 
 class IterationModel {

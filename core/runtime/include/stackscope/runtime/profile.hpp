@@ -48,6 +48,16 @@ struct Profile {
   // kernel, paying host_launch_us on top.
   bool graph_capture = true;
   double host_launch_us = 0.0;  // per kernel when graph_capture is false (launch + host sync)
+  // Host time per kernel of a serving iteration that carries a prefill chunk, which no runtime
+  // replays from a CUDA graph (TensorRT-LLM's PyTorch executor and SGLang capture decode-only
+  // batches; vLLM V1 captures mixed batches only piecewise, attention eager, and nothing above
+  // its largest capture size): the framework's per-operator dispatch (Python module calls, the
+  // PyTorch dispatcher, argument checks, the launch itself). The host issues kernels ahead of
+  // the device asynchronously, so this is a floor, not an addition: such an iteration takes at
+  // least kernels x eager_launch_us, however little its kernels compute (a short prompt on a
+  // fast device waits for its host). Serving model only (perf::IterationModel); 0 = the host
+  // always keeps ahead. us; fitted per backend on measured deployments (docs/validation.md).
+  double eager_launch_us = 0.0;
   // Device time every kernel costs beyond its own work, in graph replay and eager launches
   // alike: the gap between consecutive kernels (the next grid is started only after the last
   // block of the previous one retired), a small kernel's ramp-up and tail when its grid does

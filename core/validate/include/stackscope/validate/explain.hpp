@@ -39,6 +39,10 @@ struct PoolExplanation {
   int decode_context = 0;  // the step's mean context, tokens (mean input + mean output / 2)
   int prompt_tokens = 0;   // the prefilled prompt (mean input)
   PhaseSplit decode, prefill;            // under the case's runtime profile
+  // The prompt as one serving iteration under the case's profile: its host floor (kernels x
+  // runtime::Profile::eager_launch_us, perf::IterationCost::host_floor_s; 0 without eager
+  // launches) and the iteration's time, which is the larger of that floor and the device time.
+  double prefill_host_floor_ms = 0, prefill_iteration_ms = 0;
   PhaseSplit base_decode, base_prefill;  // under the baseline profile
   std::string failure;                   // why the evaluator gave nothing ("" = fine)
 };
