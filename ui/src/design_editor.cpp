@@ -693,14 +693,18 @@ void DesignEditor::refreshDerived() {
     const double coll_us =
         runtime::collective_overhead_s(r, cur_.hardware.compute, cur_.hardware.noc) * 1e6;
     const auto cls = runtime::device_class_of(cur_.hardware);
+    QString extra;
+    if (r.kernel_gap_us > 0) extra += tr(" + kernel gap %1 µs").arg(readable(r.kernel_gap_us));
+    if (!r.graph_capture) extra += tr(" + host launch %1 µs").arg(readable(r.host_launch_us));
     QString text =
         tr("On this device: %1 µs per operator = %2 kernel(s) × (dispatch %3 ns + mesh barrier "
            "%4 ns%5); %6 µs per collective on top of its network time.")
             .arg(readable(op_us), readable(r.kernels_per_op), readable(dispatch_ns),
-                 readable(barrier_ns),
-                 r.graph_capture ? QString()
-                                 : tr(" + host launch %1 µs").arg(readable(r.host_launch_us)),
-                 readable(coll_us));
+                 readable(barrier_ns), extra, readable(coll_us));
+    if (r.eager_launch_us > 0)
+      text += tr(" A serving iteration with a prefill chunk takes at least %1 µs per kernel "
+                 "(launched eagerly by the host).")
+                  .arg(readable(r.eager_launch_us));
     if (r.device_class != runtime::DeviceClass::any && r.device_class != cls)
       text += tr(" This profile was sourced for class %1 and this device is class %2: right for "
                  "a like-for-like comparison; say so when you report it.")
