@@ -373,6 +373,39 @@ TEST(SiliconMapping, InflatedExportPlansRunOnTheGpusTheirIdsNameAndRepeatsCountO
   EXPECT_EQ(cases[0].workers[0].scheduler.max_num_seqs, 4);
 }
 
+// The 2026-04-27 database dump re-exports InferenceX runs: this pair from the public sample
+// (AIConfigurator 095f58a) is one measurement -- the same date, container, plan, lengths and
+// TTFT / TPOT to the last digit -- the dump naming DeepSeek-R1 by its architecture's
+// DeepSeek-V3. Both run as InferenceX's benchmark_serving (10 x C requests, lengths in
+// [0.8 L, L]), and the second is counted once.
+TEST(SiliconMapping, DatabaseDumpRowsAreInferenceXRunsCountedOnce) {
+  const std::string dump =
+      "dsr1_h200_sglang_fp8_agg_1024x1024_c4_cfg81,db-dump/2026-04-27; config_id=81; "
+      "silicon_concurrency=4; measured=2026-03-25T00:00:00.000Z; workflow_run_id=337; "
+      "lmsysorg/sglang:v0.5.9-cu130,sglang,0.5.9,deepseek-ai/DeepSeek-V3,h200_sxm,fp8,agg,1024,"
+      "1024,fp8,fp8_block,4,8,1,1,8,1,,,,,,,,,,,,,,,259.9114292766899,10.29225441516629\n";
+  const std::string inferencex =
+      "2026_03_25_deepseek_r1_h200_sxm_sglang_fp8_agg_1024x1024_c4_tp8_0_ep1_0_289,"
+      "source_file=2026-03-25.csv; model=DeepSeek-R1; silicon_concurrency=4; "
+      "measured=2026-03-25T16:34:14Z; wip=False; image=lmsysorg/sglang:v0.5.9-cu130,sglang,0.5.9,"
+      "deepseek-ai/DeepSeek-R1,h200_sxm,fp8,agg,1024,1024,fp8,fp8_block,4,8,1,1,8,1,,,,,,,,,,,,,,,"
+      "259.9114292766899,10.29225441516629\n";
+  const auto rows = io::parse_silicon_sample(kHeader + dump + inferencex, "t.csv");
+  std::vector<validate::Case> cases;
+  for (const auto& r : rows) cases.push_back(validate::map_row(r, catalog()));
+  for (const auto& c : cases) {
+    ASSERT_EQ(c.unmapped, "") << c.row.id;
+    EXPECT_EQ(c.model_preset, "deepseek-v3");
+    EXPECT_EQ(c.bench.generator, validate::LoadGenerator::benchmark_serving) << c.row.id;
+    EXPECT_EQ(c.bench.requests, 40u);
+    EXPECT_EQ(c.bench.isl_min, 820);
+  }
+  validate::mark_duplicates(cases);
+  EXPECT_EQ(cases[0].unmapped, "");
+  EXPECT_NE(cases[1].unmapped.find("repeats an earlier row's measurement"), std::string::npos);
+  EXPECT_NE(cases[1].notes.back().find(cases[0].row.id), std::string::npos);
+}
+
 // A concurrency that is a whole multiple of one worker's batch is that many aggregated
 // workers side by side (AIConfigurator's replicas); a disaggregated row without its worker
 // counts cannot be rebuilt and is refused, not run as one worker of each.

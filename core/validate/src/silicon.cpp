@@ -329,9 +329,16 @@ int row_concurrency(const SiliconRow& row) {
 
 LoadGenerator load_generator_of(const SiliconRow& row) {
   // InferenceX (SemiAnalysis) rows carry "model=<name>; ...; measured=<date>" and no
-  // AIConfigurator job ids; the rest come from AIConfigurator's own aiperf workflow.
-  const bool inferencex = contains(row.source, "model=") && contains(row.source, "measured=") &&
-                          !contains(row.source, "db-dump") && !contains(row.source, "gtl_job_id");
+  // AIConfigurator job ids. The 2026-04-27 database dump ("db-dump/...; config_id=...;
+  // measured=...; workflow_run_id=...; <container>") is the same runs: 511 of its 882 rows in
+  // the public sample repeat an InferenceX row's TTFT and TPOT to the last digit (e.g.
+  // dsr1_h200_sglang_fp8_agg_1024x1024_c4_cfg81 and 2026_03_25_deepseek_r1_h200_sxm_sglang_
+  // fp8_agg_1024x1024_c4_tp8_0_ep1_..., 259.9 ms / 10.29 ms). The rest come from
+  // AIConfigurator's own aiperf workflow.
+  const bool dump = contains(row.source, "db-dump") && contains(row.source, "measured=");
+  const bool inferencex = dump || (contains(row.source, "model=") &&
+                                   contains(row.source, "measured=") &&
+                                   !contains(row.source, "gtl_job_id"));
   return inferencex ? LoadGenerator::benchmark_serving : LoadGenerator::aiperf;
 }
 
@@ -408,13 +415,16 @@ void mark_duplicates(std::vector<Case>& cases) {
       first;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const SiliconRow& r = cases[i].row;
-    const auto key = std::make_tuple(r.model, r.system, r.backend, r.mode, r.isl, r.osl,
-                                     r.ttft_ms, r.tpot_ms);
+    // By the model preset when the row mapped: the database dump names DeepSeek-R1 runs
+    // deepseek-ai/DeepSeek-V3 (one architecture), so a run and its re-export differ in the name.
+    const auto key = std::make_tuple(
+        cases[i].model_preset.empty() ? r.model : cases[i].model_preset, r.system, r.backend,
+        r.mode, r.isl, r.osl, r.ttft_ms, r.tpot_ms);
     const auto [it, fresh] = first.emplace(key, i);
     if (fresh || !cases[i].unmapped.empty()) continue;
     cases[i].unmapped =
-        "repeats an earlier row's measurement (the same model, system, backend, mode, lengths, "
-        "TTFT and TPOT to the last digit): counted once";
+        "repeats an earlier row's measurement (the same model architecture, system, backend, "
+        "mode, lengths, TTFT and TPOT to the last digit): counted once";
     cases[i].notes.push_back("the same measurement as " + cases[it->second].row.id + " (" +
                              cases[it->second].row.origin + ")");
     cases[i].workers.clear();
