@@ -404,6 +404,14 @@ TEST(SiliconMapping, DatabaseDumpRowsAreInferenceXRunsCountedOnce) {
   EXPECT_EQ(cases[0].unmapped, "");
   EXPECT_NE(cases[1].unmapped.find("repeats an earlier row's measurement"), std::string::npos);
   EXPECT_NE(cases[1].notes.back().find(cases[0].row.id), std::string::npos);
+  // On B200 InferenceX's SGLang DeepSeek-R1 script sets an FP8 KV cache (dsr1_fp8_b200.sh),
+  // under either name; on H200 it leaves "auto" (the BF16 of the model's activations).
+  EXPECT_EQ(cases[0].workers.at(0).design.workload.numerics.kv_cache, Precision::bf16);
+  validate::SiliconRow b200 = rows[0];
+  b200.system = "b200_sxm";
+  const validate::Case on_b200 = validate::map_row(b200, catalog());
+  ASSERT_EQ(on_b200.unmapped, "");
+  EXPECT_EQ(on_b200.workers.at(0).design.workload.numerics.kv_cache, Precision::fp8);
 }
 
 // A concurrency that is a whole multiple of one worker's batch is that many aggregated

@@ -121,12 +121,15 @@ NumericsMapping numerics_for(const SiliconRow& row, const hw::Hardware& hw) {
   // SemiAnalysisAI/InferenceX, benchmarks/): FP8 in 70b_fp8_h200_slurm.sh and
   // 70b_fp{4,8}_b200_docker.sh (vLLM, Llama-3.1-70B), gptoss_fp4_b200.sh (vLLM, gpt-oss on
   // B200) and dsr1_fp{4,8}_b200.sh (SGLang, DeepSeek-R1 on B200, fp8_e4m3); the H100/H200
-  // gpt-oss and H200 DeepSeek-R1 SGLang scripts leave it at "auto".
+  // gpt-oss and H200 DeepSeek-R1 SGLang scripts leave it at "auto". The database dump names
+  // the same DeepSeek-R1 runs deepseek-ai/DeepSeek-V3 (their ids start dsr1_; load_generator_of).
   if (load_generator_of(row) == LoadGenerator::benchmark_serving && row.backend != "trtllm") {
     const bool b200 = row.system == "b200_sxm";
+    const bool deepseek_r1 =
+        row.model == "deepseek-ai/DeepSeek-R1" || row.model == "deepseek-ai/DeepSeek-V3";
     if ((row.model == "meta-llama/Llama-3.1-70B" && row.backend == "vllm") ||
         (row.model == "openai/gpt-oss-120b" && row.backend == "vllm" && b200) ||
-        (row.model == "deepseek-ai/DeepSeek-R1" && row.backend == "sglang" && b200))
+        (deepseek_r1 && row.backend == "sglang" && b200))
       n.kv_cache = Precision::fp8;
   }
   return m;
