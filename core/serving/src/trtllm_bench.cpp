@@ -11,8 +11,6 @@
 namespace stackscope::serving {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 // Element bytes as the rule counts them: FP8 1, NVFP4 0.5, anything else 2 (its table).
 double rule_bytes(Precision p) {
   switch (p) {
